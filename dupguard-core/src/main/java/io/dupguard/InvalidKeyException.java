@@ -1,0 +1,13 @@
+package io.dupguard;
+
+/**
+ * A key, scope or name was rejected before it reached a store: null, blank, too long, or
+ * containing control characters. Nothing is truncated or rewritten silently instead.
+ */
+public class InvalidKeyException extends DupguardException {
+    private static final long serialVersionUID = 1L;
+
+    public InvalidKeyException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,275 @@
+package io.dupguard.idempotency;
+
+import io.dupguard.LeaseLostException;
+import io.dupguard.internal.Checks;
+import io.dupguard.internal.LocalResultCache;
+import io.dupguard.internal.Watchdog;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs a piece of work at most once per {@link IdempotencyKey} (SPEC K1–K9).
+ *
+ * <pre>{@code
+ * Idempotency idempotency = Idempotency.of(store);
+ * Outcome<String> out = idempotency.execute(
+ *         IdempotencyKey.of("payments", requestId),
+ *         Fingerprint.ofFields(Map.of("account", account, "amount", amount)),
+ *         String.class,
+ *         () -> ledger.charge(account, amount));
+ * }</pre>
+ *
+ * <p>One call:
+ *
+ * <ol>
+ *   <li>claims the key atomically in the store (one step: insert-if-absent or a script);
+ *   <li>if claimed, runs the work (renewing the in-flight lease while it runs), stores the encoded
+ *       result as {@code COMPLETED} and returns {@link Outcome.Kind#FIRST};
+ *   <li>if a completed record exists, checks the fingerprint ({@link PayloadMismatchException} on a
+ *       different payload) and returns the stored value as {@link Outcome.Kind#REPLAYED};
+ *   <li>if the first call is still running, rejects ({@link RequestInFlightException}) or waits,
+ *       as the {@link InFlightPolicy} says;
+ *   <li>if the work throws, releases the claim so a retry may run again, or stores the failure for
+ *       replay when the {@link FailurePolicy} classifies it as final.
+ * </ol>
+ *
+ * <p>A crashed owner's claim is taken over once its lease runs out; the old owner's completion is
+ * then refused with {@link LeaseLostException}. A store that cannot be reached throws {@link
+ * io.dupguard.StoreUnavailableException} before any work runs.
+ *
+ * <p>Guarantee: the work's <em>recorded</em> result is single. If the work has side effects outside
+ * the store and the process dies between the work and the completion, a retry after the lease runs
+ * again; to make the side effect and the record atomic, keep both in one database transaction
+ * ({@code JdbcTransactionalIdempotency} in {@code dupguard-jdbc}).
+ *
+ * <p>Thread-safe; share one instance per store and configuration.
+ */
+public final class Idempotency {
+    private static final long MIN_POLL_NANOS = Duration.ofMillis(1).toNanos();
+    private static final long MAX_POLL_NANOS = Duration.ofMillis(50).toNanos();
+
+    private final IdempotencyStore store;
+    private final IdempotencyConfig config;
+    private final IdempotencyListener listener;
+    private final LocalResultCache<IdempotencyKey, CachedResult> cache;
+    private final String ownerPrefix;
+    private final AtomicLong ownerSequence = new AtomicLong();
+
+    private record CachedResult(Fingerprint fingerprint, byte[] payload) {}
+
+    private Idempotency(IdempotencyStore store, IdempotencyConfig config) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.config = Objects.requireNonNull(config, "config");
+        this.listener = config.listener();
+        this.cache = config.localCacheSize() > 0 ? new LocalResultCache<>(config.localCacheSize()) : null;
+        byte[] random = new byte[8];
+        new SecureRandom().nextBytes(random);
+        this.ownerPrefix = HexFormat.of().formatHex(random) + "-";
+    }
+
+    /** An executor with {@link IdempotencyConfig#ofDefaults()}. */
+    public static Idempotency of(IdempotencyStore store) {
+        return new Idempotency(store, IdempotencyConfig.ofDefaults());
+    }
+
+    public static Idempotency of(IdempotencyStore store, IdempotencyConfig config) {
+        return new Idempotency(store, config);
+    }
+
+    public IdempotencyConfig config() {
+        return config;
+    }
+
+    public IdempotencyStore store() {
+        return store;
+    }
+
+    /**
+     * Runs {@code work} once per key and returns its result, or replays the result of the call that
+     * ran it.
+     *
+     * @param type the result type, used to decode replays
+     * @throws PayloadMismatchException the key was used with a different fingerprint
+     * @throws RequestInFlightException the first call is still running (and the wait, if any, ran
+     *     out)
+     * @throws ReplayedFailureException the first call failed with a failure stored for replay
+     * @throws LeaseLostException the lease ran out while the work ran and another caller took over
+     * @throws io.dupguard.StoreUnavailableException the store could not be used
+     * @throws E whatever the work throws (after the claim was released or the failure stored)
+     */
+    public <T, E extends Exception> Outcome<T> execute(
+            IdempotencyKey key, Fingerprint fingerprint, Class<T> type, IdempotentWork<T, E> work) throws E {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(work, "work");
+        config.codec().checkSupported(type);
+
+        if (cache != null) {
+            CachedResult hit = cache.get(key, config.clock().millis());
+            if (hit != null) {
+                return replay(key, fingerprint, type, RecordStatus.COMPLETED, hit.fingerprint, hit.payload);
+            }
+        }
+        String owner = ownerPrefix + ownerSequence.incrementAndGet();
+        long deadline =
+                config.clock().millis() + Checks.millis(config.inFlightPolicy().maxWait());
+        while (true) {
+            Claim claim = store.claim(key, fingerprint, owner, config.inFlightLease());
+            if (claim instanceof Claim.Claimed claimed) {
+                if (claimed.takeover()) {
+                    listener.onTakeover(key);
+                }
+                return runClaimed(key, fingerprint, owner, work);
+            }
+            IdempotencyRecord record = ((Claim.Existing) claim).record();
+            if (record.status() != RecordStatus.IN_PROGRESS) {
+                return replay(key, fingerprint, type, record.status(), record.fingerprint(), record.payload());
+            }
+            if (record.fingerprint().conflictsWith(fingerprint)) {
+                listener.onMismatch(key);
+                throw new PayloadMismatchException(key);
+            }
+            if (!config.inFlightPolicy().waits()) {
+                listener.onInFlight(key);
+                throw new RequestInFlightException(key, "");
+            }
+            awaitChange(key, deadline);
+        }
+    }
+
+    /** Like {@link #execute} for work without a result. */
+    public <E extends Exception> Outcome<Void> run(
+            IdempotencyKey key, Fingerprint fingerprint, ThrowingRunnable<E> work) throws E {
+        return execute(key, fingerprint, Void.class, () -> {
+            work.run();
+            return null;
+        });
+    }
+
+    /** Work without a result. */
+    @FunctionalInterface
+    public interface ThrowingRunnable<E extends Exception> {
+        void run() throws E;
+    }
+
+    private <T, E extends Exception> Outcome<T> runClaimed(
+            IdempotencyKey key, Fingerprint fingerprint, String owner, IdempotentWork<T, E> work) throws E {
+        long start = System.nanoTime();
+        Watchdog.Renewal renewal = null;
+        if (config.renewLease()) {
+            Duration lease = config.inFlightLease();
+            renewal = Watchdog.shared()
+                    .start(lease.dividedBy(3), () -> store.renew(key, owner, lease), () -> listener.onLeaseLost(key));
+        }
+        T value;
+        try {
+            value = work.call();
+        } catch (Throwable failure) {
+            stop(renewal);
+            onWorkFailure(key, owner, failure);
+            throw sneaky(failure);
+        }
+        stop(renewal);
+        byte[] payload = config.codec().encode(value);
+        try {
+            store.complete(key, owner, RecordStatus.COMPLETED, payload, config.retention());
+        } catch (LeaseLostException e) {
+            listener.onLeaseLost(key);
+            throw e;
+        }
+        if (cache != null) {
+            cache.put(key, new CachedResult(fingerprint, payload), cacheExpiry());
+        }
+        listener.onFirst(key, System.nanoTime() - start);
+        return Outcome.first(value);
+    }
+
+    private void onWorkFailure(IdempotencyKey key, String owner, Throwable failure) {
+        boolean stored = false;
+        try {
+            if (config.failurePolicy().isFinal(failure)) {
+                store.complete(key, owner, RecordStatus.FAILED, encodeFailure(failure), config.retention());
+                stored = true;
+            } else {
+                store.release(key, owner);
+            }
+        } catch (RuntimeException storeFailure) {
+            // The work's own failure is what the caller must see; the claim then simply expires.
+            failure.addSuppressed(storeFailure);
+        }
+        listener.onFailure(key, failure, stored);
+    }
+
+    private <T> Outcome<T> replay(
+            IdempotencyKey key,
+            Fingerprint requested,
+            Class<T> type,
+            RecordStatus status,
+            Fingerprint stored,
+            byte[] payload) {
+        if (stored.conflictsWith(requested)) {
+            listener.onMismatch(key);
+            throw new PayloadMismatchException(key);
+        }
+        if (status == RecordStatus.FAILED) {
+            listener.onReplay(key);
+            String text = new String(payload, StandardCharsets.UTF_8);
+            int nl = text.indexOf('\n');
+            throw new ReplayedFailureException(
+                    key, nl < 0 ? text : text.substring(0, nl), nl < 0 ? null : text.substring(nl + 1));
+        }
+        T value = config.codec().decode(payload, type);
+        if (cache != null) {
+            cache.put(key, new CachedResult(stored, payload), cacheExpiry());
+        }
+        listener.onReplay(key);
+        return Outcome.replayed(value);
+    }
+
+    private void awaitChange(IdempotencyKey key, long deadlineMillis) {
+        long pause = MIN_POLL_NANOS;
+        while (true) {
+            long remaining = deadlineMillis - config.clock().millis();
+            if (remaining <= 0) {
+                listener.onInFlight(key);
+                throw new RequestInFlightException(
+                        key, " after waiting " + config.inFlightPolicy().maxWait());
+            }
+            LockSupport.parkNanos(Math.min(pause, Duration.ofMillis(remaining).toNanos()));
+            pause = Math.min(pause * 2, MAX_POLL_NANOS);
+            var current = store.find(key);
+            if (current.isEmpty() || current.get().status() != RecordStatus.IN_PROGRESS) {
+                return;
+            }
+        }
+    }
+
+    private long cacheExpiry() {
+        Duration ttl =
+                config.localCacheTtl().compareTo(config.retention()) < 0 ? config.localCacheTtl() : config.retention();
+        return config.clock().millis() + ttl.toMillis();
+    }
+
+    private static byte[] encodeFailure(Throwable failure) {
+        String message = failure.getMessage();
+        String text = failure.getClass().getName() + (message == null ? "" : "\n" + message);
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void stop(Watchdog.Renewal renewal) {
+        if (renewal != null) {
+            renewal.stop();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <X extends Throwable> RuntimeException sneaky(Throwable t) throws X {
+        throw (X) t;
+    }
+}

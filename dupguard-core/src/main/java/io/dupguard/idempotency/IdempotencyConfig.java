@@ -1,0 +1,190 @@
+package io.dupguard.idempotency;
+
+import io.dupguard.internal.Checks;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Immutable settings of an {@link Idempotency} executor. Start from {@link #ofDefaults()} or
+ * {@link #custom()}; every builder method rejects a bad value at once, naming the field.
+ */
+public final class IdempotencyConfig {
+    /** How long a claim stays in progress without renewal before another caller may take it over. */
+    public static final Duration DEFAULT_IN_FLIGHT_LEASE = Duration.ofSeconds(30);
+    /** How long a finished result is kept for replay. */
+    public static final Duration DEFAULT_RETENTION = Duration.ofHours(24);
+    /** Local cache of completed results: off. */
+    public static final int DEFAULT_LOCAL_CACHE_SIZE = 0;
+    /** How long a locally cached result may be served without asking the store. */
+    public static final Duration DEFAULT_LOCAL_CACHE_TTL = Duration.ofMinutes(1);
+
+    private final Duration inFlightLease;
+    private final Duration retention;
+    private final InFlightPolicy inFlightPolicy;
+    private final FailurePolicy failurePolicy;
+    private final ResultCodec codec;
+    private final boolean renewLease;
+    private final int localCacheSize;
+    private final Duration localCacheTtl;
+    private final IdempotencyListener listener;
+    private final Clock clock;
+
+    private IdempotencyConfig(Builder b) {
+        this.inFlightLease = b.inFlightLease;
+        this.retention = b.retention;
+        this.inFlightPolicy = b.inFlightPolicy;
+        this.failurePolicy = b.failurePolicy;
+        this.codec = b.codec;
+        this.renewLease = b.renewLease;
+        this.localCacheSize = b.localCacheSize;
+        this.localCacheTtl = b.localCacheTtl;
+        this.listener = b.listener;
+        this.clock = b.clock;
+    }
+
+    /** Defaults: 30 s lease with renewal, 24 h retention, reject in-flight duplicates, release on failure. */
+    public static IdempotencyConfig ofDefaults() {
+        return custom().build();
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder custom() {
+        return new Builder();
+    }
+
+    /** A builder starting from {@code base}. */
+    public static Builder from(IdempotencyConfig base) {
+        Builder b = new Builder();
+        b.inFlightLease = base.inFlightLease;
+        b.retention = base.retention;
+        b.inFlightPolicy = base.inFlightPolicy;
+        b.failurePolicy = base.failurePolicy;
+        b.codec = base.codec;
+        b.renewLease = base.renewLease;
+        b.localCacheSize = base.localCacheSize;
+        b.localCacheTtl = base.localCacheTtl;
+        b.listener = base.listener;
+        b.clock = base.clock;
+        return b;
+    }
+
+    public Duration inFlightLease() {
+        return inFlightLease;
+    }
+
+    public Duration retention() {
+        return retention;
+    }
+
+    public InFlightPolicy inFlightPolicy() {
+        return inFlightPolicy;
+    }
+
+    public FailurePolicy failurePolicy() {
+        return failurePolicy;
+    }
+
+    public ResultCodec codec() {
+        return codec;
+    }
+
+    public boolean renewLease() {
+        return renewLease;
+    }
+
+    public int localCacheSize() {
+        return localCacheSize;
+    }
+
+    public Duration localCacheTtl() {
+        return localCacheTtl;
+    }
+
+    public IdempotencyListener listener() {
+        return listener;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder {
+        private Duration inFlightLease = DEFAULT_IN_FLIGHT_LEASE;
+        private Duration retention = DEFAULT_RETENTION;
+        private InFlightPolicy inFlightPolicy = InFlightPolicy.reject();
+        private FailurePolicy failurePolicy = FailurePolicy.releaseOnFailure();
+        private ResultCodec codec = ResultCodec.basic();
+        private boolean renewLease = true;
+        private int localCacheSize = DEFAULT_LOCAL_CACHE_SIZE;
+        private Duration localCacheTtl = DEFAULT_LOCAL_CACHE_TTL;
+        private IdempotencyListener listener = IdempotencyListener.NONE;
+        private Clock clock = Clock.systemUTC();
+
+        private Builder() {}
+
+        /** Lease of an in-progress claim; after it, a crashed owner's claim may be taken over. */
+        public Builder inFlightLease(Duration lease) {
+            this.inFlightLease = Checks.positive(lease, "inFlightLease");
+            return this;
+        }
+
+        /** How long a finished result is replayed; after it the key may run again. */
+        public Builder retention(Duration retention) {
+            this.retention = Checks.positive(retention, "retention");
+            return this;
+        }
+
+        public Builder inFlightPolicy(InFlightPolicy policy) {
+            this.inFlightPolicy = Objects.requireNonNull(policy, "inFlightPolicy");
+            return this;
+        }
+
+        public Builder failurePolicy(FailurePolicy policy) {
+            this.failurePolicy = Objects.requireNonNull(policy, "failurePolicy");
+            return this;
+        }
+
+        public Builder codec(ResultCodec codec) {
+            this.codec = Objects.requireNonNull(codec, "codec");
+            return this;
+        }
+
+        /** Renew the lease every third of its length while the work runs (default true). */
+        public Builder renewLease(boolean renew) {
+            this.renewLease = renew;
+            return this;
+        }
+
+        /**
+         * Keep up to {@code size} completed results in local memory so replays skip the store (0 =
+         * off). A cached result is served for at most {@link #localCacheTtl}; use it only where a
+         * record is never deleted by hand before its retention ends.
+         */
+        public Builder localCacheSize(int size) {
+            this.localCacheSize = Checks.atLeast(size, 0, "localCacheSize");
+            return this;
+        }
+
+        public Builder localCacheTtl(Duration ttl) {
+            this.localCacheTtl = Checks.positive(ttl, "localCacheTtl");
+            return this;
+        }
+
+        public Builder listener(IdempotencyListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** Clock for what the executor times itself (waits, local cache); stores use their own. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public IdempotencyConfig build() {
+            return new IdempotencyConfig(this);
+        }
+    }
+}

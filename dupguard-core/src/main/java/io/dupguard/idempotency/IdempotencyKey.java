@@ -1,0 +1,104 @@
+package io.dupguard.idempotency;
+
+import io.dupguard.InvalidKeyException;
+import io.dupguard.internal.Checks;
+import java.text.Normalizer;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Identifies one operation: the same scope and key mean the same operation (SPEC K1).
+ *
+ * <p>The <b>scope</b> separates namespaces, tenants or callers ({@code "payments"}, {@code
+ * "tenant-42.orders"}): 1–{@value #MAX_SCOPE_LENGTH} characters of {@code [A-Za-z0-9._-]}. The
+ * <b>key</b> is the business identifier ({@code source + seq}, {@code user_id + request_id}, an
+ * order number): after Unicode NFC normalisation 1–{@value #MAX_KEY_LENGTH} characters, not blank,
+ * no control characters. Nothing is trimmed or truncated; a bad key throws {@link
+ * InvalidKeyException}.
+ *
+ * <p>Comparison is exact by default, so {@code DB00x} and {@code Db00X} are different operations
+ * (SPEC K6). {@link #ofIgnoringCase} folds the key to lower case (locale-independent) for
+ * identifiers that are case-insensitive by nature. The stores compare keys byte for byte (binary
+ * collation in the shipped DDL), so the choice made here is the one that counts.
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class IdempotencyKey {
+    /** Longest key accepted, in characters after normalisation. */
+    public static final int MAX_KEY_LENGTH = 255;
+    /** Longest scope accepted, in characters. */
+    public static final int MAX_SCOPE_LENGTH = 64;
+
+    private static final Pattern SCOPE = Pattern.compile("[A-Za-z0-9._-]+");
+
+    private final String scope;
+    private final String key;
+
+    private IdempotencyKey(String scope, String key) {
+        this.scope = scope;
+        this.key = key;
+    }
+
+    /**
+     * Key compared exactly (after NFC normalisation).
+     *
+     * @throws InvalidKeyException if scope or key is null, blank, too long or malformed
+     */
+    public static IdempotencyKey of(String scope, String key) {
+        return new IdempotencyKey(checkScope(scope), checkKey(normalise(key)));
+    }
+
+    /**
+     * Key folded to lower case ({@link Locale#ROOT}) so that {@code DB00x} and {@code Db00X} are
+     * the same operation.
+     *
+     * @throws InvalidKeyException if scope or key is null, blank, too long or malformed
+     */
+    public static IdempotencyKey ofIgnoringCase(String scope, String key) {
+        String normalised = normalise(key);
+        return new IdempotencyKey(
+                checkScope(scope), checkKey(normalised == null ? null : normalised.toLowerCase(Locale.ROOT)));
+    }
+
+    private static String normalise(String key) {
+        return key == null ? null : Normalizer.normalize(key, Normalizer.Form.NFC);
+    }
+
+    private static String checkKey(String key) {
+        return Checks.text(key, MAX_KEY_LENGTH, "idempotency key");
+    }
+
+    private static String checkScope(String scope) {
+        Checks.text(scope, MAX_SCOPE_LENGTH, "scope");
+        if (!SCOPE.matcher(scope).matches()) {
+            throw new InvalidKeyException("scope must match [A-Za-z0-9._-]+, was '" + scope + "'");
+        }
+        return scope;
+    }
+
+    /** The namespace of the key. */
+    public String scope() {
+        return scope;
+    }
+
+    /** The normalised business key. */
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof IdempotencyKey other && scope.equals(other.scope) && key.equals(other.key);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * scope.hashCode() + key.hashCode();
+    }
+
+    /** {@code scope/key}, for messages and logs. */
+    @Override
+    public String toString() {
+        return scope + "/" + key;
+    }
+}

@@ -1,0 +1,57 @@
+package io.dupguard.idempotency;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Where idempotency records live. A backend implements this; applications use {@link Idempotency}.
+ *
+ * <p>Contract, which every implementation proves by running {@code
+ * AbstractIdempotencyStoreContractTest} from {@code dupguard-test-support} against a real server:
+ *
+ * <ul>
+ *   <li>{@link #claim} is atomic: of any number of concurrent callers on one key, at most one gets
+ *       {@link Claim.Claimed} while a live record exists.
+ *   <li>Expiry (lease of an in-progress claim, retention of a finished record) is decided by the
+ *       store's own clock where it has one.
+ *   <li>Writes by an owner ({@link #complete}, {@link #release}, {@link #renew}) check ownership in
+ *       the same atomic step as the write.
+ *   <li>Any failure to reach or use the store throws {@link io.dupguard.StoreUnavailableException};
+ *       no method ever answers "absent" because the store could not be asked.
+ * </ul>
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface IdempotencyStore {
+
+    /**
+     * Claims the key for {@code owner} if no live record exists (or the existing one expired),
+     * recording {@code fingerprint} and an in-progress lease of {@code lease}; otherwise returns the
+     * live record.
+     */
+    Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease);
+
+    /**
+     * Turns the owner's in-progress record into {@code status} ({@link RecordStatus#COMPLETED} or
+     * {@link RecordStatus#FAILED}) with {@code payload}, retained for {@code retention}.
+     *
+     * @throws LeaseLostException if the record is no longer in progress under {@code owner}
+     */
+    void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention);
+
+    /**
+     * Deletes the owner's in-progress record so that a retry may run the work again. Does nothing if
+     * the record is no longer the owner's.
+     */
+    void release(IdempotencyKey key, String owner);
+
+    /**
+     * Extends the owner's in-progress lease to {@code lease} from now.
+     *
+     * @return false if the record is no longer in progress under {@code owner}
+     */
+    boolean renew(IdempotencyKey key, String owner, Duration lease);
+
+    /** The live record for the key, if any. */
+    Optional<IdempotencyRecord> find(IdempotencyKey key);
+}

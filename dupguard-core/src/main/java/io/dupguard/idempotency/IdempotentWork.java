@@ -1,0 +1,13 @@
+package io.dupguard.idempotency;
+
+/**
+ * The work to run once per key. Like {@link java.util.concurrent.Callable}, but the checked
+ * exception type is inferred, so work that throws none needs no {@code catch}.
+ *
+ * @param <T> result type
+ * @param <E> the checked exception the work may throw
+ */
+@FunctionalInterface
+public interface IdempotentWork<T, E extends Exception> {
+    T call() throws E;
+}

@@ -1,0 +1,54 @@
+package io.dupguard.idempotency;
+
+import io.dupguard.internal.Checks;
+import java.time.Duration;
+
+/**
+ * What a duplicate does while the first request with its key is still running (SPEC K4).
+ *
+ * <ul>
+ *   <li>{@link #reject()} (default): throw {@link RequestInFlightException} at once — right for a
+ *       front-end double submit.
+ *   <li>{@link #waitUpTo(Duration)}: wait for the first request to finish and return its result —
+ *       right for serial flows such as account operations; throws {@link RequestInFlightException}
+ *       if it is still running after {@code maxWait}.
+ * </ul>
+ */
+public final class InFlightPolicy {
+    private static final InFlightPolicy REJECT = new InFlightPolicy(Duration.ZERO);
+
+    private final Duration maxWait;
+
+    private InFlightPolicy(Duration maxWait) {
+        this.maxWait = maxWait;
+    }
+
+    /** Reject duplicates of a running request at once. */
+    public static InFlightPolicy reject() {
+        return REJECT;
+    }
+
+    /**
+     * Wait up to {@code maxWait} for the running request to finish, then replay its result.
+     *
+     * @throws IllegalArgumentException if {@code maxWait} is not positive
+     */
+    public static InFlightPolicy waitUpTo(Duration maxWait) {
+        return new InFlightPolicy(Checks.positive(maxWait, "maxWait"));
+    }
+
+    /** Whether duplicates wait. */
+    public boolean waits() {
+        return !maxWait.isZero();
+    }
+
+    /** How long duplicates wait; zero for {@link #reject()}. */
+    public Duration maxWait() {
+        return maxWait;
+    }
+
+    @Override
+    public String toString() {
+        return waits() ? "WAIT(" + maxWait + ")" : "REJECT";
+    }
+}

@@ -1,0 +1,126 @@
+package io.dupguard.idempotency;
+
+import io.dupguard.LeaseLostException;
+import io.dupguard.internal.Checks;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * {@link IdempotencyStore} in this JVM's memory: for tests, single-instance services and as the
+ * fastest reference. Every operation is one atomic {@link ConcurrentHashMap#compute} on the key.
+ * Expiry follows the given {@link Clock}; expired records are dropped when touched and by {@link
+ * #purgeExpired()}. Thread-safe.
+ */
+public final class InMemoryIdempotencyStore implements IdempotencyStore {
+    private final ConcurrentHashMap<IdempotencyKey, Entry> records = new ConcurrentHashMap<>();
+    private final Clock clock;
+
+    private record Entry(RecordStatus status, Fingerprint fingerprint, String owner, byte[] payload, long expiresAt) {
+        IdempotencyRecord toRecord(IdempotencyKey key) {
+            return new IdempotencyRecord(key, status, fingerprint, owner, payload);
+        }
+
+        boolean ownedInProgress(String by) {
+            return status == RecordStatus.IN_PROGRESS && owner.equals(by);
+        }
+    }
+
+    public InMemoryIdempotencyStore() {
+        this(Clock.systemUTC());
+    }
+
+    /** A store whose expiry follows {@code clock} (tests inject a controllable one). */
+    public InMemoryIdempotencyStore(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    @Override
+    public Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease) {
+        Checks.positive(lease, "lease");
+        long now = clock.millis();
+        Claim[] result = new Claim[1];
+        records.compute(key, (k, existing) -> {
+            if (existing != null && existing.expiresAt > now) {
+                result[0] = new Claim.Existing(existing.toRecord(k));
+                return existing;
+            }
+            result[0] = existing == null ? Claim.FRESH : Claim.TAKEOVER;
+            return new Entry(RecordStatus.IN_PROGRESS, fingerprint, owner, null, plus(now, lease));
+        });
+        return result[0];
+    }
+
+    @Override
+    public void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention) {
+        if (status == RecordStatus.IN_PROGRESS) {
+            throw new IllegalArgumentException("complete needs COMPLETED or FAILED, was " + status);
+        }
+        Checks.positive(retention, "retention");
+        long now = clock.millis();
+        boolean[] done = new boolean[1];
+        records.computeIfPresent(key, (k, e) -> {
+            if (!e.ownedInProgress(owner)) {
+                return e;
+            }
+            done[0] = true;
+            return new Entry(status, e.fingerprint, null, payload, plus(now, retention));
+        });
+        if (!done[0]) {
+            throw new LeaseLostException(key.toString(), "claim on " + key + " is no longer held by this caller");
+        }
+    }
+
+    @Override
+    public void release(IdempotencyKey key, String owner) {
+        records.computeIfPresent(key, (k, e) -> e.ownedInProgress(owner) ? null : e);
+    }
+
+    @Override
+    public boolean renew(IdempotencyKey key, String owner, Duration lease) {
+        Checks.positive(lease, "lease");
+        long now = clock.millis();
+        boolean[] done = new boolean[1];
+        records.computeIfPresent(key, (k, e) -> {
+            if (!e.ownedInProgress(owner) || e.expiresAt <= now) {
+                return e;
+            }
+            done[0] = true;
+            return new Entry(e.status, e.fingerprint, e.owner, null, plus(now, lease));
+        });
+        return done[0];
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+        Entry e = records.get(key);
+        if (e == null || e.expiresAt <= clock.millis()) {
+            return Optional.empty();
+        }
+        return Optional.of(e.toRecord(key));
+    }
+
+    /** Drops expired records; returns how many. */
+    public int purgeExpired() {
+        long now = clock.millis();
+        int[] removed = new int[1];
+        records.forEach((k, e) -> {
+            if (e.expiresAt <= now && records.remove(k, e)) {
+                removed[0]++;
+            }
+        });
+        return removed[0];
+    }
+
+    /** Number of records held, expired or not. */
+    public int size() {
+        return records.size();
+    }
+
+    private static long plus(long now, Duration d) {
+        long millis = Checks.millis(d);
+        return millis > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + millis;
+    }
+}

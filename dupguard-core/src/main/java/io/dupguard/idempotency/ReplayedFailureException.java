@@ -1,0 +1,38 @@
+package io.dupguard.idempotency;
+
+import io.dupguard.DupguardException;
+
+/**
+ * The first request with this key failed with an exception that the {@link FailurePolicy}
+ * classified as final, and the failure was stored; this duplicate gets the same failure instead of
+ * running the work again.
+ */
+public class ReplayedFailureException extends DupguardException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient IdempotencyKey key;
+    private final String originalType;
+    private final String originalMessage;
+
+    public ReplayedFailureException(IdempotencyKey key, String originalType, String originalMessage) {
+        super("request " + key + " failed before with " + originalType
+                + (originalMessage == null ? "" : ": " + originalMessage));
+        this.key = key;
+        this.originalType = originalType;
+        this.originalMessage = originalMessage;
+    }
+
+    public IdempotencyKey key() {
+        return key;
+    }
+
+    /** Fully qualified class name of the first call's exception. */
+    public String originalType() {
+        return originalType;
+    }
+
+    /** Message of the first call's exception, or null. */
+    public String originalMessage() {
+        return originalMessage;
+    }
+}

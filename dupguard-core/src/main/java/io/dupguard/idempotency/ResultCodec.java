@@ -1,0 +1,29 @@
+package io.dupguard.idempotency;
+
+/**
+ * Turns a work result into bytes for the store and back for replays. The default, {@link
+ * #basic()}, handles strings, byte arrays, numbers, booleans, UUIDs and null; the Spring Boot
+ * starter adds a Jackson codec for arbitrary objects. Implementations are thread-safe.
+ */
+public interface ResultCodec {
+
+    /** Encodes a result (possibly null). */
+    byte[] encode(Object value);
+
+    /** Decodes bytes written by {@link #encode} into {@code type}. */
+    <T> T decode(byte[] bytes, Class<T> type);
+
+    /**
+     * Fails fast, before any work runs, when this codec cannot round-trip {@code type}: a result
+     * that cannot be stored after the work took effect would leave the key claimed with no
+     * replayable answer.
+     *
+     * @throws IllegalArgumentException naming the type if unsupported
+     */
+    default void checkSupported(Class<?> type) {}
+
+    /** The built-in codec for simple values. */
+    static ResultCodec basic() {
+        return BasicResultCodec.INSTANCE;
+    }
+}

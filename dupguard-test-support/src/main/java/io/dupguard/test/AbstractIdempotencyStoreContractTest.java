@@ -1,0 +1,465 @@
+package io.dupguard.test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.dupguard.LeaseLostException;
+import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.FailurePolicy;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.idempotency.InFlightPolicy;
+import io.dupguard.idempotency.Outcome;
+import io.dupguard.idempotency.PayloadMismatchException;
+import io.dupguard.idempotency.RecordStatus;
+import io.dupguard.idempotency.ReplayedFailureException;
+import io.dupguard.idempotency.RequestInFlightException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Behaviour every {@link IdempotencyStore} must show, run against the real server. A backend's test
+ * extends this and names the server:
+ *
+ * <pre>{@code
+ * class PostgresIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
+ *     protected IdempotencyStore store() { return ...; }
+ *     protected IdempotencyStore unreachableStore() { return ...; }
+ * }
+ * }</pre>
+ *
+ * <p>Time-dependent cases use short leases and wait for the store's own expiry with Awaitility;
+ * concurrency cases coordinate threads with latches, never with sleeps.
+ */
+public abstract class AbstractIdempotencyStoreContractTest {
+    protected static final Duration SHORT = Duration.ofMillis(300);
+    private static final int THREADS = 32;
+
+    private String scope;
+    private ExecutorService pool;
+
+    /** The store under test; called once per test. */
+    protected abstract IdempotencyStore store();
+
+    /**
+     * A second store on the same server through separate connections, standing in for another
+     * machine. Defaults to {@link #store()}.
+     */
+    protected IdempotencyStore otherMachineStore() {
+        return store();
+    }
+
+    /** A store configured against an address where no server answers. */
+    protected abstract IdempotencyStore unreachableStore();
+
+    @BeforeEach
+    void setUpContract() {
+        scope = "ct-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        pool = Executors.newFixedThreadPool(THREADS);
+    }
+
+    @AfterEach
+    void tearDownContract() {
+        pool.shutdownNow();
+    }
+
+    protected IdempotencyKey key(String k) {
+        return IdempotencyKey.of(scope, k);
+    }
+
+    private Idempotency idempotency(IdempotencyConfig.Builder config) {
+        return Idempotency.of(store(), config.build());
+    }
+
+    @Test
+    public void firstCallRunsAndLaterCallsReplay() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+        AtomicInteger effects = new AtomicInteger();
+        Fingerprint fp = Fingerprint.ofString("amount=10");
+
+        Outcome<String> first =
+                idem.execute(key("order-1"), fp, String.class, () -> "paid#" + effects.incrementAndGet());
+        Outcome<String> second =
+                idem.execute(key("order-1"), fp, String.class, () -> "paid#" + effects.incrementAndGet());
+        Outcome<String> third = Idempotency.of(otherMachineStore())
+                .execute(key("order-1"), fp, String.class, () -> "paid#" + effects.incrementAndGet());
+
+        assertThat(first.kind()).isEqualTo(Outcome.Kind.FIRST);
+        assertThat(first.value()).isEqualTo("paid#1");
+        assertThat(second.isReplay()).isTrue();
+        assertThat(second.value()).isEqualTo("paid#1");
+        assertThat(third.isReplay()).isTrue();
+        assertThat(third.value()).isEqualTo("paid#1");
+        assertThat(effects).hasValue(1);
+    }
+
+    @Test
+    public void nullAndBinaryResultsReplayExactly() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+        byte[] bytes = {0, 1, 2, (byte) 0xff};
+        idem.execute(key("null"), Fingerprint.none(), String.class, () -> null);
+        idem.execute(key("bytes"), Fingerprint.none(), byte[].class, () -> bytes);
+
+        assertThat(idem.execute(key("null"), Fingerprint.none(), String.class, () -> "again"))
+                .isEqualTo(replayOf(null));
+        assertThat(idem.execute(key("bytes"), Fingerprint.none(), byte[].class, () -> new byte[0])
+                        .value())
+                .containsExactly(bytes);
+    }
+
+    @Test
+    public void thirtyTwoThreadsOnOneKeyRunTheWorkOnceAndOthersAreRejected() throws Exception {
+        Idempotency[] machines = {idempotency(IdempotencyConfig.custom()), Idempotency.of(otherMachineStore())};
+        AtomicInteger effects = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        // Every thread counts down when its call returns; the work waits for the 31 others, so
+        // every duplicate provably arrives while the first call is in flight.
+        CountDownLatch othersDone = new CountDownLatch(THREADS - 1);
+        List<Future<Object>> results = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            Idempotency idem = machines[i % 2];
+            results.add(pool.submit(() -> {
+                start.await();
+                try {
+                    return idem.execute(key("hot"), Fingerprint.ofString("p"), Integer.class, () -> {
+                                int n = effects.incrementAndGet();
+                                othersDone.await(20, TimeUnit.SECONDS);
+                                return n;
+                            })
+                            .value();
+                } catch (RequestInFlightException e) {
+                    return e;
+                } finally {
+                    othersDone.countDown();
+                }
+            }));
+        }
+        start.countDown();
+
+        List<Object> outcomes = new ArrayList<>();
+        for (Future<Object> f : results) {
+            outcomes.add(f.get(30, TimeUnit.SECONDS));
+        }
+        assertThat(effects).hasValue(1);
+        assertThat(outcomes).filteredOn(o -> o.equals(1)).hasSize(1);
+        assertThat(outcomes)
+                .filteredOn(o -> o instanceof RequestInFlightException)
+                .hasSize(THREADS - 1);
+        assertThat(idempotency(IdempotencyConfig.custom())
+                        .execute(key("hot"), Fingerprint.ofString("p"), Integer.class, () -> -1))
+                .isEqualTo(replayOf(1));
+    }
+
+    @Test
+    public void thirtyTwoWaitingThreadsAllGetTheFirstValue() throws Exception {
+        IdempotencyConfig.Builder waiting =
+                IdempotencyConfig.custom().inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20)));
+        Idempotency[] machines = {idempotency(waiting), Idempotency.of(otherMachineStore(), waiting.build())};
+        AtomicInteger effects = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        CountDownLatch arrived = new CountDownLatch(THREADS);
+        List<Future<String>> results = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            Idempotency idem = machines[i % 2];
+            results.add(pool.submit(() -> {
+                start.await();
+                arrived.countDown();
+                return idem.execute(key("serial"), Fingerprint.none(), String.class, () -> {
+                            arrived.await(20, TimeUnit.SECONDS);
+                            return "credited#" + effects.incrementAndGet();
+                        })
+                        .value();
+            }));
+        }
+        start.countDown();
+
+        for (Future<String> f : results) {
+            assertThat(f.get(30, TimeUnit.SECONDS)).isEqualTo("credited#1");
+        }
+        assertThat(effects).hasValue(1);
+    }
+
+    @Test
+    public void manyThreadsOnManyKeysRunEachKeyOnce() throws Exception {
+        Idempotency[] machines = {idempotency(IdempotencyConfig.custom()), Idempotency.of(otherMachineStore())};
+        int keys = 50;
+        int rounds = 4;
+        ConcurrentLinkedQueue<String> effects = new ConcurrentLinkedQueue<>();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            Idempotency idem = machines[t % 2];
+            done.add(pool.submit(() -> {
+                start.await();
+                for (int r = 0; r < rounds; r++) {
+                    for (int k = 0; k < keys; k++) {
+                        String name = "k" + k;
+                        try {
+                            idem.execute(key(name), Fingerprint.none(), String.class, () -> {
+                                effects.add(name);
+                                return name;
+                            });
+                        } catch (RequestInFlightException expected) {
+                            // a duplicate arriving while the first runs: fine, the effect is single
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : done) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        assertThat(effects).hasSize(keys).doesNotHaveDuplicates();
+    }
+
+    @Test
+    public void sameKeyWithDifferentPayloadIsRefused() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+        Fingerprint ten = Fingerprint.ofFields(Map.of("account", "A-1", "amount", "10.00"));
+        Fingerprint eleven = Fingerprint.ofFields(Map.of("account", "A-1", "amount", "11.00"));
+        AtomicInteger effects = new AtomicInteger();
+        idem.execute(key("pay-7"), ten, Integer.class, effects::incrementAndGet);
+
+        assertThatThrownBy(() -> idem.execute(key("pay-7"), eleven, Integer.class, effects::incrementAndGet))
+                .isInstanceOf(PayloadMismatchException.class)
+                .hasMessageContaining("pay-7");
+        assertThat(effects).hasValue(1);
+    }
+
+    @Test
+    public void differentPayloadIsRefusedWhileTheFirstIsInFlight() {
+        store().claim(key("pay-8"), Fingerprint.ofString("a"), "someone-else", Duration.ofMinutes(1));
+
+        assertThatThrownBy(() -> idempotency(IdempotencyConfig.custom())
+                        .execute(key("pay-8"), Fingerprint.ofString("b"), String.class, () -> "x"))
+                .isInstanceOf(PayloadMismatchException.class);
+    }
+
+    @Test
+    public void failureReleasesTheKeySoARetryRunsAgain() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+        AtomicInteger attempts = new AtomicInteger();
+
+        assertThatThrownBy(() -> idem.execute(key("flaky"), Fingerprint.none(), String.class, () -> {
+                    attempts.incrementAndGet();
+                    throw new IllegalStateException("downstream timed out");
+                }))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("downstream timed out");
+        assertThat(store().find(key("flaky"))).isEmpty();
+
+        Outcome<String> retry =
+                idem.execute(key("flaky"), Fingerprint.none(), String.class, () -> "ok#" + attempts.incrementAndGet());
+        assertThat(retry).isEqualTo(firstOf("ok#2"));
+    }
+
+    @Test
+    public void finalFailureIsStoredAndReplayed() {
+        Idempotency idem = idempotency(
+                IdempotencyConfig.custom().failurePolicy(FailurePolicy.storeFinal(IllegalArgumentException.class)));
+        AtomicInteger attempts = new AtomicInteger();
+        IdempotentThrower work = () -> {
+            attempts.incrementAndGet();
+            throw new IllegalArgumentException("card declined");
+        };
+
+        assertThatThrownBy(() -> idem.execute(key("declined"), Fingerprint.none(), String.class, work::run))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> idem.execute(key("declined"), Fingerprint.none(), String.class, work::run))
+                .isInstanceOfSatisfying(ReplayedFailureException.class, e -> {
+                    assertThat(e.originalType()).isEqualTo(IllegalArgumentException.class.getName());
+                    assertThat(e.originalMessage()).isEqualTo("card declined");
+                });
+        assertThat(attempts).hasValue(1);
+        assertThat(store().find(key("declined")))
+                .hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.FAILED));
+    }
+
+    @Test
+    public void completedRecordExpiresAfterRetention() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom().retention(SHORT));
+        idem.execute(key("short-lived"), Fingerprint.none(), String.class, () -> "v1");
+        assertThat(store().find(key("short-lived"))).isPresent();
+
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> store().find(key("short-lived")).isEmpty());
+
+        assertThat(idem.execute(key("short-lived"), Fingerprint.none(), String.class, () -> "v2"))
+                .isEqualTo(firstOf("v2"));
+    }
+
+    @Test
+    public void abandonedClaimIsTakenOverAndTheOldOwnerLosesItsLease() {
+        IdempotencyStore store = store();
+        assertThat(store.claim(key("crash"), Fingerprint.none(), "crashed-owner", SHORT))
+                .isInstanceOf(Claim.Claimed.class);
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+        assertThatThrownBy(() -> idem.execute(key("crash"), Fingerprint.none(), String.class, () -> "early"))
+                .isInstanceOf(RequestInFlightException.class);
+
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> store.find(key("crash")).isEmpty());
+
+        assertThat(idem.execute(key("crash"), Fingerprint.none(), String.class, () -> "rescued"))
+                .isEqualTo(firstOf("rescued"));
+        assertThatThrownBy(() ->
+                        store.complete(key("crash"), "crashed-owner", RecordStatus.COMPLETED, new byte[] {1}, SHORT))
+                .isInstanceOf(LeaseLostException.class);
+        assertThat(idem.execute(key("crash"), Fingerprint.none(), String.class, () -> "late"))
+                .isEqualTo(replayOf("rescued"));
+    }
+
+    @Test
+    public void slowOwnerWithoutRenewalGetsLeaseLostWhenATakeoverHappened() throws Exception {
+        Idempotency slow =
+                idempotency(IdempotencyConfig.custom().inFlightLease(SHORT).renewLease(false));
+        Idempotency rescuer = Idempotency.of(otherMachineStore());
+        CountDownLatch takenOver = new CountDownLatch(1);
+        Future<Object> slowCall = pool.submit(() -> {
+            try {
+                return slow.execute(key("gc-pause"), Fingerprint.none(), String.class, () -> {
+                    takenOver.await(20, TimeUnit.SECONDS);
+                    return "stale";
+                });
+            } catch (LeaseLostException e) {
+                return e;
+            }
+        });
+
+        Outcome<String> rescued = await().atMost(Duration.ofSeconds(10))
+                .ignoreException(RequestInFlightException.class)
+                .until(
+                        () -> rescuer.execute(key("gc-pause"), Fingerprint.none(), String.class, () -> "fresh"),
+                        o -> true);
+        takenOver.countDown();
+
+        assertThat(rescued).isEqualTo(firstOf("fresh"));
+        assertThat(slowCall.get(20, TimeUnit.SECONDS)).isInstanceOf(LeaseLostException.class);
+        assertThat(rescuer.execute(key("gc-pause"), Fingerprint.none(), String.class, () -> "again"))
+                .isEqualTo(replayOf("fresh"));
+    }
+
+    @Test
+    public void renewedLeaseKeepsLongWorkOwned() {
+        Idempotency longRunner = idempotency(IdempotencyConfig.custom().inFlightLease(SHORT));
+        Idempotency duplicate = Idempotency.of(otherMachineStore());
+
+        Outcome<String> out = longRunner.execute(key("long"), Fingerprint.none(), String.class, () -> {
+            // For four lease lengths, every duplicate must still see the work in flight.
+            await().during(SHORT.multipliedBy(4))
+                    .atMost(SHORT.multipliedBy(20))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> inFlight(duplicate, key("long")));
+            return "done";
+        });
+
+        assertThat(out).isEqualTo(firstOf("done"));
+    }
+
+    private static boolean inFlight(Idempotency idem, IdempotencyKey key) {
+        try {
+            idem.execute(key, Fingerprint.none(), String.class, () -> "duplicate ran");
+            return false;
+        } catch (RequestInFlightException e) {
+            return true;
+        }
+    }
+
+    @Test
+    public void keysDifferingOnlyInCaseAreDistinctByDefault() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+
+        assertThat(idem.execute(key("DB00x"), Fingerprint.none(), String.class, () -> "a"))
+                .isEqualTo(firstOf("a"));
+        assertThat(idem.execute(key("Db00X"), Fingerprint.none(), String.class, () -> "b"))
+                .isEqualTo(firstOf("b"));
+    }
+
+    @Test
+    public void keysDifferingOnlyInCaseCollideWhenFoldingCase() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+        IdempotencyKey upper = IdempotencyKey.ofIgnoringCase(scope, "DB00x");
+        IdempotencyKey mixed = IdempotencyKey.ofIgnoringCase(scope, "Db00X");
+
+        assertThat(idem.execute(upper, Fingerprint.none(), String.class, () -> "a"))
+                .isEqualTo(firstOf("a"));
+        assertThat(idem.execute(mixed, Fingerprint.none(), String.class, () -> "b"))
+                .isEqualTo(replayOf("a"));
+    }
+
+    @Test
+    public void longestKeyWithMultiByteCharactersRoundTrips() {
+        String longest = "订单-" + "é".repeat(IdempotencyKey.MAX_KEY_LENGTH - 5) + "𝄞";
+        assertThat(longest).hasSize(IdempotencyKey.MAX_KEY_LENGTH);
+        IdempotencyKey k = IdempotencyKey.of(scope, longest);
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+
+        idem.execute(k, Fingerprint.none(), String.class, () -> "stored");
+
+        assertThat(store().find(k)).hasValueSatisfying(r -> assertThat(r.key()).isEqualTo(k));
+        assertThat(idem.execute(k, Fingerprint.none(), String.class, () -> "again"))
+                .isEqualTo(replayOf("stored"));
+    }
+
+    @Test
+    public void ownerChecksRefuseStrangers() {
+        IdempotencyStore store = store();
+        store.claim(key("owned"), Fingerprint.none(), "owner-a", Duration.ofMinutes(1));
+
+        store.release(key("owned"), "owner-b");
+        assertThat(store.renew(key("owned"), "owner-b", Duration.ofMinutes(1))).isFalse();
+        assertThatThrownBy(() -> store.complete(key("owned"), "owner-b", RecordStatus.COMPLETED, new byte[] {0}, SHORT))
+                .isInstanceOf(LeaseLostException.class);
+
+        assertThat(store.find(key("owned"))).hasValueSatisfying(r -> {
+            assertThat(r.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+            assertThat(r.owner()).isEqualTo("owner-a");
+        });
+        assertThat(store.renew(key("owned"), "owner-a", Duration.ofMinutes(1))).isTrue();
+        store.release(key("owned"), "owner-a");
+        assertThat(store.find(key("owned"))).isEmpty();
+    }
+
+    @Test
+    public void unreachableStoreRaisesAndNeverRunsTheWork() {
+        Idempotency idem = Idempotency.of(unreachableStore());
+        AtomicInteger effects = new AtomicInteger();
+
+        assertThatThrownBy(() -> idem.execute(key("down"), Fingerprint.none(), Integer.class, effects::incrementAndGet))
+                .isInstanceOf(StoreUnavailableException.class);
+        assertThat(effects).hasValue(0);
+    }
+
+    private static <T> Outcome<T> firstOf(T value) {
+        return Outcome.first(value);
+    }
+
+    private static <T> Outcome<T> replayOf(T value) {
+        return Outcome.replayed(value);
+    }
+
+    @FunctionalInterface
+    private interface IdempotentThrower {
+        String run();
+    }
+}
