@@ -47,7 +47,7 @@ import java.util.concurrent.locks.LockSupport;
  * again; to make the side effect and the record atomic, keep both in one database transaction
  * ({@code JdbcTransactionalIdempotency} in {@code dupguard-jdbc}).
  *
- * <p>Thread-safe; share one instance per store and configuration.
+ * <p>Thread-safe; share one instance per store and configuration (creating one is cheap too).
  */
 public final class Idempotency {
     private static final long MIN_POLL_NANOS = Duration.ofMillis(1).toNanos();
@@ -57,8 +57,10 @@ public final class Idempotency {
     private final IdempotencyConfig config;
     private final IdempotencyListener listener;
     private final LocalResultCache<IdempotencyKey, CachedResult> cache;
-    private final String ownerPrefix;
-    private final AtomicLong ownerSequence = new AtomicLong();
+    // Owner tokens: a per-JVM random prefix and a counter — unique across machines and restarts
+    // without paying for SecureRandom on every call, so building an executor per call is cheap.
+    private static final String OWNER_PREFIX = randomPrefix();
+    private static final AtomicLong OWNER_SEQUENCE = new AtomicLong();
 
     private record CachedResult(Fingerprint fingerprint, byte[] payload) {}
 
@@ -67,9 +69,12 @@ public final class Idempotency {
         this.config = Objects.requireNonNull(config, "config");
         this.listener = config.listener();
         this.cache = config.localCacheSize() > 0 ? new LocalResultCache<>(config.localCacheSize()) : null;
+    }
+
+    private static String randomPrefix() {
         byte[] random = new byte[8];
         new SecureRandom().nextBytes(random);
-        this.ownerPrefix = HexFormat.of().formatHex(random) + "-";
+        return HexFormat.of().formatHex(random) + "-";
     }
 
     /** An executor with {@link IdempotencyConfig#ofDefaults()}. */
@@ -116,7 +121,7 @@ public final class Idempotency {
                 return replay(key, fingerprint, type, RecordStatus.COMPLETED, hit.fingerprint, hit.payload);
             }
         }
-        String owner = ownerPrefix + ownerSequence.incrementAndGet();
+        String owner = OWNER_PREFIX + OWNER_SEQUENCE.incrementAndGet();
         long deadline =
                 config.clock().millis() + Checks.millis(config.inFlightPolicy().maxWait());
         while (true) {

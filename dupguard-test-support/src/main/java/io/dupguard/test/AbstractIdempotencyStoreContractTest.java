@@ -396,6 +396,16 @@ public abstract class AbstractIdempotencyStoreContractTest {
     }
 
     @Test
+    public void keysDifferingOnlyInTrailingSpaceAreDistinct() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+
+        assertThat(idem.execute(key("A-1"), Fingerprint.none(), String.class, () -> "a"))
+                .isEqualTo(firstOf("a"));
+        assertThat(idem.execute(key("A-1 "), Fingerprint.none(), String.class, () -> "b"))
+                .isEqualTo(firstOf("b"));
+    }
+
+    @Test
     public void keysDifferingOnlyInCaseCollideWhenFoldingCase() {
         Idempotency idem = idempotency(IdempotencyConfig.custom());
         IdempotencyKey upper = IdempotencyKey.ofIgnoringCase(scope, "DB00x");

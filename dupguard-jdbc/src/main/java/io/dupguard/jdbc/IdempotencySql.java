@@ -1,0 +1,41 @@
+package io.dupguard.jdbc;
+
+/** The statements of {@link JdbcIdempotencyStore} for one dialect and table. */
+final class IdempotencySql {
+    static final String IN_PROGRESS = "P";
+
+    final SqlDialect dialect;
+    final String insert;
+    final String selectRow;
+    final String selectRowLocking;
+    final String takeover;
+    final String complete;
+    final String release;
+    final String renew;
+    final String findLive;
+    final String purge;
+
+    IdempotencySql(SqlDialect dialect, String table) {
+        this.dialect = dialect;
+        String nowPlus = dialect.nowPlusMillisParam();
+        String now = dialect.now();
+        String byKey = " WHERE scope = ? AND idem_key = ?";
+        String insertSql = "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, expires_at)"
+                + " VALUES (?, ?, 'P', ?, ?, " + nowPlus + ")";
+        this.insert =
+                dialect.onConflictDoNothing() ? insertSql + " ON CONFLICT (scope, idem_key) DO NOTHING" : insertSql;
+        this.selectRow = "SELECT status, fingerprint, owner, payload, CASE WHEN expires_at > " + now
+                + " THEN 1 ELSE 0 END FROM " + table + byKey;
+        this.selectRowLocking = selectRow + dialect.lockingRead();
+        // Guarded by expiry: of several callers racing to take over one expired row, one wins.
+        this.takeover = "UPDATE " + table + " SET status = 'P', fingerprint = ?, owner = ?, payload = NULL,"
+                + " expires_at = " + nowPlus + byKey + " AND expires_at <= " + now;
+        this.complete = "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL, expires_at = " + nowPlus
+                + byKey + " AND status = 'P' AND owner = ?";
+        this.release = "DELETE FROM " + table + byKey + " AND status = 'P' AND owner = ?";
+        this.renew = "UPDATE " + table + " SET expires_at = " + nowPlus + byKey
+                + " AND status = 'P' AND owner = ? AND expires_at > " + now;
+        this.findLive = "SELECT status, fingerprint, owner, payload FROM " + table + byKey + " AND expires_at > " + now;
+        this.purge = dialect.deleteLimited(table, "expires_at <= " + now);
+    }
+}

@@ -1,0 +1,370 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.LeaseLostException;
+import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyRecord;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.idempotency.RecordStatus;
+import io.dupguard.internal.Checks;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * {@link IdempotencyStore} in a SQL table (H2, PostgreSQL, MySQL/MariaDB), one row per key with a
+ * primary key on {@code (scope, idem_key)}.
+ *
+ * <p>Claim, in autocommit on a connection from the pool:
+ *
+ * <ol>
+ *   <li>Insert an in-progress row ({@code ON CONFLICT DO NOTHING} on PostgreSQL; elsewhere a plain
+ *       insert where only a unique violation means "exists" — SPEC K2, K5). Inserted ⇒ claimed.
+ *   <li>Otherwise re-read the row with the database's own "is it live" verdict. Live ⇒ existing.
+ *   <li>Expired ⇒ take it over with an update guarded by {@code expires_at <= now}; one racer wins.
+ *   <li>Row gone (released between the steps, or invisible to a stale snapshot) ⇒ start again.
+ * </ol>
+ *
+ * <p>Expiry uses the database's clock ({@link SqlDialect}), never the application's. Complete,
+ * release and renew are single statements guarded by {@code status = 'P' AND owner = ?}.
+ *
+ * <p>Every {@link SQLException} except a unique violation during the claim insert surfaces as
+ * {@link StoreUnavailableException} naming the operation and SQLState. The dialect is detected on
+ * first use; the table can be created from the shipped DDL ({@link Builder#createSchemaIfMissing}).
+ * For one transaction spanning claim, the caller's SQL and completion use {@link
+ * JdbcTransactionalIdempotency}. Thread-safe.
+ */
+public final class JdbcIdempotencyStore implements IdempotencyStore {
+    /** Default table name. */
+    public static final String DEFAULT_TABLE = "dupguard_idempotency";
+
+    private static final int MAX_CLAIM_ROUNDS = 100;
+
+    private final DataSource dataSource;
+    private final String table;
+    private final SchemaInitializer schema;
+    private volatile IdempotencySql sql;
+
+    private JdbcIdempotencyStore(Builder b) {
+        this.dataSource = b.dataSource;
+        this.table = b.table;
+        this.schema = b.createSchema ? new SchemaInitializer(DEFAULT_TABLE, table) : null;
+        if (b.dialect != null) {
+            this.sql = new IdempotencySql(b.dialect, table);
+        }
+    }
+
+    /** A store on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
+    public static JdbcIdempotencyStore create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** The dialect in use, detecting it if needed. */
+    public SqlDialect dialect() {
+        return withConnection("detect dialect", c -> sql(c).dialect);
+    }
+
+    DataSource dataSource() {
+        return dataSource;
+    }
+
+    String storeName() {
+        IdempotencySql s = sql;
+        return "jdbc(" + (s == null ? "?" : s.dialect.id()) + ")";
+    }
+
+    @Override
+    public Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease) {
+        checkOwner(owner);
+        long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
+        return withConnection("claim " + key, c -> claim(c, false, key, fingerprint, owner, leaseMillis));
+    }
+
+    Claim claim(Connection c, boolean lockingRead, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
+            throws SQLException {
+        IdempotencySql s = sql(c);
+        for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+            if (tryInsert(c, s, key, fp, owner, leaseMillis)) {
+                return Claim.FRESH;
+            }
+            Row row = selectRow(c, lockingRead ? s.selectRowLocking : s.selectRow, key, true);
+            if (row == null) {
+                continue;
+            }
+            if (row.live) {
+                return new Claim.Existing(row.toRecord(key));
+            }
+            try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
+                ps.setString(1, fp.hex());
+                ps.setString(2, owner);
+                ps.setLong(3, leaseMillis);
+                bindKey(ps, 4, key, s);
+                if (ps.executeUpdate() == 1) {
+                    return Claim.TAKEOVER;
+                }
+            }
+        }
+        throw new StoreUnavailableException(
+                storeName(), "claim of " + key + " did not settle after " + MAX_CLAIM_ROUNDS + " rounds", null);
+    }
+
+    private boolean tryInsert(
+            Connection c, IdempotencySql s, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(s.insert)) {
+            bindKey(ps, 1, key, s);
+            ps.setString(3, fp.hex());
+            ps.setString(4, owner);
+            ps.setLong(5, leaseMillis);
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (!s.dialect.onConflictDoNothing() && UniqueViolation.test(e)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention) {
+        long retentionMillis = Checks.millis(Checks.positive(retention, "retention"));
+        withConnection("complete " + key, c -> {
+            complete(c, key, owner, status, payload, retentionMillis);
+            return null;
+        });
+    }
+
+    void complete(
+            Connection c, IdempotencyKey key, String owner, RecordStatus status, byte[] payload, long retentionMillis)
+            throws SQLException {
+        if (status == RecordStatus.IN_PROGRESS) {
+            throw new IllegalArgumentException("complete needs COMPLETED or FAILED, was " + status);
+        }
+        IdempotencySql s = sql(c);
+        try (PreparedStatement ps = c.prepareStatement(s.complete)) {
+            ps.setString(1, status == RecordStatus.COMPLETED ? "C" : "F");
+            ps.setBytes(2, payload);
+            ps.setLong(3, retentionMillis);
+            bindKey(ps, 4, key, s);
+            ps.setString(6, owner);
+            if (ps.executeUpdate() != 1) {
+                throw new LeaseLostException(key.toString(), "claim on " + key + " is no longer held by this caller");
+            }
+        }
+    }
+
+    @Override
+    public void release(IdempotencyKey key, String owner) {
+        withConnection("release " + key, c -> {
+            release(c, key, owner);
+            return null;
+        });
+    }
+
+    void release(Connection c, IdempotencyKey key, String owner) throws SQLException {
+        IdempotencySql s = sql(c);
+        try (PreparedStatement ps = c.prepareStatement(s.release)) {
+            bindKey(ps, 1, key, s);
+            ps.setString(3, owner);
+            ps.executeUpdate();
+        }
+    }
+
+    @Override
+    public boolean renew(IdempotencyKey key, String owner, Duration lease) {
+        long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
+        return withConnection("renew " + key, c -> renew(c, key, owner, leaseMillis));
+    }
+
+    boolean renew(Connection c, IdempotencyKey key, String owner, long leaseMillis) throws SQLException {
+        IdempotencySql s = sql(c);
+        try (PreparedStatement ps = c.prepareStatement(s.renew)) {
+            ps.setLong(1, leaseMillis);
+            bindKey(ps, 2, key, s);
+            ps.setString(4, owner);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+        return withConnection("find " + key, c -> find(c, key));
+    }
+
+    Optional<IdempotencyRecord> find(Connection c, IdempotencyKey key) throws SQLException {
+        Row row = selectRow(c, sql(c).findLive, key, false);
+        return row == null ? Optional.empty() : Optional.of(row.toRecord(key));
+    }
+
+    /**
+     * Deletes up to {@code batchSize} expired rows in one statement.
+     *
+     * @return how many were deleted
+     */
+    public int purgeExpired(int batchSize) {
+        Checks.atLeast(batchSize, 1, "batchSize");
+        return withConnection("purge", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql(c).purge)) {
+                ps.setInt(1, batchSize);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /**
+     * Deletes expired rows in batches of {@code batchSize}, pausing {@code pause} between batches
+     * so a large backlog does not load the database, until a batch comes back short.
+     *
+     * @return how many were deleted
+     */
+    public long purgeAllExpired(int batchSize, Duration pause) {
+        Checks.notNegative(pause, "pause");
+        long total = 0;
+        while (true) {
+            int n = purgeExpired(batchSize);
+            total += n;
+            if (n < batchSize) {
+                return total;
+            }
+            try {
+                Thread.sleep(pause.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return total;
+            }
+        }
+    }
+
+    private Row selectRow(Connection c, String query, IdempotencyKey key, boolean withLiveFlag) throws SQLException {
+        IdempotencySql s = sql(c);
+        try (PreparedStatement ps = c.prepareStatement(query)) {
+            bindKey(ps, 1, key, s);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                return new Row(
+                        rs.getString(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getBytes(4),
+                        !withLiveFlag || rs.getInt(5) == 1);
+            }
+        }
+    }
+
+    private record Row(String status, String fingerprint, String owner, byte[] payload, boolean live) {
+        IdempotencyRecord toRecord(IdempotencyKey key) {
+            RecordStatus st =
+                    switch (status.trim()) {
+                        case "P" -> RecordStatus.IN_PROGRESS;
+                        case "C" -> RecordStatus.COMPLETED;
+                        case "F" -> RecordStatus.FAILED;
+                        default -> throw new IllegalStateException("unknown status '" + status + "' for " + key);
+                    };
+            return new IdempotencyRecord(key, st, Fingerprint.ofHex(fingerprint), owner, payload);
+        }
+    }
+
+    private static void bindKey(PreparedStatement ps, int index, IdempotencyKey key, IdempotencySql s)
+            throws SQLException {
+        ps.setString(index, key.scope());
+        if (s.dialect == SqlDialect.MYSQL) {
+            ps.setBytes(index + 1, key.key().getBytes(StandardCharsets.UTF_8));
+        } else {
+            ps.setString(index + 1, key.key());
+        }
+    }
+
+    private static void checkOwner(String owner) {
+        Checks.text(owner, 64, "owner");
+    }
+
+    IdempotencySql sql(Connection c) throws SQLException {
+        IdempotencySql s = sql;
+        if (s == null) {
+            s = new IdempotencySql(SqlDialect.detect(c), table);
+            sql = s;
+        }
+        if (schema != null) {
+            schema.ensure(c, s.dialect);
+        }
+        return s;
+    }
+
+    @FunctionalInterface
+    interface SqlFunction<R> {
+        R apply(Connection c) throws SQLException;
+    }
+
+    <R> R withConnection(String operation, SqlFunction<R> fn) {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            try {
+                R result = fn.apply(c);
+                if (!autoCommit) {
+                    c.commit();
+                }
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                if (!autoCommit) {
+                    c.rollback();
+                }
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw unavailable(operation, e);
+        }
+    }
+
+    StoreUnavailableException unavailable(String operation, SQLException e) {
+        return new StoreUnavailableException(
+                storeName(), operation + " failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String table = DEFAULT_TABLE;
+        private SqlDialect dialect;
+        private boolean createSchema;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /** Table name, a plain identifier (default {@value #DEFAULT_TABLE}). */
+        public Builder tableName(String table) {
+            this.table = SqlIdentifier.check(table, "tableName");
+            return this;
+        }
+
+        /** Skip detection and use this dialect. */
+        public Builder dialect(SqlDialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /** Create the table from the shipped DDL on first use if it does not exist (default false). */
+        public Builder createSchemaIfMissing(boolean create) {
+            this.createSchema = create;
+            return this;
+        }
+
+        public JdbcIdempotencyStore build() {
+            return new JdbcIdempotencyStore(this);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.Outcome;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+
+/**
+ * Idempotency in the caller's database transaction: the claim row, the caller's own SQL and the
+ * completion are written on <b>one</b> connection and commit together, so a crash or rollback at
+ * any point leaves either nothing or everything — no claimed-but-never-completed keys, no effect
+ * without a record.
+ *
+ * <pre>{@code
+ * JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(store);
+ * Outcome<Long> out = tx.executeInTransaction(key, fingerprint, Long.class,
+ *         c -> insertOrder(c, order));          // commits once, with the record
+ * }</pre>
+ *
+ * <p>How duplicates behave: the claim inserts the key row inside the transaction, so a concurrent
+ * duplicate's insert waits on the database's row lock until the first transaction ends. If it
+ * commits, the duplicate replays its result; if it rolls back, the duplicate runs the work. No
+ * in-progress row is ever visible to others, so the {@link io.dupguard.idempotency.InFlightPolicy}
+ * does not come into play; the database's lock-wait timeout bounds the wait. Failures are never
+ * stored for replay here: the rollback that follows a failure removes the claim with everything
+ * else.
+ *
+ * <p>Thread-safe; each call uses only the connection it is given.
+ */
+public final class JdbcTransactionalIdempotency {
+    private final JdbcIdempotencyStore store;
+    private final IdempotencyConfig config;
+
+    private JdbcTransactionalIdempotency(JdbcIdempotencyStore store, IdempotencyConfig config) {
+        this.store = Objects.requireNonNull(store, "store");
+        // A connection cannot be shared with a renewal thread, and an uncommitted result must not
+        // be served from a local cache, so both are off whatever the base config says.
+        this.config = IdempotencyConfig.from(config)
+                .renewLease(false)
+                .localCacheSize(0)
+                .build();
+    }
+
+    public static JdbcTransactionalIdempotency of(JdbcIdempotencyStore store) {
+        return new JdbcTransactionalIdempotency(store, IdempotencyConfig.ofDefaults());
+    }
+
+    /** Uses {@code config}'s retention, codec and listener. */
+    public static JdbcTransactionalIdempotency of(JdbcIdempotencyStore store, IdempotencyConfig config) {
+        return new JdbcTransactionalIdempotency(store, config);
+    }
+
+    /**
+     * Runs {@code work} once per key inside the transaction of {@code connection}, which the caller
+     * owns: this method never commits or rolls back. The caller commits on success and rolls back
+     * when this throws.
+     *
+     * @throws IllegalStateException if the connection is in autocommit mode
+     */
+    public <T, E extends Exception> Outcome<T> execute(
+            Connection connection, IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work)
+            throws E {
+        Objects.requireNonNull(connection, "connection");
+        boolean autoCommit;
+        try {
+            autoCommit = connection.getAutoCommit();
+        } catch (SQLException e) {
+            throw store.unavailable("check autocommit", e);
+        }
+        if (autoCommit) {
+            throw new IllegalStateException(
+                    "transactional idempotency needs a connection with autocommit off; the caller owns the transaction");
+        }
+        store.dialect(); // detection and schema creation on a pool connection, outside the caller's transaction
+        return Idempotency.of(new ConnectionBoundStore(store, connection), config)
+                .execute(key, fingerprint, type, () -> work.apply(connection));
+    }
+
+    /**
+     * Opens a connection from the store's data source, runs {@link #execute} in a new transaction
+     * and commits it, or rolls it back if anything throws.
+     */
+    public <T, E extends Exception> Outcome<T> executeInTransaction(
+            IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work) throws E {
+        Connection c = open(key);
+        try {
+            Outcome<T> outcome;
+            try {
+                outcome = execute(c, key, fingerprint, type, work);
+            } catch (Throwable t) {
+                rollbackQuietly(c, t);
+                throw t;
+            }
+            commit(c, key);
+            return outcome;
+        } finally {
+            closeQuietly(c);
+        }
+    }
+
+    private Connection open(IdempotencyKey key) {
+        Connection c = null;
+        try {
+            c = store.dataSource().getConnection();
+            c.setAutoCommit(false);
+            return c;
+        } catch (SQLException e) {
+            if (c != null) {
+                closeQuietly(c);
+            }
+            throw store.unavailable("begin transaction for " + key, e);
+        }
+    }
+
+    private void commit(Connection c, IdempotencyKey key) {
+        try {
+            c.commit();
+        } catch (SQLException e) {
+            throw store.unavailable("commit for " + key, e);
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            // Pools restore autocommit on return; a plain connection is closed anyway.
+            c.close();
+        } catch (SQLException ignored) {
+            // nothing left to do with a connection that cannot close
+        }
+    }
+
+    private static void rollbackQuietly(Connection c, Throwable cause) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+}

@@ -1,0 +1,14 @@
+-- dupguard schema for H2 2.x. Table names start with the default prefix "dupguard_";
+-- createSchemaIfMissing() substitutes a configured table name. VARCHAR comparison is exact.
+CREATE TABLE IF NOT EXISTS dupguard_idempotency (
+    scope       VARCHAR(64)  NOT NULL,
+    idem_key    VARCHAR(255) NOT NULL,
+    status      CHAR(1)      NOT NULL,
+    fingerprint VARCHAR(64)  NOT NULL,
+    owner       VARCHAR(64),
+    payload     VARBINARY(1000000000),
+    created_at  TIMESTAMP(6) WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (scope, idem_key)
+);
+CREATE INDEX IF NOT EXISTS dupguard_idempotency_expires_at ON dupguard_idempotency (expires_at);

@@ -1,0 +1,48 @@
+package io.dupguard.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.test.AbstractIdempotencyStoreContractTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
+
+/** The store contract on one database, with two pools standing in for two machines. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
+    private final HikariDataSource machineA;
+    private final HikariDataSource machineB;
+    private final HikariDataSource down;
+    private final JdbcIdempotencyStore storeA;
+    private final JdbcIdempotencyStore storeB;
+
+    AbstractJdbcIdempotencyStoreIT(Db db) {
+        machineA = TestDatabases.pool(db, 16);
+        machineB = TestDatabases.pool(db, 16);
+        down = TestDatabases.unreachable(db);
+        storeA = TestDatabases.store(machineA);
+        storeB = TestDatabases.store(machineB);
+    }
+
+    @AfterAll
+    void closePools() {
+        machineA.close();
+        machineB.close();
+        down.close();
+    }
+
+    @Override
+    protected IdempotencyStore store() {
+        return storeA;
+    }
+
+    @Override
+    protected IdempotencyStore otherMachineStore() {
+        return storeB;
+    }
+
+    @Override
+    protected IdempotencyStore unreachableStore() {
+        return JdbcIdempotencyStore.create(down);
+    }
+}

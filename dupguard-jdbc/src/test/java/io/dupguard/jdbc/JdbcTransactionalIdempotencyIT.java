@@ -1,0 +1,222 @@
+package io.dupguard.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.Outcome;
+import io.dupguard.jdbc.TestDatabases.Db;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Claim, the caller's SQL and completion commit or roll back as one transaction. */
+class JdbcTransactionalIdempotencyIT {
+    private HikariDataSource ds;
+    private String scope;
+
+    private JdbcTransactionalIdempotency setUp(Db db) throws SQLException {
+        ds = TestDatabases.pool(db, 20);
+        scope = "tx-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute(
+                    "CREATE TABLE IF NOT EXISTS dupguard_test_orders (order_no VARCHAR(100) NOT NULL, scope VARCHAR(64) NOT NULL)");
+        }
+        return JdbcTransactionalIdempotency.of(TestDatabases.store(ds));
+    }
+
+    @AfterEach
+    void close() {
+        ds.close();
+    }
+
+    private IdempotencyKey key(String k) {
+        return IdempotencyKey.of(scope, k);
+    }
+
+    private int insertOrder(Connection c, String orderNo) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO dupguard_test_orders (order_no, scope) VALUES (?, ?)")) {
+            ps.setString(1, orderNo);
+            ps.setString(2, scope);
+            return ps.executeUpdate();
+        }
+    }
+
+    private int orders(String orderNo) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT COUNT(*) FROM dupguard_test_orders WHERE order_no = ? AND scope = ?")) {
+            ps.setString(1, orderNo);
+            ps.setString(2, scope);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void commitKeepsTheRecordAndTheCallersRow(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+
+        Outcome<Integer> first =
+                tx.executeInTransaction(key("o-1"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "o-1"));
+        Outcome<Integer> again =
+                tx.executeInTransaction(key("o-1"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "o-1"));
+
+        assertThat(first).isEqualTo(Outcome.first(1));
+        assertThat(again).isEqualTo(Outcome.replayed(1));
+        assertThat(orders("o-1")).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void rollbackAfterTheCallersInsertLeavesNothing(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        JdbcIdempotencyStore store = TestDatabases.store(ds);
+
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            tx.execute(c, key("o-2"), Fingerprint.none(), Integer.class, conn -> insertOrder(conn, "o-2"));
+            c.rollback(); // e.g. a later step of the caller's transaction failed
+        }
+
+        assertThat(orders("o-2")).isZero();
+        assertThat(store.find(key("o-2"))).isEmpty();
+        assertThat(tx.executeInTransaction(key("o-2"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "o-2")))
+                .isEqualTo(Outcome.first(1));
+        assertThat(orders("o-2")).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void workFailureRollsBackTheClaimWithEverythingElse(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+
+        assertThatThrownBy(() -> tx.executeInTransaction(key("o-3"), Fingerprint.none(), Integer.class, c -> {
+                    insertOrder(c, "o-3");
+                    throw new IllegalStateException("stock check failed");
+                }))
+                .isInstanceOf(IllegalStateException.class);
+
+        assertThat(orders("o-3")).isZero();
+        assertThat(TestDatabases.store(ds).find(key("o-3"))).isEmpty();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void callersSqlExceptionPropagatesUnwrapped(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+
+        assertThatThrownBy(() -> tx.executeInTransaction(key("o-4"), Fingerprint.none(), Integer.class, c -> {
+                    try (Statement st = c.createStatement()) {
+                        return st.executeUpdate("INSERT INTO no_such_table VALUES (1)");
+                    }
+                }))
+                .isInstanceOf(SQLException.class);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void refusesAnAutocommitConnection(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        try (Connection c = ds.getConnection()) {
+            assertThatThrownBy(() -> tx.execute(c, key("o-5"), Fingerprint.none(), Integer.class, conn -> 1))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("autocommit");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void sixteenConcurrentTransactionsCreateOneOrder(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        int threads = 16;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Outcome<Integer>>> results = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            results.add(pool.submit(() -> {
+                start.await();
+                return tx.executeInTransaction(
+                        key("hot"), Fingerprint.ofString("same"), Integer.class, c -> insertOrder(c, "hot"));
+            }));
+        }
+        start.countDown();
+        int firsts = 0;
+        for (Future<Outcome<Integer>> f : results) {
+            Outcome<Integer> o = f.get(60, TimeUnit.SECONDS);
+            assertThat(o.value()).isEqualTo(1);
+            firsts += o.isReplay() ? 0 : 1;
+        }
+        pool.shutdown();
+        assertThat(firsts).isEqualTo(1);
+        assertThat(orders("hot")).isEqualTo(1);
+    }
+
+    /** MariaDB's default REPEATABLE READ: the re-read must not trust the transaction's old snapshot. */
+    @ParameterizedTest
+    @EnumSource(value = Db.class, names = "MARIADB")
+    void staleSnapshotStillSeesTheCommittedClaim(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        try (Connection late = ds.getConnection()) {
+            late.setAutoCommit(false);
+            late.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try (Statement st = late.createStatement()) {
+                st.executeQuery("SELECT COUNT(*) FROM dupguard_idempotency").close(); // snapshot taken here
+            }
+            // Another machine claims, works and commits after the snapshot was taken.
+            tx.executeInTransaction(key("snap"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "snap"));
+
+            Outcome<Integer> o =
+                    tx.execute(late, key("snap"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "snap"));
+            late.commit();
+
+            assertThat(o).isEqualTo(Outcome.replayed(1));
+        }
+        assertThat(orders("snap")).isEqualTo(1);
+    }
+
+    /**
+     * PostgreSQL under REPEATABLE READ refuses the claim with a serialization failure (SQLState
+     * 40001) instead of letting the stale snapshot decide; the caller retries the transaction.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Db.class, names = "POSTGRESQL")
+    void staleSnapshotOnPostgresFailsWithASerializationErrorAndNoDuplicate(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        try (Connection late = ds.getConnection()) {
+            late.setAutoCommit(false);
+            late.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try (Statement st = late.createStatement()) {
+                st.executeQuery("SELECT COUNT(*) FROM dupguard_idempotency").close();
+            }
+            tx.executeInTransaction(key("snap"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "snap"));
+
+            assertThatThrownBy(() -> tx.execute(
+                            late, key("snap"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "snap")))
+                    .isInstanceOf(io.dupguard.StoreUnavailableException.class)
+                    .hasMessageContaining("40001");
+            late.rollback();
+        }
+        assertThat(orders("snap")).isEqualTo(1);
+    }
+}

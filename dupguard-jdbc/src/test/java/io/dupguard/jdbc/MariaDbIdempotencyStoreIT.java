@@ -1,0 +1,7 @@
+package io.dupguard.jdbc;
+
+class MariaDbIdempotencyStoreIT extends AbstractJdbcIdempotencyStoreIT {
+    MariaDbIdempotencyStoreIT() {
+        super(TestDatabases.Db.MARIADB);
+    }
+}

@@ -1,0 +1,7 @@
+package io.dupguard.jdbc;
+
+class PostgresIdempotencyStoreIT extends AbstractJdbcIdempotencyStoreIT {
+    PostgresIdempotencyStoreIT() {
+        super(TestDatabases.Db.POSTGRESQL);
+    }
+}

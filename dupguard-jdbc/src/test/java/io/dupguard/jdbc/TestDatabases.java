@@ -1,0 +1,59 @@
+package io.dupguard.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * Pools on the real test servers (URLs from system properties set by the build; scripts/services
+ * starts the servers). A server that cannot be reached fails the test; nothing is skipped.
+ */
+final class TestDatabases {
+    private static final AtomicInteger H2_COUNTER = new AtomicInteger();
+
+    private TestDatabases() {}
+
+    enum Db {
+        H2,
+        POSTGRESQL,
+        MARIADB
+    }
+
+    static String url(Db db) {
+        return switch (db) {
+            case H2 -> "jdbc:h2:mem:dupguard-test;DB_CLOSE_DELAY=-1";
+            case POSTGRESQL ->
+                System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+            case MARIADB -> System.getProperty("dupguard.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+        };
+    }
+
+    static HikariDataSource pool(Db db, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url(db));
+        config.setMaximumPoolSize(size);
+        config.setPoolName("test-" + db + "-" + H2_COUNTER.incrementAndGet());
+        config.setConnectionTimeout(10_000);
+        return new HikariDataSource(config);
+    }
+
+    /** A pool pointing at a port where nothing listens; creating it succeeds, using it fails fast. */
+    static HikariDataSource unreachable(Db db) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(
+                switch (db) {
+                    case H2 -> "jdbc:h2:tcp://127.0.0.1:1/nowhere";
+                    case POSTGRESQL -> "jdbc:postgresql://127.0.0.1:1/test?user=postgres&connectTimeout=1";
+                    case MARIADB -> "jdbc:mariadb://127.0.0.1:1/test?user=root&connectTimeout=1000";
+                });
+        config.setInitializationFailTimeout(-1);
+        config.setConnectionTimeout(250);
+        config.setMaximumPoolSize(1);
+        return new HikariDataSource(config);
+    }
+
+    static JdbcIdempotencyStore store(DataSource ds) {
+        return JdbcIdempotencyStore.builder(ds).createSchemaIfMissing(true).build();
+    }
+}
