@@ -1,0 +1,155 @@
+package io.dupguard.lock;
+
+import io.dupguard.internal.Checks;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * How to acquire a lock. Immutable; start from {@link #ofDefaults()} or {@link #custom()}. Every
+ * builder method rejects a bad value at once, naming the field.
+ */
+public final class LockOptions {
+    /** Lease of a watchdog-renewed lock; renewed every third of it while the holder lives. */
+    public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
+    /** How long {@link LockProvider#acquire} waits by default. */
+    public static final Duration DEFAULT_WAIT_TIME = Duration.ofSeconds(30);
+    /** First pause between polls of a store that cannot notify waiters. */
+    public static final Duration DEFAULT_RETRY_INTERVAL = Duration.ofMillis(5);
+    /** Largest pause between polls (the pause doubles, with jitter, up to this). */
+    public static final Duration DEFAULT_MAX_RETRY_INTERVAL = Duration.ofMillis(100);
+
+    private static final LockOptions DEFAULTS = new Builder().build();
+
+    private final Duration leaseTime;
+    private final Duration watchdogLease;
+    private final Duration waitTime;
+    private final Duration retryInterval;
+    private final Duration maxRetryInterval;
+    private final String owner;
+
+    private LockOptions(Builder b) {
+        this.leaseTime = b.leaseTime;
+        this.watchdogLease = b.watchdogLease;
+        this.waitTime = b.waitTime;
+        this.retryInterval = b.retryInterval;
+        this.maxRetryInterval = b.maxRetryInterval;
+        this.owner = b.owner;
+    }
+
+    /** Watchdog lease, 30 s wait for {@code acquire}, thread ownership. */
+    public static LockOptions ofDefaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder custom() {
+        return new Builder();
+    }
+
+    public static Builder from(LockOptions base) {
+        Builder b = new Builder();
+        b.leaseTime = base.leaseTime;
+        b.watchdogLease = base.watchdogLease;
+        b.waitTime = base.waitTime;
+        b.retryInterval = base.retryInterval;
+        b.maxRetryInterval = base.maxRetryInterval;
+        b.owner = base.owner;
+        return b;
+    }
+
+    /** A fixed lease without renewal, if one was given; empty means watchdog renewal. */
+    public Optional<Duration> leaseTime() {
+        return Optional.ofNullable(leaseTime);
+    }
+
+    /** The lease actually requested from the store. */
+    public Duration effectiveLease() {
+        return leaseTime != null ? leaseTime : watchdogLease;
+    }
+
+    /** Whether a watchdog renews the lease while the holder lives. */
+    public boolean watchdog() {
+        return leaseTime == null;
+    }
+
+    public Duration waitTime() {
+        return waitTime;
+    }
+
+    public Duration retryInterval() {
+        return retryInterval;
+    }
+
+    public Duration maxRetryInterval() {
+        return maxRetryInterval;
+    }
+
+    /** The explicit owner id, if any; empty means the current thread owns the lock. */
+    public Optional<String> owner() {
+        return Optional.ofNullable(owner);
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder {
+        private Duration leaseTime;
+        private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
+        private Duration waitTime = DEFAULT_WAIT_TIME;
+        private Duration retryInterval = DEFAULT_RETRY_INTERVAL;
+        private Duration maxRetryInterval = DEFAULT_MAX_RETRY_INTERVAL;
+        private String owner;
+
+        private Builder() {}
+
+        /** A fixed lease without watchdog renewal: the lock frees itself after it (L2). */
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = Checks.positive(leaseTime, "leaseTime");
+            return this;
+        }
+
+        /** Renew the lease while the holder lives instead of a fixed lease (the default). */
+        public Builder watchdog() {
+            this.leaseTime = null;
+            return this;
+        }
+
+        /**
+         * Watchdog renewal with this lease: a crashed holder's lock frees within it, a live holder
+         * renews every third of it (default {@link #DEFAULT_WATCHDOG_LEASE}).
+         */
+        public Builder watchdog(Duration lease) {
+            this.watchdogLease = Checks.positive(lease, "watchdogLease");
+            this.leaseTime = null;
+            return this;
+        }
+
+        /** How long {@link LockProvider#acquire} waits; zero makes it fail at once. */
+        public Builder waitTime(Duration waitTime) {
+            this.waitTime = Checks.notNegative(waitTime, "waitTime");
+            return this;
+        }
+
+        /** First and largest pause between polls (L6); the pause grows with jitter. */
+        public Builder retryInterval(Duration first, Duration max) {
+            Checks.positive(first, "retryInterval");
+            Checks.positive(max, "maxRetryInterval");
+            if (max.compareTo(first) < 0) {
+                throw new IllegalArgumentException("maxRetryInterval must not be less than retryInterval");
+            }
+            this.retryInterval = first;
+            this.maxRetryInterval = max;
+            return this;
+        }
+
+        /**
+         * Owner for reentrancy, instead of the current thread: acquisitions with the same owner id
+         * nest, and the lease may be closed from any thread. 1–128 characters, no control characters.
+         */
+        public Builder owner(String owner) {
+            this.owner = Checks.text(owner, 128, "owner");
+            return this;
+        }
+
+        public LockOptions build() {
+            return new LockOptions(this);
+        }
+    }
+}

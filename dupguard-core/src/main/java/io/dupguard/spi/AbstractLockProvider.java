@@ -1,0 +1,300 @@
+package io.dupguard.spi;
+
+import io.dupguard.internal.Checks;
+import io.dupguard.internal.Watchdog;
+import io.dupguard.lock.Lease;
+import io.dupguard.lock.LockOptions;
+import io.dupguard.lock.LockProvider;
+import io.dupguard.lock.LockUnavailableException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What every store-backed {@link LockProvider} shares; a backend implements the four store
+ * operations and, if it can, {@link #awaitRelease}.
+ *
+ * <p>Acquisition:
+ *
+ * <ol>
+ *   <li>Validate the name and options.
+ *   <li>Same owner already holds the lock in this JVM ⇒ count one more hold (reentrancy, L4); the
+ *       store is not asked.
+ *   <li>Queue on a fair per-name gate in this JVM, so local waiters are served first come, first
+ *       served and only the head of the queue talks to the store (fair hand-off, no herd).
+ *   <li>Ask the store: {@link #tryLock} sets owner token, expiry and the next fencing token in one
+ *       atomic step (L2, L5). Refused ⇒ wait for a release notification or a jittered, growing
+ *       pause (L6), until the wait time ends.
+ *   <li>With a watchdog lease, renew every third of the lease while held.
+ * </ol>
+ *
+ * <p>Release compares the owner token atomically in the store (L3), then opens the gate. Each
+ * acquisition has a unique owner token, so a lease that expired and was taken over can never
+ * release or extend its successor's lock.
+ */
+public abstract class AbstractLockProvider implements LockProvider {
+    /** Longest lock name accepted. */
+    public static final int MAX_NAME_LENGTH = 200;
+
+    private static final String TOKEN_PREFIX = randomPrefix();
+    private static final AtomicLong TOKEN_SEQUENCE = new AtomicLong();
+
+    private final ConcurrentHashMap<String, LocalLock> locals = new ConcurrentHashMap<>();
+
+    /**
+     * Tries once to take the lock for {@code token} with expiry {@code lease}, atomically.
+     *
+     * @return the new fencing token, strictly greater than every earlier one for this name; empty
+     *     if another token holds an unexpired lock
+     */
+    protected abstract OptionalLong tryLock(String name, String token, Duration lease);
+
+    /** Resets the expiry to {@code lease} from now if {@code token} still holds the lock. */
+    protected abstract boolean extend(String name, String token, Duration lease);
+
+    /** Releases the lock if {@code token} still holds it; otherwise does nothing. */
+    protected abstract void unlock(String name, String token);
+
+    /** Whether {@code token} holds an unexpired lock. */
+    protected abstract boolean isHeld(String name, String token);
+
+    /**
+     * Blocks up to {@code nanos} or until the store signals that {@code name} may be free. The
+     * default just parks: backends that can notify (Redis pub/sub, ZooKeeper watches) override it.
+     */
+    protected void awaitRelease(String name, long nanos) throws InterruptedException {
+        TimeUnit.NANOSECONDS.sleep(nanos);
+    }
+
+    /** Whether {@link #awaitRelease} returns early on a release. */
+    protected boolean notifiesReleases() {
+        return false;
+    }
+
+    @Override
+    public final Optional<Lease> tryAcquire(String name, LockOptions options) {
+        return acquire(name, options, false);
+    }
+
+    @Override
+    public final Lease acquire(String name, LockOptions options) {
+        return acquire(name, options, true).orElseThrow(() -> new LockUnavailableException(name, options.waitTime()));
+    }
+
+    private Optional<Lease> acquire(String name, LockOptions options, boolean wait) {
+        Checks.text(name, MAX_NAME_LENGTH, "lock name");
+        String owner = options.owner()
+                .orElseGet(() -> "thread:" + Thread.currentThread().getId());
+        long deadline = System.nanoTime() + (wait ? saturatedNanos(options.waitTime()) : 0);
+
+        LocalLock local = enter(name);
+        boolean handedOver = false;
+        try {
+            synchronized (local) {
+                if (owner.equals(local.owner)) {
+                    local.holds++;
+                    handedOver = true;
+                    return Optional.of(new LeaseView(local));
+                }
+            }
+            if (!(wait ? local.gate.tryAcquire(remaining(deadline), TimeUnit.NANOSECONDS) : local.gate.tryAcquire())) {
+                return Optional.empty();
+            }
+            try {
+                OptionalLong fence = acquireRemote(local, options, wait, deadline);
+                if (fence.isEmpty()) {
+                    return Optional.empty();
+                }
+                synchronized (local) {
+                    local.owner = owner;
+                    local.holds = 1;
+                    local.token = local.pendingToken;
+                    local.fence = fence.getAsLong();
+                    if (options.watchdog()) {
+                        Duration lease = options.effectiveLease();
+                        String token = local.token;
+                        local.renewal =
+                                Watchdog.shared().start(lease.dividedBy(3), () -> extend(name, token, lease), () -> {});
+                    }
+                }
+                handedOver = true;
+                return Optional.of(new LeaseView(local));
+            } finally {
+                if (!handedOver) {
+                    local.gate.release();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } finally {
+            if (!handedOver) {
+                leave(name);
+            }
+        }
+    }
+
+    private OptionalLong acquireRemote(LocalLock local, LockOptions options, boolean wait, long deadline)
+            throws InterruptedException {
+        String name = local.name;
+        String token = TOKEN_PREFIX + TOKEN_SEQUENCE.incrementAndGet();
+        local.pendingToken = token;
+        long pause = options.retryInterval().toNanos();
+        long maxPause = options.maxRetryInterval().toNanos();
+        while (true) {
+            OptionalLong fence = tryLock(name, token, options.effectiveLease());
+            if (fence.isPresent() || !wait) {
+                return fence;
+            }
+            long left = remaining(deadline);
+            if (left <= 0) {
+                return OptionalLong.empty();
+            }
+            // Notifying stores wake us on release; the cap covers locks that expire instead.
+            long jittered = notifiesReleases()
+                    ? maxPause
+                    : pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
+            awaitRelease(name, Math.min(left, jittered));
+            pause = Math.min(pause * 2, maxPause);
+        }
+    }
+
+    private LocalLock enter(String name) {
+        return locals.compute(name, (k, v) -> {
+            LocalLock l = v == null ? new LocalLock(name) : v;
+            l.users++;
+            return l;
+        });
+    }
+
+    private void leave(String name) {
+        locals.computeIfPresent(name, (k, v) -> --v.users == 0 ? null : v);
+    }
+
+    private static long remaining(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    private static long saturatedNanos(Duration d) {
+        return d.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toNanos() : d.toNanos();
+    }
+
+    private static String randomPrefix() {
+        byte[] random = new byte[8];
+        new SecureRandom().nextBytes(random);
+        return HexFormat.of().formatHex(random) + "-";
+    }
+
+    /** This JVM's view of one lock name: queue, holder and hold count. */
+    private static final class LocalLock {
+        final String name;
+        final Semaphore gate = new Semaphore(1, true);
+        int users; // guarded by the map's compute
+        String owner; // guarded by this
+        int holds;
+        String token;
+        volatile String pendingToken;
+        long fence;
+        Watchdog.Renewal renewal;
+
+        LocalLock(String name) {
+            this.name = name;
+        }
+    }
+
+    /** One acquisition (outer or reentrant) of a held lock. */
+    private final class LeaseView implements Lease {
+        private final LocalLock local;
+        private final String token;
+        private final long fence;
+        private boolean closed; // guarded by local
+
+        LeaseView(LocalLock local) {
+            this.local = local;
+            synchronized (local) {
+                this.token = local.token;
+                this.fence = local.fence;
+            }
+        }
+
+        @Override
+        public String name() {
+            return local.name;
+        }
+
+        @Override
+        public long fencingToken() {
+            return fence;
+        }
+
+        @Override
+        public boolean extend(Duration leaseTime) {
+            Checks.positive(leaseTime, "leaseTime");
+            synchronized (local) {
+                if (closed) {
+                    return false;
+                }
+            }
+            return AbstractLockProvider.this.extend(local.name, token, leaseTime);
+        }
+
+        @Override
+        public boolean isHeld() {
+            synchronized (local) {
+                if (closed) {
+                    return false;
+                }
+            }
+            return AbstractLockProvider.this.isHeld(local.name, token);
+        }
+
+        @Override
+        public void close() {
+            Watchdog.Renewal renewal;
+            boolean inner;
+            synchronized (local) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                inner = --local.holds > 0;
+                if (inner) {
+                    renewal = null;
+                } else {
+                    local.owner = null;
+                    renewal = local.renewal;
+                    local.renewal = null;
+                }
+            }
+            if (inner) {
+                leave(local.name); // an inner hold of a reentrant lock: the outer one still holds it
+                return;
+            }
+            if (renewal != null) {
+                renewal.stop();
+            }
+            try {
+                unlock(local.name, token);
+            } catch (RuntimeException e) {
+                // The lease expires on its own; the caller's work already finished.
+                org.slf4j.LoggerFactory.getLogger(AbstractLockProvider.class)
+                        .warn("could not release lock '{}'; it will expire", local.name, e);
+            } finally {
+                local.gate.release();
+                leave(local.name);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Lease[" + local.name + ", fence=" + fence + "]";
+        }
+    }
+}

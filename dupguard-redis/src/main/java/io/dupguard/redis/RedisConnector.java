@@ -1,0 +1,146 @@
+package io.dupguard.redis;
+
+import io.dupguard.StoreUnavailableException;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * One shared Lettuce connection to standalone (or Sentinel-managed) Redis or to a Redis Cluster,
+ * opened lazily on first use, plus script execution. Shared by the Redis backends of this module.
+ *
+ * <p>Why lazy: a service must be able to build its stores while Redis is still down; the outage
+ * then shows as {@link StoreUnavailableException} on the first call instead of a failed startup.
+ * Why one connection: Lettuce connections are thread-safe and multiplex commands, so one per
+ * process is enough (and what Lettuce recommends for non-blocking commands).
+ *
+ * <p>Both {@code RedisCommands} and {@code RedisAdvancedClusterCommands} extend {@link
+ * RedisClusterCommands}, so the callers see one command interface whatever the topology. Keys are
+ * UTF-8 strings, values raw bytes.
+ *
+ * <p>Every Lettuce failure (connect, timeout, server error) becomes a {@link
+ * StoreUnavailableException}; a NOSCRIPT answer to {@code EVALSHA} is retried once with {@code EVAL},
+ * which also puts the script back into the server's cache. Thread-safe.
+ */
+final class RedisConnector implements AutoCloseable {
+    static final String STORE = "redis";
+    static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+
+    /** An open connection and its sync commands (the same object for both topologies' callers). */
+    private record Open(StatefulConnection<String, byte[]> connection, RedisClusterCommands<String, byte[]> commands) {}
+
+    private final Supplier<Open> opener;
+    private final Object lock = new Object();
+    private volatile Open open;
+    // Guarded by lock. Threads that queued behind a failed connect attempt get its failure instead
+    // of each waiting a full connect timeout again.
+    private volatile long failedAttempts;
+    private RedisException lastFailure;
+    private boolean closed;
+
+    private RedisConnector(Supplier<Open> opener) {
+        this.opener = opener;
+    }
+
+    /** Standalone or Sentinel: {@code uri} may be null to use the client's default URI. */
+    static RedisConnector standalone(RedisClient client, RedisURI uri) {
+        Objects.requireNonNull(client, "client");
+        return new RedisConnector(() -> {
+            StatefulRedisConnection<String, byte[]> c =
+                    uri == null ? client.connect(CODEC) : client.connect(CODEC, uri);
+            return new Open(c, c.sync());
+        });
+    }
+
+    /** Redis Cluster, from the client's seed URIs. */
+    static RedisConnector cluster(RedisClusterClient client) {
+        Objects.requireNonNull(client, "client");
+        return new RedisConnector(() -> {
+            StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
+            return new Open(c, c.sync());
+        });
+    }
+
+    /**
+     * Runs {@code script} on the node owning {@code key} ({@code EVALSHA}, then {@code EVAL} on
+     * NOSCRIPT). Every script touches exactly one key, so it runs on Redis Cluster as is.
+     */
+    <T> T eval(RedisScript script, ScriptOutputType type, String key, byte[]... args) {
+        String[] keys = {key};
+        return call(script.name(), c -> {
+            try {
+                return c.evalsha(script.sha1(), type, keys, args);
+            } catch (RedisNoScriptException e) {
+                // Server restarted, failed over or ran SCRIPT FLUSH: EVAL runs and re-caches it.
+                return c.eval(script.source(), type, keys, args);
+            }
+        });
+    }
+
+    /** Runs {@code op} on the shared connection; {@code what} names it in the error message. */
+    <T> T call(String what, Function<RedisClusterCommands<String, byte[]>, T> op) {
+        RedisClusterCommands<String, byte[]> commands = commands();
+        try {
+            return op.apply(commands);
+        } catch (RedisException e) {
+            throw new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private RedisClusterCommands<String, byte[]> commands() {
+        Open current = open;
+        if (current != null) {
+            return current.commands();
+        }
+        long failuresSeen = failedAttempts;
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("the Redis store was closed");
+            }
+            if (open == null) {
+                if (failedAttempts != failuresSeen) {
+                    throw cannotConnect(lastFailure);
+                }
+                try {
+                    open = opener.get();
+                } catch (RedisException e) {
+                    lastFailure = e;
+                    failedAttempts++;
+                    throw cannotConnect(e);
+                }
+            }
+            return open.commands();
+        }
+    }
+
+    private static StoreUnavailableException cannotConnect(RedisException cause) {
+        return new StoreUnavailableException(STORE, "cannot connect: " + cause.getMessage(), cause);
+    }
+
+    /** Closes the connection if one was opened (never the client, which the caller owns). */
+    @Override
+    public void close() {
+        Open toClose;
+        synchronized (lock) {
+            closed = true;
+            toClose = open;
+            open = null;
+        }
+        if (toClose != null) {
+            toClose.connection().close();
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.dupguard.redis;
+
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.test.AbstractIdempotencyStoreContractTest;
+import io.lettuce.core.cluster.RedisClusterClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The idempotency store contract on a real 3-master Redis Cluster. */
+class RedisClusterIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
+    private static RedisClusterClient client;
+    private static RedisClusterClient otherMachine;
+    private static RedisClusterClient dead;
+    private static RedisIdempotencyStore store;
+    private static RedisIdempotencyStore otherStore;
+    private static RedisIdempotencyStore deadStore;
+
+    @BeforeAll
+    static void connect() {
+        client = RedisFixtures.clusterClient();
+        otherMachine = RedisFixtures.clusterClient();
+        dead = RedisFixtures.deadClusterClient();
+        store = RedisIdempotencyStore.create(client);
+        otherStore = RedisIdempotencyStore.create(otherMachine);
+        deadStore = RedisIdempotencyStore.create(dead);
+    }
+
+    @AfterAll
+    static void shutdown() {
+        store.close();
+        otherStore.close();
+        deadStore.close();
+        client.shutdown();
+        otherMachine.shutdown();
+        dead.shutdown();
+    }
+
+    @Override
+    protected IdempotencyStore store() {
+        return store;
+    }
+
+    @Override
+    protected IdempotencyStore otherMachineStore() {
+        return otherStore;
+    }
+
+    @Override
+    protected IdempotencyStore unreachableStore() {
+        return deadStore;
+    }
+}

@@ -1,0 +1,53 @@
+package io.dupguard.redis;
+
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.test.AbstractIdempotencyStoreContractTest;
+import io.lettuce.core.RedisClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The idempotency store contract on a real standalone Redis. */
+class RedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
+    private static RedisClient client;
+    private static RedisClient otherMachine;
+    private static RedisClient dead;
+    private static RedisIdempotencyStore store;
+    private static RedisIdempotencyStore otherStore;
+    private static RedisIdempotencyStore deadStore;
+
+    @BeforeAll
+    static void connect() {
+        client = RedisFixtures.standaloneClient();
+        // A second client, so the "other machine" has its own connection and event loops.
+        otherMachine = RedisFixtures.standaloneClient();
+        dead = RedisFixtures.deadStandaloneClient();
+        store = RedisIdempotencyStore.create(client);
+        otherStore = RedisIdempotencyStore.create(otherMachine);
+        deadStore = RedisIdempotencyStore.create(dead);
+    }
+
+    @AfterAll
+    static void shutdown() {
+        store.close();
+        otherStore.close();
+        deadStore.close();
+        client.shutdown();
+        otherMachine.shutdown();
+        dead.shutdown();
+    }
+
+    @Override
+    protected IdempotencyStore store() {
+        return store;
+    }
+
+    @Override
+    protected IdempotencyStore otherMachineStore() {
+        return otherStore;
+    }
+
+    @Override
+    protected IdempotencyStore unreachableStore() {
+        return deadStore;
+    }
+}

@@ -1,0 +1,300 @@
+package io.dupguard.test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.dupguard.InvalidKeyException;
+import io.dupguard.lock.Lease;
+import io.dupguard.lock.LockOptions;
+import io.dupguard.lock.LockProvider;
+import io.dupguard.lock.LockUnavailableException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Behaviour every {@link LockProvider} must show against its real server (SPEC L1–L5). "Machines"
+ * are provider instances on separate connections. Waits use latches and Awaitility.
+ */
+public abstract class AbstractLockProviderContractTest {
+    protected static final Duration SHORT = Duration.ofMillis(400);
+    private static final int THREADS = 16;
+
+    private String prefix;
+    private ExecutorService pool;
+
+    /** Machine 0; further machines come from {@link #machine(int)}. */
+    protected abstract LockProvider provider();
+
+    /** Provider {@code i} (1 or 2) on its own connection, standing in for another machine. */
+    protected abstract LockProvider machine(int i);
+
+    /** Acquisitions per thread in the mutual-exclusion test (16 threads). */
+    protected int acquisitionsPerThread() {
+        return 150;
+    }
+
+    @BeforeEach
+    void setUpLocks() {
+        prefix = "lt-" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "-";
+        pool = Executors.newFixedThreadPool(THREADS);
+    }
+
+    @AfterEach
+    void tearDownLocks() {
+        pool.shutdownNow();
+    }
+
+    protected String name(String n) {
+        return prefix + n;
+    }
+
+    private static LockOptions fixed(Duration lease) {
+        return LockOptions.custom().leaseTime(lease).build();
+    }
+
+    private static LockOptions waiting(Duration wait) {
+        return LockOptions.custom().waitTime(wait).build();
+    }
+
+    @Test
+    public void sixteenThreadsOnThreeMachinesNeverOverlap() throws Exception {
+        LockProvider[] machines = {provider(), machine(1), machine(2)};
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicLong lastFence = new AtomicLong();
+        AtomicInteger nonIncreasing = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> done = new ArrayList<>();
+        int perThread = acquisitionsPerThread();
+        for (int t = 0; t < THREADS; t++) {
+            LockProvider locks = machines[t % 3];
+            done.add(pool.submit(() -> {
+                start.await();
+                for (int i = 0; i < perThread; i++) {
+                    try (Lease lease = locks.acquire(name("hot"), waiting(Duration.ofSeconds(60)))) {
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        if (lease.fencingToken() <= lastFence.get()) {
+                            nonIncreasing.incrementAndGet();
+                        }
+                        lastFence.set(lease.fencingToken());
+                        inside.decrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : done) {
+            f.get(300, TimeUnit.SECONDS);
+        }
+        assertThat(overlaps).hasValue(0);
+        assertThat(nonIncreasing).hasValue(0);
+        assertThat(lastFence.get()).isGreaterThanOrEqualTo((long) THREADS * perThread);
+    }
+
+    @Test
+    public void secondOwnerGetsNothingWhileTheLockIsHeld() {
+        try (Lease held = provider().tryAcquire(name("order-1")).orElseThrow()) {
+            assertThat(machine(1).tryAcquire(name("order-1"))).isEmpty();
+            assertThat(held.isHeld()).isTrue();
+        }
+        try (Lease next = machine(1).tryAcquire(name("order-1")).orElseThrow()) {
+            assertThat(next.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    public void crashedHoldersLockFreesAtExpiry() {
+        Lease abandoned = provider().tryAcquire(name("crash"), fixed(SHORT)).orElseThrow();
+
+        try (Lease next = machine(1).acquire(name("crash"), waiting(Duration.ofSeconds(20)))) {
+            assertThat(next.fencingToken()).isGreaterThan(abandoned.fencingToken());
+            assertThat(abandoned.isHeld()).isFalse();
+        }
+    }
+
+    @Test
+    public void closeAfterExpiryDoesNotReleaseTheNewHolder() {
+        Lease stale = provider().tryAcquire(name("expired"), fixed(SHORT)).orElseThrow();
+        try (Lease current = machine(1).acquire(name("expired"), waiting(Duration.ofSeconds(20)))) {
+            stale.close();
+
+            assertThat(current.isHeld()).isTrue();
+            assertThat(machine(2).tryAcquire(name("expired"))).isEmpty();
+            assertThat(stale.extend(Duration.ofSeconds(10))).isFalse();
+        }
+    }
+
+    @Test
+    public void sameThreadReentersWithTheSameFence() {
+        LockProvider locks = provider();
+        try (Lease outer = locks.tryAcquire(name("re")).orElseThrow()) {
+            try (Lease inner = locks.tryAcquire(name("re")).orElseThrow()) {
+                assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+            }
+            assertThat(outer.isHeld()).isTrue();
+            assertThat(machine(1).tryAcquire(name("re"))).isEmpty();
+        }
+        assertThat(machine(1).tryAcquire(name("re"))).hasValueSatisfying(Lease::close);
+    }
+
+    @Test
+    public void explicitOwnerReentersFromAnotherThreadAndOtherThreadsWait() throws Exception {
+        LockProvider locks = provider();
+        LockOptions job =
+                LockOptions.custom().owner("job-42").waitTime(Duration.ZERO).build();
+        Lease outer = locks.acquire(name("async"), job);
+
+        Lease inner = pool.submit(() -> locks.acquire(name("async"), job)).get(10, TimeUnit.SECONDS);
+        Optional<Lease> stranger =
+                pool.submit(() -> locks.tryAcquire(name("async"))).get(10, TimeUnit.SECONDS);
+
+        assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+        assertThat(stranger).isEmpty();
+        pool.submit(inner::close).get(10, TimeUnit.SECONDS);
+        assertThat(outer.isHeld()).isTrue();
+        pool.submit(outer::close).get(10, TimeUnit.SECONDS);
+        assertThat(machine(1).tryAcquire(name("async"))).hasValueSatisfying(Lease::close);
+    }
+
+    @Test
+    public void fencingTokensStrictlyIncreaseAcrossHolders() {
+        LockProvider[] machines = {provider(), machine(1), machine(2)};
+        long previous = 0;
+        for (int i = 0; i < 9; i++) {
+            try (Lease lease = machines[i % 3].tryAcquire(name("fence")).orElseThrow()) {
+                assertThat(lease.fencingToken()).isGreaterThan(previous);
+                previous = lease.fencingToken();
+            }
+        }
+    }
+
+    @Test
+    public void pausedHoldersFencedWriteIsRejected() {
+        FencedRegister account = new FencedRegister();
+        Lease paused = provider().tryAcquire(name("gc"), fixed(SHORT)).orElseThrow();
+        // The holder stalls past its lease (a GC pause); another machine takes over and writes.
+        try (Lease successor = machine(1).acquire(name("gc"), waiting(Duration.ofSeconds(20)))) {
+            assertThat(account.write(successor.fencingToken(), "credit by successor"))
+                    .isTrue();
+        }
+        // The stalled holder wakes up and writes with its old token: refused.
+        assertThat(account.write(paused.fencingToken(), "stale credit")).isFalse();
+        assertThat(account.value()).isEqualTo("credit by successor");
+        paused.close();
+    }
+
+    @Test
+    public void watchdogKeepsALongHoldersLock() {
+        LockOptions renewed = LockOptions.custom().watchdog(SHORT).build();
+        try (Lease lease = provider().tryAcquire(name("long"), renewed).orElseThrow()) {
+            await().during(SHORT.multipliedBy(4))
+                    .atMost(SHORT.multipliedBy(20))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> stillRefused(machine(1), name("long")));
+            assertThat(lease.isHeld()).isTrue();
+        }
+    }
+
+    private static boolean stillRefused(LockProvider locks, String name) {
+        Optional<Lease> got = locks.tryAcquire(name);
+        got.ifPresent(Lease::close);
+        return got.isEmpty();
+    }
+
+    @Test
+    public void acquireWaitsTheWaitTimeThenFails() {
+        Duration wait = Duration.ofMillis(500);
+        try (Lease held = provider().tryAcquire(name("busy")).orElseThrow()) {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> machine(1).acquire(name("busy"), waiting(wait)))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining(name("busy"));
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(waited).isBetween(wait, wait.plusSeconds(3));
+            assertThat(held.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    public void waiterGetsTheLockWhenItIsReleased() throws Exception {
+        Lease held = provider().tryAcquire(name("handoff")).orElseThrow();
+        CountDownLatch waiting = new CountDownLatch(1);
+        Future<Long> waiter = pool.submit(() -> {
+            waiting.countDown();
+            try (Lease l = machine(1).acquire(name("handoff"), waiting(Duration.ofSeconds(20)))) {
+                return l.fencingToken();
+            }
+        });
+        waiting.await();
+        long first = held.fencingToken();
+        held.close();
+
+        assertThat(waiter.get(20, TimeUnit.SECONDS)).isGreaterThan(first);
+    }
+
+    @Test
+    public void extendKeepsAFixedLeaseAlive() {
+        try (Lease lease = provider().tryAcquire(name("extend"), fixed(SHORT)).orElseThrow()) {
+            assertThat(lease.extend(Duration.ofSeconds(30))).isTrue();
+            await().during(SHORT.multipliedBy(2))
+                    .atMost(SHORT.multipliedBy(10))
+                    .until(() -> stillRefused(machine(1), name("extend")));
+        }
+    }
+
+    @Test
+    public void rejectsBadNames() {
+        for (String bad : new String[] {"", "  ", "a\nb", "x".repeat(201)}) {
+            assertThatThrownBy(() -> provider().tryAcquire(bad)).isInstanceOf(InvalidKeyException.class);
+        }
+        assertThatThrownBy(() -> provider().tryAcquire(null)).isInstanceOf(InvalidKeyException.class);
+    }
+
+    @Test
+    public void rejectsZeroAndNegativeDurations() {
+        assertThatThrownBy(() -> LockOptions.custom().leaseTime(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("leaseTime");
+        assertThatThrownBy(() -> LockOptions.custom().leaseTime(Duration.ofSeconds(-1)))
+                .hasMessageContaining("leaseTime");
+        assertThatThrownBy(() -> LockOptions.custom().waitTime(Duration.ofMillis(-1)))
+                .hasMessageContaining("waitTime");
+        assertThatThrownBy(() -> LockOptions.custom().watchdog(Duration.ZERO)).hasMessageContaining("watchdogLease");
+    }
+
+    /** A resource that refuses writes carrying a fencing token lower than one it has seen (L5). */
+    protected static final class FencedRegister {
+        private long highest;
+        private String value;
+
+        public synchronized boolean write(long fence, String newValue) {
+            if (fence < highest) {
+                return false;
+            }
+            highest = fence;
+            value = newValue;
+            return true;
+        }
+
+        public synchronized String value() {
+            return value;
+        }
+    }
+}
