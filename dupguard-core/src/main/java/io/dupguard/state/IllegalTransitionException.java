@@ -1,0 +1,12 @@
+package io.dupguard.state;
+
+import io.dupguard.DupguardException;
+
+/** A transition that the {@link StateMachine} does not declare; refused before any store is touched. */
+public class IllegalTransitionException extends DupguardException {
+    private static final long serialVersionUID = 1L;
+
+    public IllegalTransitionException(Enum<?> from, Enum<?> to) {
+        super("transition " + from + " -> " + to + " is not declared");
+    }
+}

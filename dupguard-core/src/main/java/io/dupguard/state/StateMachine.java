@@ -1,0 +1,107 @@
+package io.dupguard.state;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Declared transitions and terminal states of an entity's status (SPEC O3): an order goes READY →
+ * PAYING → SUCCESS | FAIL and never back. Stores apply a transition with a guarded update ({@code
+ * … WHERE id = ? AND status = ?}), so of many concurrent duplicates exactly one applies it.
+ *
+ * <pre>{@code
+ * StateMachine<OrderStatus> orders = StateMachine.builder(OrderStatus.class)
+ *         .transition(READY, PAYING)
+ *         .transition(PAYING, SUCCESS, FAIL)
+ *         .build();
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class StateMachine<S extends Enum<S>> {
+    private final Class<S> type;
+    private final Map<S, Set<S>> transitions;
+
+    private StateMachine(Class<S> type, Map<S, Set<S>> transitions) {
+        this.type = type;
+        this.transitions = transitions;
+    }
+
+    public static <S extends Enum<S>> Builder<S> builder(Class<S> type) {
+        return new Builder<>(type);
+    }
+
+    public Class<S> type() {
+        return type;
+    }
+
+    /** Whether {@code from → to} is declared. */
+    public boolean allows(S from, S to) {
+        return transitions.getOrDefault(from, Set.of()).contains(to);
+    }
+
+    /** States without outgoing transitions. */
+    public Set<S> terminalStates() {
+        EnumSet<S> terminal = EnumSet.noneOf(type);
+        for (S s : type.getEnumConstants()) {
+            if (transitions.getOrDefault(s, Set.of()).isEmpty()) {
+                terminal.add(s);
+            }
+        }
+        return terminal;
+    }
+
+    /**
+     * @throws IllegalTransitionException if {@code from → to} is not declared
+     */
+    public void check(S from, S to) {
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(to, "to");
+        if (!allows(from, to)) {
+            throw new IllegalTransitionException(from, to);
+        }
+    }
+
+    /** Parses a stored status, naming the type on failure. */
+    public S parse(String stored) {
+        try {
+            return Enum.valueOf(type, stored.trim());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("stored status '" + stored + "' is not a " + type.getSimpleName(), e);
+        }
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder<S extends Enum<S>> {
+        private final Class<S> type;
+        private final EnumMap<S, EnumSet<S>> transitions;
+
+        private Builder(Class<S> type) {
+            this.type = Objects.requireNonNull(type, "type");
+            this.transitions = new EnumMap<>(type);
+        }
+
+        /** Declares {@code from → to} for each target. */
+        @SafeVarargs
+        public final Builder<S> transition(S from, S... to) {
+            Objects.requireNonNull(from, "from");
+            EnumSet<S> targets = transitions.computeIfAbsent(from, k -> EnumSet.noneOf(type));
+            for (S t : to) {
+                if (Objects.requireNonNull(t, "to") == from) {
+                    throw new IllegalArgumentException("a transition must change the state: " + from + " -> " + t);
+                }
+                targets.add(t);
+            }
+            return this;
+        }
+
+        public StateMachine<S> build() {
+            EnumMap<S, Set<S>> copy = new EnumMap<>(type);
+            transitions.forEach((k, v) -> copy.put(k, Collections.unmodifiableSet(EnumSet.copyOf(v))));
+            return new StateMachine<>(type, Collections.unmodifiableMap(copy));
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.dupguard.token;
+
+import io.dupguard.internal.Checks;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * {@link SubmissionTokens} in this JVM's memory. Consume is one atomic {@code remove(key, value)}
+ * on a map keyed by scope and token; expiry follows the given {@link Clock}. Thread-safe.
+ */
+public final class InMemorySubmissionTokens implements SubmissionTokens {
+    private final ConcurrentHashMap<String, Issued> tokens = new ConcurrentHashMap<>();
+    private final Clock clock;
+
+    private record Issued(String subject, long expiresAtMillis) {}
+
+    public InMemorySubmissionTokens() {
+        this(Clock.systemUTC());
+    }
+
+    public InMemorySubmissionTokens(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    @Override
+    public String issue(String scope, String subject, Duration ttl) {
+        Tokens.checkScope(scope);
+        Tokens.checkSubject(subject);
+        long ttlMillis = Checks.millis(Checks.positive(ttl, "ttl"));
+        String token = Tokens.newToken();
+        tokens.put(scope + ':' + token, new Issued(subject, clock.millis() + ttlMillis));
+        return token;
+    }
+
+    @Override
+    public boolean consume(String scope, String subject, String token) {
+        Tokens.checkScope(scope);
+        Tokens.checkSubject(subject);
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        String key = scope + ':' + token;
+        Issued issued = tokens.get(key);
+        if (issued == null || !issued.subject.equals(subject)) {
+            return false;
+        }
+        // remove(key, value): of many concurrent consumers exactly one removes this very entry.
+        boolean removed = tokens.remove(key, issued);
+        return removed && issued.expiresAtMillis > clock.millis();
+    }
+
+    /** Drops expired tokens; returns how many. */
+    public int purgeExpired() {
+        long now = clock.millis();
+        int[] n = {0};
+        tokens.forEach((k, v) -> {
+            if (v.expiresAtMillis <= now && tokens.remove(k, v)) {
+                n[0]++;
+            }
+        });
+        return n[0];
+    }
+}

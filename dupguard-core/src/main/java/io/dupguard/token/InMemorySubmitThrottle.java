@@ -1,0 +1,38 @@
+package io.dupguard.token;
+
+import io.dupguard.internal.Checks;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** {@link SubmitThrottle} in this JVM's memory; one atomic {@code compute} per call. Thread-safe. */
+public final class InMemorySubmitThrottle implements SubmitThrottle {
+    private final ConcurrentHashMap<String, Long> windowEnds = new ConcurrentHashMap<>();
+    private final Clock clock;
+
+    public InMemorySubmitThrottle() {
+        this(Clock.systemUTC());
+    }
+
+    public InMemorySubmitThrottle(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    @Override
+    public boolean tryAcquire(String scope, String subject, Duration window) {
+        Tokens.checkScope(scope);
+        Tokens.checkSubject(subject);
+        long windowMillis = Checks.millis(Checks.positive(window, "window"));
+        long now = clock.millis();
+        boolean[] won = {false};
+        windowEnds.compute(scope + ':' + subject, (k, end) -> {
+            if (end != null && end > now) {
+                return end;
+            }
+            won[0] = true;
+            return now + windowMillis;
+        });
+        return won[0];
+    }
+}

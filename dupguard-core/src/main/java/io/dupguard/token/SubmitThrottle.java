@@ -1,0 +1,18 @@
+package io.dupguard.token;
+
+import java.time.Duration;
+
+/**
+ * At most one submit per subject per window (SPEC T3): the seed's "one order per user every 5
+ * seconds". The first {@link #tryAcquire} in a window wins; the rest of the window is refused. The
+ * window is measured by the store's clock. Thread-safe; a store outage throws {@link
+ * io.dupguard.StoreUnavailableException} — it never reads as "allowed".
+ */
+public interface SubmitThrottle {
+
+    /**
+     * @return true if no acquisition for {@code (scope, subject)} happened within the last {@code
+     *     window}; the window then starts now
+     */
+    boolean tryAcquire(String scope, String subject, Duration window);
+}

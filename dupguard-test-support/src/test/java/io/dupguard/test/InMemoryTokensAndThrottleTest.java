@@ -1,0 +1,30 @@
+package io.dupguard.test;
+
+import io.dupguard.token.InMemorySubmissionTokens;
+import io.dupguard.token.InMemorySubmitThrottle;
+import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.SubmitThrottle;
+import org.junit.jupiter.api.Nested;
+
+class InMemoryTokensAndThrottleTest {
+
+    @Nested
+    class Tokens extends AbstractSubmissionTokensContractTest {
+        private final InMemorySubmissionTokens tokens = new InMemorySubmissionTokens();
+
+        @Override
+        protected SubmissionTokens tokens() {
+            return tokens;
+        }
+    }
+
+    @Nested
+    class Throttle extends AbstractSubmitThrottleContractTest {
+        private final InMemorySubmitThrottle throttle = new InMemorySubmitThrottle();
+
+        @Override
+        protected SubmitThrottle throttle() {
+            return throttle;
+        }
+    }
+}
