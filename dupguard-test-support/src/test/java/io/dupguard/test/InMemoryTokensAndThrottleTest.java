@@ -1,7 +1,9 @@
 package io.dupguard.test;
 
+import io.dupguard.token.InMemoryPreparedSubmissions;
 import io.dupguard.token.InMemorySubmissionTokens;
 import io.dupguard.token.InMemorySubmitThrottle;
+import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
 import org.junit.jupiter.api.Nested;
@@ -25,6 +27,16 @@ class InMemoryTokensAndThrottleTest {
         @Override
         protected SubmitThrottle throttle() {
             return throttle;
+        }
+    }
+
+    @Nested
+    class Prepared extends AbstractPreparedSubmissionsContractTest {
+        private final InMemoryPreparedSubmissions prepared = new InMemoryPreparedSubmissions();
+
+        @Override
+        protected PreparedSubmissions submissions() {
+            return prepared;
         }
     }
 }

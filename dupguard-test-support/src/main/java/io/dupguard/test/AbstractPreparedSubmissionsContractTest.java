@@ -1,0 +1,103 @@
+package io.dupguard.test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dupguard.idempotency.Outcome;
+import io.dupguard.token.PreparedSubmissions;
+import io.dupguard.token.UnknownSubmissionException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Behaviour every {@link PreparedSubmissions} backend must show (SPEC T2). */
+public abstract class AbstractPreparedSubmissionsContractTest {
+    private static final int THREADS = 32;
+    private ExecutorService pool;
+
+    protected abstract PreparedSubmissions submissions();
+
+    protected PreparedSubmissions otherMachine() {
+        return submissions();
+    }
+
+    @BeforeEach
+    void setUpPrepared() {
+        pool = Executors.newFixedThreadPool(THREADS);
+    }
+
+    @AfterEach
+    void tearDownPrepared() {
+        pool.shutdownNow();
+    }
+
+    @Test
+    public void firstCommitBindsAndRepeatsGetTheBoundId() {
+        String preId = submissions().prepare("author-1");
+        AtomicInteger posts = new AtomicInteger();
+
+        Outcome<String> first = submissions().commit("author-1", preId, () -> "post-" + posts.incrementAndGet());
+        Outcome<String> again = otherMachine().commit("author-1", preId, () -> "post-" + posts.incrementAndGet());
+
+        assertThat(first).isEqualTo(Outcome.first("post-1"));
+        assertThat(again).isEqualTo(Outcome.replayed("post-1"));
+        assertThat(posts).hasValue(1);
+    }
+
+    @Test
+    public void thirtyTwoConcurrentCommitsCreateOneBusinessRow() throws Exception {
+        String preId = submissions().prepare("author-2");
+        AtomicInteger posts = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Outcome<String>>> results = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            PreparedSubmissions s = i % 2 == 0 ? submissions() : otherMachine();
+            results.add(pool.submit(() -> {
+                start.await();
+                return s.commit("author-2", preId, () -> "post-" + posts.incrementAndGet());
+            }));
+        }
+        start.countDown();
+        int firsts = 0;
+        for (Future<Outcome<String>> f : results) {
+            Outcome<String> o = f.get(60, TimeUnit.SECONDS);
+            assertThat(o.value()).isEqualTo("post-1");
+            firsts += o.isReplay() ? 0 : 1;
+        }
+        assertThat(firsts).isEqualTo(1);
+        assertThat(posts).hasValue(1);
+    }
+
+    @Test
+    public void failedWorkLeavesThePreIdUnboundForARetry() {
+        String preId = submissions().prepare("author-3");
+        assertThatThrownBy(() -> submissions().commit("author-3", preId, () -> {
+                    throw new IllegalStateException("db hiccup");
+                }))
+                .isInstanceOf(IllegalStateException.class);
+
+        assertThat(submissions().commit("author-3", preId, () -> "post-9")).isEqualTo(Outcome.first("post-9"));
+    }
+
+    @Test
+    public void unknownOrForeignPreIdIsAClearError() {
+        String preId = submissions().prepare("alice");
+
+        assertThatThrownBy(() -> submissions().commit("mallory", preId, () -> "x"))
+                .isInstanceOf(UnknownSubmissionException.class);
+        assertThatThrownBy(() -> submissions().commit("alice", "no-such-id", () -> "x"))
+                .isInstanceOf(UnknownSubmissionException.class);
+        assertThatThrownBy(() -> submissions().commit("alice", io.dupguard.token.Tokens.newToken(), () -> "x"))
+                .isInstanceOf(UnknownSubmissionException.class)
+                .hasMessageContaining("open the form again");
+        assertThat(submissions().commit("alice", preId, () -> "mine")).isEqualTo(Outcome.first("mine"));
+    }
+}
