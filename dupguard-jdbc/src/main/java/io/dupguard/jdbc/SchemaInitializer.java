@@ -10,7 +10,11 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Runs a shipped DDL file once per store, with the default table name replaced. */
+/**
+ * Runs the statements of a shipped DDL file that concern one table, once per store, with the
+ * default table name replaced. The files hold the tables of several stores (idempotency records,
+ * locks); each store creates only its own.
+ */
 final class SchemaInitializer {
     private final String defaultTable;
     private final String table;
@@ -29,12 +33,36 @@ final class SchemaInitializer {
             if (done) {
                 return;
             }
-            try (Statement st = c.createStatement()) {
-                for (String ddl : statements(dialect)) {
-                    st.execute(ddl.replace(defaultTable, table));
+            try {
+                run(c, dialect);
+            } catch (SQLException first) {
+                // PostgreSQL's CREATE ... IF NOT EXISTS can still fail when another process creates
+                // the same table at the same moment (a unique violation in pg_type, or "type
+                // already exists"). The statements are idempotent: a second run finds the objects
+                // in place, or fails again for a real reason (permissions), which then surfaces.
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+                try {
+                    run(c, dialect);
+                } catch (SQLException second) {
+                    second.addSuppressed(first);
+                    throw second;
                 }
             }
             done = true;
+        }
+    }
+
+    private void run(Connection c, SqlDialect dialect) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            for (String ddl : statements(dialect)) {
+                // Default names are chosen so that none contains another (dupguard_locks,
+                // dupguard_idempotency): a statement naming ours belongs to our table.
+                if (ddl.contains(defaultTable)) {
+                    st.execute(ddl.replace(defaultTable, table));
+                }
+            }
         }
     }
 

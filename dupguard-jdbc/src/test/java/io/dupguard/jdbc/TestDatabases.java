@@ -56,4 +56,8 @@ final class TestDatabases {
     static JdbcIdempotencyStore store(DataSource ds) {
         return JdbcIdempotencyStore.builder(ds).createSchemaIfMissing(true).build();
     }
+
+    static JdbcLockProvider locks(DataSource ds) {
+        return JdbcLockProvider.builder(ds).createSchemaIfMissing(true).build();
+    }
 }

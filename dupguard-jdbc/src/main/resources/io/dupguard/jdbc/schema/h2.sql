@@ -12,3 +12,14 @@ CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     PRIMARY KEY (scope, idem_key)
 );
 CREATE INDEX IF NOT EXISTS dupguard_idempotency_expires_at ON dupguard_idempotency (expires_at);
+
+-- Lock table of JdbcLockProvider. One row per lock name, never deleted: release clears the owner,
+-- so the fence counter keeps increasing across holders and restarts (SPEC L5).
+CREATE TABLE IF NOT EXISTS dupguard_locks (
+    name        VARCHAR(200) NOT NULL,
+    owner       VARCHAR(64),
+    fence       BIGINT       NOT NULL,
+    lease_until TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    locked_at   TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (name)
+);

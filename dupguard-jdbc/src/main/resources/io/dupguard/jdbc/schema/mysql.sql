@@ -14,3 +14,15 @@ CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     PRIMARY KEY (scope, idem_key),
     KEY dupguard_idempotency_expires_at (expires_at)
 ) ENGINE = InnoDB;
+
+-- Lock table of JdbcLockProvider. One row per lock name, never deleted: release clears the owner,
+-- so the fence counter keeps increasing across holders and restarts (SPEC L5). The name is
+-- VARBINARY (its UTF-8 bytes, at most 200 characters) for the same byte-exact comparison as idem_key.
+CREATE TABLE IF NOT EXISTS dupguard_locks (
+    name        VARBINARY(800) NOT NULL,
+    owner       VARCHAR(64)    CHARACTER SET ascii COLLATE ascii_bin NULL,
+    fence       BIGINT         NOT NULL,
+    lease_until DATETIME(6)    NOT NULL,
+    locked_at   DATETIME(6)    NOT NULL,
+    PRIMARY KEY (name)
+) ENGINE = InnoDB;

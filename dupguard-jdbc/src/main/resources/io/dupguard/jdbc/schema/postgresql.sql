@@ -13,3 +13,15 @@ CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     PRIMARY KEY (scope, idem_key)
 );
 CREATE INDEX IF NOT EXISTS dupguard_idempotency_expires_at ON dupguard_idempotency (expires_at);
+
+-- Lock table of JdbcLockProvider. One row per lock name, never deleted: release clears the owner,
+-- so the fence counter keeps increasing across holders and restarts (SPEC L5). Every acquire and
+-- release rewrites the row; free space on each page keeps those updates HOT (no index writes).
+CREATE TABLE IF NOT EXISTS dupguard_locks (
+    name        VARCHAR(200) COLLATE "C" NOT NULL,
+    owner       VARCHAR(64),
+    fence       BIGINT       NOT NULL,
+    lease_until TIMESTAMPTZ  NOT NULL,
+    locked_at   TIMESTAMPTZ  NOT NULL,
+    PRIMARY KEY (name)
+) WITH (fillfactor = 70);

@@ -1,0 +1,207 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.StoreUnavailableException;
+import io.dupguard.lock.LockProvider;
+import io.dupguard.spi.AbstractLockProvider;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalLong;
+import javax.sql.DataSource;
+
+/**
+ * {@link LockProvider} on a SQL table (H2, PostgreSQL, MySQL/MariaDB): one row per lock name with
+ * the owner token, {@code lease_until} in <b>database</b> time and a {@code fence} counter (SPEC L2,
+ * L3, L5, L7). It fixes the seed's {@code myLock} table: locks expire, only the owner releases, and
+ * acquisition is reentrant per owner ({@link AbstractLockProvider}).
+ *
+ * <p>Acquire, on one connection from the pool per attempt, in autocommit:
+ *
+ * <ol>
+ *   <li>Insert the row with fence 1 if the name was never locked, or else take it over if it is
+ *       free or expired — guarded by {@code owner IS NULL OR lease_until <= now} — setting owner,
+ *       lease and {@code fence = fence + 1}; the new fence comes back from the same statement. One
+ *       statement on PostgreSQL ({@code INSERT … ON CONFLICT DO UPDATE … WHERE free RETURNING
+ *       fence}) and MySQL/MariaDB ({@code INSERT … ON DUPLICATE KEY UPDATE} with conditional
+ *       assignments, the fence reported through {@code LAST_INSERT_ID(fence + 1)}). On H2 an update
+ *       ({@code SELECT fence FROM FINAL TABLE (UPDATE …)}) and, if it took no row, an insert where
+ *       only a unique violation means "held".
+ *   <li>A row came back ⇒ acquired with that fence; none ⇒ held by another owner with an unexpired
+ *       lease.
+ *   <li>Held ⇒ {@link AbstractLockProvider} polls again with jittered, growing pauses until the
+ *       wait time ends; SQL has no release notifications.
+ * </ol>
+ *
+ * <p>Extend, release and "is held" are single statements guarded by {@code name = ? AND owner = ?}.
+ * Release clears the owner instead of deleting the row, so the fence keeps increasing across
+ * holders and restarts; the table holds one small row per distinct name ever locked.
+ *
+ * <p>Every {@link SQLException} surfaces as {@link StoreUnavailableException} — never as "free" or
+ * "taken". Deadlock and serialization failures (SQLState 40001, 40P01) are retried a few times:
+ * the failed statement changed nothing. The dialect is detected on first use, so a provider on a
+ * database that is down can be built and fails on its first call. Thread-safe.
+ */
+public final class JdbcLockProvider extends AbstractLockProvider {
+    /** Default table name. */
+    public static final String DEFAULT_TABLE = "dupguard_locks";
+
+    private static final int ATTEMPTS = 3;
+    // Longer leases are indistinguishable from "forever" and would overflow date arithmetic.
+    private static final long MAX_LEASE_MILLIS = Duration.ofDays(365L * 100).toMillis();
+
+    private final DataSource dataSource;
+    private final String table;
+    private final SchemaInitializer schema;
+    private volatile LockSql sql;
+
+    private JdbcLockProvider(Builder b) {
+        this.dataSource = b.dataSource;
+        this.table = b.table;
+        this.schema = b.createSchema ? new SchemaInitializer(DEFAULT_TABLE, table) : null;
+        if (b.dialect != null) {
+            this.sql = new LockSql(b.dialect, table);
+        }
+    }
+
+    /** A provider on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
+    public static JdbcLockProvider create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /**
+     * The dialect in use, detecting it if needed.
+     *
+     * @throws StoreUnavailableException if the database cannot be reached
+     */
+    public SqlDialect dialect() {
+        return withConnection("detect dialect", c -> sql(c).dialect);
+    }
+
+    /** The lock table's name. */
+    public String tableName() {
+        return table;
+    }
+
+    @Override
+    protected OptionalLong tryLock(String name, String token, Duration lease) {
+        long millis = leaseMillis(lease);
+        return withConnection("lock '" + name + "'", c -> sql(c).tryLock(c, name, token, millis));
+    }
+
+    @Override
+    protected boolean extend(String name, String token, Duration lease) {
+        long millis = leaseMillis(lease);
+        return withConnection("extend lock '" + name + "'", c -> sql(c).extend(c, name, token, millis));
+    }
+
+    @Override
+    protected void unlock(String name, String token) {
+        withConnection("unlock '" + name + "'", c -> {
+            sql(c).unlock(c, name, token);
+            return null;
+        });
+    }
+
+    @Override
+    protected boolean isHeld(String name, String token) {
+        return withConnection("check lock '" + name + "'", c -> sql(c).isHeld(c, name, token));
+    }
+
+    /** Whole milliseconds, rounded up so a sub-millisecond lease is not already expired. */
+    private static long leaseMillis(Duration lease) {
+        if (lease.compareTo(Duration.ofMillis(MAX_LEASE_MILLIS)) >= 0) {
+            return MAX_LEASE_MILLIS;
+        }
+        long millis = lease.toMillis();
+        return lease.equals(Duration.ofMillis(millis)) ? millis : millis + 1;
+    }
+
+    private LockSql sql(Connection c) throws SQLException {
+        LockSql s = sql;
+        if (s == null) {
+            s = new LockSql(SqlDialect.detect(c), table);
+            sql = s;
+        }
+        if (schema != null) {
+            schema.ensure(c, s.dialect);
+        }
+        return s;
+    }
+
+    private <R> R withConnection(String operation, Statement<R> fn) {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    R result = fn.apply(c);
+                    if (!autoCommit) {
+                        c.commit();
+                    }
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    if (!autoCommit) {
+                        c.rollback();
+                    }
+                    if (!(e instanceof SQLException sqlError && isTransient(sqlError) && attempt < ATTEMPTS)) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            LockSql s = sql;
+            String store = "jdbc(" + (s == null ? "?" : s.dialect.id()) + ")";
+            throw new StoreUnavailableException(
+                    store, operation + " failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+        }
+    }
+
+    /** A deadlock victim or serialization failure: the statement was rolled back and may run again. */
+    private static boolean isTransient(SQLException e) {
+        String state = e.getSQLState();
+        return "40001".equals(state) || "40P01".equals(state);
+    }
+
+    @FunctionalInterface
+    private interface Statement<R> {
+        R apply(Connection c) throws SQLException;
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String table = DEFAULT_TABLE;
+        private SqlDialect dialect;
+        private boolean createSchema;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /** Table name, a plain identifier (default {@value #DEFAULT_TABLE}). */
+        public Builder tableName(String table) {
+            this.table = SqlIdentifier.check(table, "tableName");
+            return this;
+        }
+
+        /** Skip detection and use this dialect. */
+        public Builder dialect(SqlDialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /** Create the table from the shipped DDL on first use if it does not exist (default false). */
+        public Builder createSchemaIfMissing(boolean create) {
+            this.createSchema = create;
+            return this;
+        }
+
+        public JdbcLockProvider build() {
+            return new JdbcLockProvider(this);
+        }
+    }
+}

@@ -1,0 +1,7 @@
+package io.dupguard.jdbc;
+
+class MariaDbJdbcLockProviderIT extends AbstractJdbcLockProviderIT {
+    MariaDbJdbcLockProviderIT() {
+        super(TestDatabases.Db.MARIADB);
+    }
+}
