@@ -23,3 +23,37 @@ CREATE TABLE IF NOT EXISTS dupguard_locks (
     locked_at   TIMESTAMP(6) WITH TIME ZONE NOT NULL,
     PRIMARY KEY (name)
 );
+
+-- Submission tokens (JdbcSubmissionTokens): only the SHA-256 of a token is stored.
+CREATE TABLE IF NOT EXISTS dupguard_tokens (
+    scope       VARCHAR(64)  NOT NULL,
+    token_hash  CHAR(64)     NOT NULL,
+    subject     VARCHAR(128) NOT NULL,
+    expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (scope, token_hash)
+);
+CREATE INDEX IF NOT EXISTS dupguard_tokens_expires_at ON dupguard_tokens (expires_at);
+
+-- Submit throttle windows (JdbcSubmitThrottle).
+CREATE TABLE IF NOT EXISTS dupguard_throttle (
+    scope       VARCHAR(64)  NOT NULL,
+    subject     VARCHAR(128) NOT NULL,
+    window_end  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (scope, subject)
+);
+
+-- Prepared submissions (JdbcPreparedSubmissions): pre-id -> the one business id bound to it.
+CREATE TABLE IF NOT EXISTS dupguard_prepared (
+    pre_id      VARCHAR(32)  NOT NULL,
+    subject     VARCHAR(128) NOT NULL,
+    business_id VARCHAR(255),
+    created_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (pre_id)
+);
+CREATE INDEX IF NOT EXISTS dupguard_prepared_created_at ON dupguard_prepared (created_at);
+
+-- Guard rows of UnfinishedGuard: one per kind, locked FOR UPDATE to serialise check-then-insert.
+CREATE TABLE IF NOT EXISTS dupguard_guards (
+    guard_key   VARCHAR(255) NOT NULL,
+    PRIMARY KEY (guard_key)
+);

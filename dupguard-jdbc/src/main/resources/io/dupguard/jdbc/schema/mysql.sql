@@ -26,3 +26,37 @@ CREATE TABLE IF NOT EXISTS dupguard_locks (
     locked_at   DATETIME(6)    NOT NULL,
     PRIMARY KEY (name)
 ) ENGINE = InnoDB;
+
+-- Submission tokens (JdbcSubmissionTokens): only the SHA-256 of a token is stored.
+CREATE TABLE IF NOT EXISTS dupguard_tokens (
+    scope       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    token_hash  CHAR(64)     CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    subject     VARBINARY(512) NOT NULL,
+    expires_at  DATETIME(6)  NOT NULL,
+    PRIMARY KEY (scope, token_hash),
+    KEY dupguard_tokens_expires_at (expires_at)
+) ENGINE = InnoDB;
+
+-- Submit throttle windows (JdbcSubmitThrottle).
+CREATE TABLE IF NOT EXISTS dupguard_throttle (
+    scope       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    subject     VARBINARY(512) NOT NULL,
+    window_end  DATETIME(6)  NOT NULL,
+    PRIMARY KEY (scope, subject)
+) ENGINE = InnoDB;
+
+-- Prepared submissions (JdbcPreparedSubmissions): pre-id -> the one business id bound to it.
+CREATE TABLE IF NOT EXISTS dupguard_prepared (
+    pre_id      VARCHAR(32)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    subject     VARBINARY(512) NOT NULL,
+    business_id VARCHAR(255) NULL,
+    created_at  DATETIME(6)  NOT NULL,
+    PRIMARY KEY (pre_id),
+    KEY dupguard_prepared_created_at (created_at)
+) ENGINE = InnoDB;
+
+-- Guard rows of UnfinishedGuard: one per kind, locked FOR UPDATE to serialise check-then-insert.
+CREATE TABLE IF NOT EXISTS dupguard_guards (
+    guard_key   VARBINARY(1020) NOT NULL,
+    PRIMARY KEY (guard_key)
+) ENGINE = InnoDB;

@@ -25,3 +25,37 @@ CREATE TABLE IF NOT EXISTS dupguard_locks (
     locked_at   TIMESTAMPTZ  NOT NULL,
     PRIMARY KEY (name)
 ) WITH (fillfactor = 70);
+
+-- Submission tokens (JdbcSubmissionTokens): only the SHA-256 of a token is stored.
+CREATE TABLE IF NOT EXISTS dupguard_tokens (
+    scope       VARCHAR(64)  COLLATE "C" NOT NULL,
+    token_hash  CHAR(64)     COLLATE "C" NOT NULL,
+    subject     VARCHAR(128) COLLATE "C" NOT NULL,
+    expires_at  TIMESTAMPTZ  NOT NULL,
+    PRIMARY KEY (scope, token_hash)
+);
+CREATE INDEX IF NOT EXISTS dupguard_tokens_expires_at ON dupguard_tokens (expires_at);
+
+-- Submit throttle windows (JdbcSubmitThrottle).
+CREATE TABLE IF NOT EXISTS dupguard_throttle (
+    scope       VARCHAR(64)  COLLATE "C" NOT NULL,
+    subject     VARCHAR(128) COLLATE "C" NOT NULL,
+    window_end  TIMESTAMPTZ  NOT NULL,
+    PRIMARY KEY (scope, subject)
+);
+
+-- Prepared submissions (JdbcPreparedSubmissions): pre-id -> the one business id bound to it.
+CREATE TABLE IF NOT EXISTS dupguard_prepared (
+    pre_id      VARCHAR(32)  COLLATE "C" NOT NULL,
+    subject     VARCHAR(128) COLLATE "C" NOT NULL,
+    business_id VARCHAR(255),
+    created_at  TIMESTAMPTZ  NOT NULL,
+    PRIMARY KEY (pre_id)
+);
+CREATE INDEX IF NOT EXISTS dupguard_prepared_created_at ON dupguard_prepared (created_at);
+
+-- Guard rows of UnfinishedGuard: one per kind, locked FOR UPDATE to serialise check-then-insert.
+CREATE TABLE IF NOT EXISTS dupguard_guards (
+    guard_key   VARCHAR(255) COLLATE "C" NOT NULL,
+    PRIMARY KEY (guard_key)
+);

@@ -1,0 +1,102 @@
+package io.dupguard.jdbc;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Objects;
+
+/**
+ * Optimistic, replay-safe updates on the application's own tables (SPEC O1, O2, O4). Each is one
+ * guarded {@code UPDATE}; {@code true} means this caller's write happened, {@code false} that the
+ * guard failed (lost the race, not enough stock, stale balance) — nothing was changed. Table and
+ * column names must be plain identifiers; values are always bound.
+ */
+public final class Cas {
+    private Cas() {}
+
+    /**
+     * Version CAS (O1): {@code UPDATE t SET <set>, version = version + 1 WHERE id = ? AND version =
+     * ?}. {@code set} holds column assignments with {@code ?} placeholders written by the
+     * application, bound to {@code params}.
+     */
+    public static boolean updateVersioned(
+            Connection c,
+            String table,
+            String idColumn,
+            Object id,
+            String versionColumn,
+            long expectedVersion,
+            String set,
+            Object... params)
+            throws SQLException {
+        String v = SqlIdentifier.check(versionColumn, "versionColumn");
+        String sql = "UPDATE " + SqlIdentifier.check(table, "table") + " SET " + requireSet(set) + ", " + v + " = " + v
+                + " + 1 WHERE " + SqlIdentifier.check(idColumn, "idColumn") + " = ? AND " + v + " = ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            for (Object p : params) {
+                ps.setObject(i++, p);
+            }
+            ps.setObject(i++, id);
+            ps.setLong(i, expectedVersion);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /**
+     * Conditional deduction (O2): {@code UPDATE t SET col = col - ? WHERE id = ? AND col >= ?} — never
+     * below zero, however many deductions race.
+     *
+     * @throws IllegalArgumentException if {@code amount} is not positive
+     */
+    public static boolean deduct(
+            Connection c, String table, String idColumn, Object id, String column, BigDecimal amount)
+            throws SQLException {
+        Objects.requireNonNull(amount, "amount");
+        if (amount.signum() <= 0) {
+            throw new IllegalArgumentException("amount must be positive, was " + amount);
+        }
+        String col = SqlIdentifier.check(column, "column");
+        String sql = "UPDATE " + SqlIdentifier.check(table, "table") + " SET " + col + " = " + col + " - ? WHERE "
+                + SqlIdentifier.check(idColumn, "idColumn") + " = ? AND " + col + " >= ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setBigDecimal(1, amount);
+            ps.setObject(2, id);
+            ps.setBigDecimal(3, amount);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** {@link #deduct(Connection, String, String, Object, String, BigDecimal)} for whole units. */
+    public static boolean deduct(Connection c, String table, String idColumn, Object id, String column, long amount)
+            throws SQLException {
+        return deduct(c, table, idColumn, id, column, BigDecimal.valueOf(amount));
+    }
+
+    /**
+     * Absolute compare-and-set (O4): {@code UPDATE t SET col = :new WHERE id = ? AND col = :expected}.
+     * For balances on a path that can be replayed: a replay carries the old expected value and
+     * fails, where {@code amount = amount + x} would add twice.
+     */
+    public static boolean compareAndSet(
+            Connection c, String table, String idColumn, Object id, String column, Object expected, Object newValue)
+            throws SQLException {
+        String col = SqlIdentifier.check(column, "column");
+        String sql = "UPDATE " + SqlIdentifier.check(table, "table") + " SET " + col + " = ? WHERE "
+                + SqlIdentifier.check(idColumn, "idColumn") + " = ? AND " + col + " = ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setObject(1, newValue);
+            ps.setObject(2, id);
+            ps.setObject(3, expected);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    private static String requireSet(String set) {
+        if (set == null || set.isBlank()) {
+            throw new IllegalArgumentException("set must name at least one column assignment");
+        }
+        return set;
+    }
+}

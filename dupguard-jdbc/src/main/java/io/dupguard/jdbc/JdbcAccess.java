@@ -1,0 +1,142 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.StoreUnavailableException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * What every dupguard JDBC store shares: a data source, the dialect detected on first use, the
+ * optional creation of its table from the shipped DDL, and the mapping of {@link SQLException} to
+ * {@link StoreUnavailableException}.
+ */
+final class JdbcAccess {
+    private final DataSource dataSource;
+    private final String table;
+    private final SchemaInitializer schema;
+    private volatile SqlDialect dialect;
+
+    JdbcAccess(DataSource dataSource, SqlDialect dialect, String defaultTable, String table, boolean createSchema) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.dialect = dialect;
+        this.table = SqlIdentifier.check(table, "tableName");
+        this.schema = createSchema ? new SchemaInitializer(defaultTable, this.table) : null;
+    }
+
+    DataSource dataSource() {
+        return dataSource;
+    }
+
+    String table() {
+        return table;
+    }
+
+    /** The dialect, detecting it and creating the table on first use. */
+    SqlDialect dialect(Connection c) throws SQLException {
+        SqlDialect d = dialect;
+        if (d == null) {
+            d = SqlDialect.detect(c);
+            dialect = d;
+        }
+        if (schema != null) {
+            schema.ensure(c, d);
+        }
+        return d;
+    }
+
+    String storeName() {
+        SqlDialect d = dialect;
+        return "jdbc(" + (d == null ? "?" : d.id()) + ")";
+    }
+
+    @FunctionalInterface
+    interface SqlFunction<R> {
+        R apply(Connection c) throws SQLException;
+    }
+
+    /** Runs {@code fn} on a pooled connection as one unit, committing if the pool hands out transactions. */
+    <R> R withConnection(String operation, SqlFunction<R> fn) {
+        return run(operation, fn, false);
+    }
+
+    /** Runs {@code fn} in a new transaction on a pooled connection; commits, or rolls back on any failure. */
+    <R> R inTransaction(String operation, SqlFunction<R> fn) {
+        return run(operation, fn, true);
+    }
+
+    private <R> R run(String operation, SqlFunction<R> fn, boolean transaction) {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            if (transaction && autoCommit) {
+                c.setAutoCommit(false);
+            }
+            boolean commit = transaction || !autoCommit;
+            try {
+                R result = fn.apply(c);
+                if (commit) {
+                    c.commit();
+                }
+                return result;
+            } catch (UserFailure e) {
+                if (commit) {
+                    rollback(c, e.getCause());
+                }
+                throw sneaky(e.getCause());
+            } catch (SQLException | RuntimeException | Error e) {
+                if (commit) {
+                    rollback(c, e);
+                }
+                throw e;
+            } finally {
+                if (transaction && autoCommit) {
+                    c.setAutoCommit(true);
+                }
+            }
+        } catch (SQLException e) {
+            throw unavailable(operation, e);
+        }
+    }
+
+    /**
+     * Runs the caller's own work inside {@link #withConnection}/{@link #inTransaction} so that its
+     * exceptions — even a {@link SQLException} — reach the caller unchanged instead of being taken
+     * for a store failure.
+     */
+    static <T, E extends Exception> T callUser(SqlWork<T, E> work, Connection c) {
+        try {
+            return work.apply(c);
+        } catch (RuntimeException | Error e) {
+            throw new UserFailure(e);
+        } catch (Exception e) {
+            throw new UserFailure(e);
+        }
+    }
+
+    /** Carries the caller's exception through the store's error mapping. */
+    private static final class UserFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UserFailure(Throwable cause) {
+            super(null, cause, false, false);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <X extends Throwable> RuntimeException sneaky(Throwable t) throws X {
+        throw (X) t;
+    }
+
+    private static void rollback(Connection c, Throwable cause) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    StoreUnavailableException unavailable(String operation, SQLException e) {
+        return new StoreUnavailableException(
+                storeName(), operation + " failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+    }
+}

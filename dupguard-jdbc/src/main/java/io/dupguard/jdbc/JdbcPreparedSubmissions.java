@@ -1,0 +1,135 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.idempotency.IdempotentWork;
+import io.dupguard.idempotency.Outcome;
+import io.dupguard.internal.Checks;
+import io.dupguard.token.PreparedSubmissions;
+import io.dupguard.token.Tokens;
+import io.dupguard.token.UnknownSubmissionException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * {@link PreparedSubmissions} in a SQL table (SPEC T2, seed 000).
+ *
+ * <p>Commit, in one transaction:
+ *
+ * <ol>
+ *   <li>{@code SELECT subject, business_id … WHERE pre_id = ? FOR UPDATE} — the row lock makes
+ *       concurrent commits of one pre-id queue up.
+ *   <li>No row, or another subject's ⇒ {@link UnknownSubmissionException}.
+ *   <li>Already bound ⇒ return that business id ({@code REPLAYED}); the work does not run.
+ *   <li>Otherwise run the work — with {@link #commit(String, String, SqlWork)} on the same
+ *       connection, so the business row commits with the binding — then {@code UPDATE … SET
+ *       business_id = ?}, commit, {@code FIRST}.
+ * </ol>
+ *
+ * <p>{@link #purgeUnbound(Duration, int)} deletes pre-ids never committed (default retention 12 h,
+ * database clock). Thread-safe.
+ */
+public final class JdbcPreparedSubmissions implements PreparedSubmissions {
+    /** Default table name. */
+    public static final String DEFAULT_TABLE = "dupguard_prepared";
+    /** How long an unbound pre-id is kept by default. */
+    public static final Duration DEFAULT_RETENTION = Duration.ofHours(12);
+
+    private final JdbcAccess access;
+
+    private JdbcPreparedSubmissions(JdbcAccess access) {
+        this.access = access;
+    }
+
+    public static JdbcPreparedSubmissions create(DataSource dataSource) {
+        return create(dataSource, DEFAULT_TABLE, true);
+    }
+
+    public static JdbcPreparedSubmissions create(
+            DataSource dataSource, String tableName, boolean createSchemaIfMissing) {
+        return new JdbcPreparedSubmissions(
+                new JdbcAccess(dataSource, null, DEFAULT_TABLE, tableName, createSchemaIfMissing));
+    }
+
+    @Override
+    public String prepare(String subject) {
+        Tokens.checkSubject(subject);
+        String preId = Tokens.newToken();
+        access.withConnection("prepare", c -> {
+            SqlDialect d = access.dialect(c);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + access.table()
+                    + " (pre_id, subject, created_at) VALUES (?, ?, " + d.now() + ")")) {
+                ps.setString(1, preId);
+                JdbcText.bind(ps, 2, subject, d);
+                return ps.executeUpdate();
+            }
+        });
+        return preId;
+    }
+
+    @Override
+    public <E extends Exception> Outcome<String> commit(String subject, String preId, IdempotentWork<String, E> work)
+            throws E {
+        Objects.requireNonNull(work, "work");
+        return commit(subject, preId, c -> work.call());
+    }
+
+    /**
+     * Like {@link #commit(String, String, IdempotentWork)}, with the work's SQL on the transaction's
+     * connection: the business row and the binding commit or roll back together.
+     */
+    public <E extends Exception> Outcome<String> commit(String subject, String preId, SqlWork<String, E> work)
+            throws E {
+        Tokens.checkSubject(subject);
+        Objects.requireNonNull(work, "work");
+        if (!Tokens.wellFormed(preId)) {
+            throw new UnknownSubmissionException();
+        }
+        return access.inTransaction("commit submission", c -> {
+            SqlDialect d = access.dialect(c);
+            String bound = lockRow(c, d, subject, preId);
+            if (bound != null) {
+                return Outcome.replayed(bound);
+            }
+            String id = Objects.requireNonNull(JdbcAccess.callUser(work, c), "work must return the business id");
+            try (PreparedStatement ps =
+                    c.prepareStatement("UPDATE " + access.table() + " SET business_id = ? WHERE pre_id = ?")) {
+                ps.setString(1, id);
+                ps.setString(2, preId);
+                ps.executeUpdate();
+            }
+            return Outcome.first(id);
+        });
+    }
+
+    private String lockRow(Connection c, SqlDialect d, String subject, String preId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT subject, business_id FROM " + access.table() + " WHERE pre_id = ? FOR UPDATE")) {
+            ps.setString(1, preId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || !subject.equals(JdbcText.read(rs, 1, d))) {
+                    throw new UnknownSubmissionException();
+                }
+                return rs.getString(2);
+            }
+        }
+    }
+
+    /** Deletes up to {@code batchSize} unbound pre-ids older than {@code retention}; returns how many. */
+    public int purgeUnbound(Duration retention, int batchSize) {
+        long millis = Checks.millis(Checks.positive(retention, "retention"));
+        Checks.atLeast(batchSize, 1, "batchSize");
+        return access.withConnection("purge prepared", c -> {
+            SqlDialect d = access.dialect(c);
+            String where = "business_id IS NULL AND created_at < " + d.nowPlusMillisParam();
+            try (PreparedStatement ps = c.prepareStatement(d.deleteLimited(access.table(), where))) {
+                ps.setLong(1, -millis);
+                ps.setInt(2, batchSize);
+                return ps.executeUpdate();
+            }
+        });
+    }
+}

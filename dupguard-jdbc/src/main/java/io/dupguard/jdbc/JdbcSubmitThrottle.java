@@ -1,0 +1,79 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.internal.Checks;
+import io.dupguard.token.SubmitThrottle;
+import io.dupguard.token.Tokens;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * {@link SubmitThrottle} in a SQL table, windows measured by the database clock (SPEC T3).
+ *
+ * <ol>
+ *   <li>{@code UPDATE … SET window_end = now + window WHERE scope = ? AND subject = ? AND
+ *       window_end <= now}: one row ⇒ the old window was over, this caller opens the next.
+ *   <li>No row updated ⇒ insert the row; inserted ⇒ first submit ever; unique violation ⇒ another
+ *       caller holds the current window.
+ * </ol>
+ *
+ * Thread-safe.
+ */
+public final class JdbcSubmitThrottle implements SubmitThrottle {
+    /** Default table name. */
+    public static final String DEFAULT_TABLE = "dupguard_throttle";
+
+    private final JdbcAccess access;
+
+    private JdbcSubmitThrottle(JdbcAccess access) {
+        this.access = access;
+    }
+
+    public static JdbcSubmitThrottle create(DataSource dataSource) {
+        return create(dataSource, DEFAULT_TABLE, true);
+    }
+
+    public static JdbcSubmitThrottle create(DataSource dataSource, String tableName, boolean createSchemaIfMissing) {
+        return new JdbcSubmitThrottle(
+                new JdbcAccess(dataSource, null, DEFAULT_TABLE, tableName, createSchemaIfMissing));
+    }
+
+    @Override
+    public boolean tryAcquire(String scope, String subject, Duration window) {
+        Tokens.checkScope(scope);
+        Tokens.checkSubject(subject);
+        long windowMillis = Checks.millis(Checks.positive(window, "window"));
+        return access.withConnection("throttle " + scope, c -> {
+            SqlDialect d = access.dialect(c);
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + access.table() + " SET window_end = "
+                    + d.nowPlusMillisParam() + " WHERE scope = ? AND subject = ? AND window_end <= " + d.now())) {
+                ps.setLong(1, windowMillis);
+                ps.setString(2, scope);
+                JdbcText.bind(ps, 3, subject, d);
+                if (ps.executeUpdate() == 1) {
+                    return true;
+                }
+            }
+            return insert(c, d, scope, subject, windowMillis);
+        });
+    }
+
+    private boolean insert(Connection c, SqlDialect d, String scope, String subject, long windowMillis)
+            throws SQLException {
+        String sql = "INSERT INTO " + access.table() + " (scope, subject, window_end) VALUES (?, ?, "
+                + d.nowPlusMillisParam() + ")" + (d.onConflictDoNothing() ? " ON CONFLICT DO NOTHING" : "");
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, scope);
+            JdbcText.bind(ps, 2, subject, d);
+            ps.setLong(3, windowMillis);
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (UniqueViolation.test(e)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+}

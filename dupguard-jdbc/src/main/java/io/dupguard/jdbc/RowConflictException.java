@@ -1,0 +1,12 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.DupguardException;
+
+/** A row with the same key exists but differs in a verified column (SPEC K3). */
+public class RowConflictException extends DupguardException {
+    private static final long serialVersionUID = 1L;
+
+    public RowConflictException(String table, String key, String column) {
+        super("a row with key " + key + " already exists in " + table + " with a different " + column);
+    }
+}

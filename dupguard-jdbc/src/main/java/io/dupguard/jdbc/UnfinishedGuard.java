@@ -1,0 +1,86 @@
+package io.dupguard.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * "At most one unfinished task of this kind" without a business id (SPEC O6, seed 002 §5.1: same
+ * day + region + type while one is unfinished). A check-then-insert alone races, so the check runs
+ * while holding a row lock on a guard row for the kind:
+ *
+ * <ol>
+ *   <li>Make sure the guard row {@code kind} exists (insert-if-absent, its own tiny transaction).
+ *   <li>In the caller's transaction: {@code SELECT … FOR UPDATE} the guard row — concurrent callers
+ *       of the same kind queue here until the holder commits.
+ *   <li>Run the caller's "is one unfinished?" query (on the primary, K7); none ⇒ run the insert.
+ * </ol>
+ *
+ * <p>The caller's query must see rows committed before the lock was granted: under READ COMMITTED
+ * (PostgreSQL's default) it does; under MySQL/MariaDB's REPEATABLE READ call this before any other
+ * plain read in the transaction, or use a locking read. Thread-safe.
+ */
+public final class UnfinishedGuard {
+    /** Default guard table. */
+    public static final String DEFAULT_TABLE = "dupguard_guards";
+
+    private final JdbcAccess access;
+
+    private UnfinishedGuard(JdbcAccess access) {
+        this.access = access;
+    }
+
+    public static UnfinishedGuard create(DataSource dataSource) {
+        return new UnfinishedGuard(new JdbcAccess(dataSource, null, DEFAULT_TABLE, DEFAULT_TABLE, true));
+    }
+
+    /** The caller's check for an unfinished task of the kind. */
+    @FunctionalInterface
+    public interface SqlCheck {
+        boolean test(Connection c) throws SQLException;
+    }
+
+    /**
+     * Inserts via {@code insert} unless {@code unfinishedExists} finds one, serialised per {@code
+     * kind}, inside the transaction of {@code c} (autocommit off; the caller commits).
+     *
+     * @return the insert's result, or empty if an unfinished task of the kind exists
+     */
+    public <T, E extends Exception> Optional<T> insertIfNoneUnfinished(
+            Connection c, String kind, SqlCheck unfinishedExists, SqlWork<T, E> insert) throws SQLException, E {
+        io.dupguard.internal.Checks.text(kind, 255, "kind");
+        if (c.getAutoCommit()) {
+            throw new IllegalStateException(
+                    "the guard needs a connection with autocommit off; the caller owns the transaction");
+        }
+        ensureGuardRow(kind);
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT guard_key FROM " + access.table() + " WHERE guard_key = ? FOR UPDATE")) {
+            JdbcText.bind(ps, 1, kind, access.dialect(c));
+            ps.executeQuery().close();
+        }
+        if (unfinishedExists.test(c)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(insert.apply(c));
+    }
+
+    private void ensureGuardRow(String kind) {
+        access.withConnection("guard row " + kind, c -> {
+            SqlDialect d = access.dialect(c);
+            String sql = "INSERT INTO " + access.table() + " (guard_key) VALUES (?)"
+                    + (d.onConflictDoNothing() ? " ON CONFLICT DO NOTHING" : "");
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                JdbcText.bind(ps, 1, kind, d);
+                return ps.executeUpdate();
+            } catch (SQLException e) {
+                if (UniqueViolation.test(e)) {
+                    return 0;
+                }
+                throw e;
+            }
+        });
+    }
+}

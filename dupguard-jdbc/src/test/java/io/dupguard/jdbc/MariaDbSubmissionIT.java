@@ -1,0 +1,7 @@
+package io.dupguard.jdbc;
+
+class MariaDbSubmissionIT extends AbstractJdbcSubmissionIT {
+    MariaDbSubmissionIT() {
+        super(TestDatabases.Db.MARIADB);
+    }
+}
