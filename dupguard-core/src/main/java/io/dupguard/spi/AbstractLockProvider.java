@@ -45,6 +45,7 @@ public abstract class AbstractLockProvider implements LockProvider {
 
     private static final String TOKEN_PREFIX = randomPrefix();
     private static final AtomicLong TOKEN_SEQUENCE = new AtomicLong();
+    private static final long STEAL_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final ConcurrentHashMap<String, LocalLock> locals = new ConcurrentHashMap<>();
 
@@ -104,9 +105,10 @@ public abstract class AbstractLockProvider implements LockProvider {
                     return Optional.of(new LeaseView(local));
                 }
             }
-            if (!(wait ? local.gate.tryAcquire(remaining(deadline), TimeUnit.NANOSECONDS) : local.gate.tryAcquire())) {
+            if (!acquireGate(local, wait, deadline)) {
                 return Optional.empty();
             }
+            long started = System.nanoTime();
             try {
                 OptionalLong fence = acquireRemote(local, options, wait, deadline);
                 if (fence.isEmpty()) {
@@ -115,6 +117,9 @@ public abstract class AbstractLockProvider implements LockProvider {
                 synchronized (local) {
                     local.owner = owner;
                     local.holds = 1;
+                    local.holderExpiresNanos = options.watchdog()
+                            ? Long.MAX_VALUE
+                            : started + options.effectiveLease().toNanos();
                     local.token = local.pendingToken;
                     local.fence = fence.getAsLong();
                     if (options.watchdog()) {
@@ -137,6 +142,31 @@ public abstract class AbstractLockProvider implements LockProvider {
         } finally {
             if (!handedOver) {
                 leave(name);
+            }
+        }
+    }
+
+    /**
+     * Takes this JVM's gate for the name. A holder whose fixed lease ran out without being closed
+     * (a stuck or abandoned thread) would keep it forever, so a waiter that finds such a holder
+     * takes the gate over; the abandoned lease's later close then leaves the gate alone.
+     */
+    private boolean acquireGate(LocalLock local, boolean wait, long deadline) throws InterruptedException {
+        while (true) {
+            long slice = Math.min(remaining(deadline), STEAL_CHECK_NANOS);
+            if (wait ? local.gate.tryAcquire(slice, TimeUnit.NANOSECONDS) : local.gate.tryAcquire()) {
+                return true;
+            }
+            synchronized (local) {
+                if (local.owner != null && System.nanoTime() - local.holderExpiresNanos > 0) {
+                    local.owner = null;
+                    local.holds = 0;
+                    local.generation++;
+                    return true; // the abandoned holder's permit is now ours
+                }
+            }
+            if (!wait || remaining(deadline) <= 0) {
+                return false;
             }
         }
     }
@@ -202,6 +232,8 @@ public abstract class AbstractLockProvider implements LockProvider {
         String token;
         volatile String pendingToken;
         long fence;
+        long holderExpiresNanos; // when the holder's fixed lease runs out; MAX_VALUE with a watchdog
+        int generation; // bumped when an abandoned holder's gate is taken over
         Watchdog.Renewal renewal;
 
         LocalLock(String name) {
@@ -214,6 +246,7 @@ public abstract class AbstractLockProvider implements LockProvider {
         private final LocalLock local;
         private final String token;
         private final long fence;
+        private final int generation;
         private boolean closed; // guarded by local
 
         LeaseView(LocalLock local) {
@@ -221,6 +254,7 @@ public abstract class AbstractLockProvider implements LockProvider {
             synchronized (local) {
                 this.token = local.token;
                 this.fence = local.fence;
+                this.generation = local.generation;
             }
         }
 
@@ -259,13 +293,15 @@ public abstract class AbstractLockProvider implements LockProvider {
         public void close() {
             Watchdog.Renewal renewal;
             boolean inner;
+            boolean abandoned;
             synchronized (local) {
                 if (closed) {
                     return;
                 }
                 closed = true;
-                inner = --local.holds > 0;
-                if (inner) {
+                abandoned = local.generation != generation;
+                inner = !abandoned && --local.holds > 0;
+                if (inner || abandoned) {
                     renewal = null;
                 } else {
                     local.owner = null;
@@ -275,6 +311,19 @@ public abstract class AbstractLockProvider implements LockProvider {
             }
             if (inner) {
                 leave(local.name); // an inner hold of a reentrant lock: the outer one still holds it
+                return;
+            }
+            if (abandoned) {
+                // Our gate was taken over after our lease ran out; only tidy the store (a no-op
+                // compare-and-delete unless nobody took the lock since).
+                try {
+                    unlock(local.name, token);
+                } catch (RuntimeException e) {
+                    org.slf4j.LoggerFactory.getLogger(AbstractLockProvider.class)
+                            .debug("could not release abandoned lock '{}'", local.name, e);
+                } finally {
+                    leave(local.name);
+                }
                 return;
             }
             if (renewal != null) {

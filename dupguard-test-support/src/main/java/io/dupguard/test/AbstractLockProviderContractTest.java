@@ -130,6 +130,25 @@ public abstract class AbstractLockProviderContractTest {
     }
 
     @Test
+    public void sameJvmWaiterTakesOverALeaseThatExpiredWithoutClose() throws Exception {
+        LockProvider locks = provider();
+        Lease abandoned = pool.submit(
+                        () -> locks.tryAcquire(name("stuck"), fixed(SHORT)).orElseThrow())
+                .get(10, TimeUnit.SECONDS);
+
+        Lease next = pool.submit(() -> locks.acquire(name("stuck"), waiting(Duration.ofSeconds(20))))
+                .get(30, TimeUnit.SECONDS);
+        abandoned.close(); // the stuck thread wakes up and closes: must not free the new holder's lock
+
+        assertThat(next.fencingToken()).isGreaterThan(abandoned.fencingToken());
+        assertThat(pool.submit(() -> locks.tryAcquire(name("stuck"))).get(10, TimeUnit.SECONDS))
+                .isEmpty();
+        assertThat(machine(1).tryAcquire(name("stuck"))).isEmpty();
+        pool.submit(next::close).get(10, TimeUnit.SECONDS);
+        assertThat(machine(1).tryAcquire(name("stuck"))).hasValueSatisfying(Lease::close);
+    }
+
+    @Test
     public void closeAfterExpiryDoesNotReleaseTheNewHolder() {
         Lease stale = provider().tryAcquire(name("expired"), fixed(SHORT)).orElseThrow();
         try (Lease current = machine(1).acquire(name("expired"), waiting(Duration.ofSeconds(20)))) {
