@@ -60,6 +60,29 @@ final class JdbcAccess {
         return run(operation, fn, false);
     }
 
+    /**
+     * Like {@link #withConnection}, running {@code fn} again (up to {@code attempts} times) when the
+     * database rolled it back as a deadlock victim or serialization failure — the statement changed
+     * nothing, so running it again is safe.
+     */
+    <R> R withConnectionRetryingTransient(String operation, SqlFunction<R> fn, int attempts) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return run(operation, fn, false);
+            } catch (StoreUnavailableException e) {
+                if (!(e.getCause() instanceof SQLException sql && isTransient(sql)) || attempt >= attempts) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** A deadlock victim or serialization failure: rolled back, may run again. */
+    static boolean isTransient(SQLException e) {
+        String state = e.getSQLState();
+        return "40001".equals(state) || "40P01".equals(state);
+    }
+
     /** Runs {@code fn} in a new transaction on a pooled connection; commits, or rolls back on any failure. */
     <R> R inTransaction(String operation, SqlFunction<R> fn) {
         return run(operation, fn, true);

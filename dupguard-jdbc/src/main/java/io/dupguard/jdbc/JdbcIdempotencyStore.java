@@ -48,18 +48,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     private static final int MAX_CLAIM_ROUNDS = 100;
 
-    private final DataSource dataSource;
-    private final String table;
-    private final SchemaInitializer schema;
+    private final JdbcAccess access;
     private volatile IdempotencySql sql;
 
     private JdbcIdempotencyStore(Builder b) {
-        this.dataSource = b.dataSource;
-        this.table = b.table;
-        this.schema = b.createSchema ? new SchemaInitializer(DEFAULT_TABLE, table) : null;
-        if (b.dialect != null) {
-            this.sql = new IdempotencySql(b.dialect, table);
-        }
+        this.access = new JdbcAccess(b.dataSource, b.dialect, DEFAULT_TABLE, b.table, b.createSchema);
     }
 
     /** A store on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
@@ -77,12 +70,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     DataSource dataSource() {
-        return dataSource;
+        return access.dataSource();
     }
 
     String storeName() {
-        IdempotencySql s = sql;
-        return "jdbc(" + (s == null ? "?" : s.dialect.id()) + ")";
+        return access.storeName();
     }
 
     @Override
@@ -293,45 +285,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     IdempotencySql sql(Connection c) throws SQLException {
+        SqlDialect dialect = access.dialect(c);
         IdempotencySql s = sql;
         if (s == null) {
-            s = new IdempotencySql(SqlDialect.detect(c), table);
+            s = new IdempotencySql(dialect, access.table());
             sql = s;
-        }
-        if (schema != null) {
-            schema.ensure(c, s.dialect);
         }
         return s;
     }
 
-    @FunctionalInterface
-    interface SqlFunction<R> {
-        R apply(Connection c) throws SQLException;
-    }
-
-    <R> R withConnection(String operation, SqlFunction<R> fn) {
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            try {
-                R result = fn.apply(c);
-                if (!autoCommit) {
-                    c.commit();
-                }
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                if (!autoCommit) {
-                    c.rollback();
-                }
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw unavailable(operation, e);
-        }
+    <R> R withConnection(String operation, JdbcAccess.SqlFunction<R> fn) {
+        return access.withConnection(operation, fn);
     }
 
     StoreUnavailableException unavailable(String operation, SQLException e) {
-        return new StoreUnavailableException(
-                storeName(), operation + " failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+        return access.unavailable(operation, e);
     }
 
     /** Builder; not thread-safe. */

@@ -50,18 +50,11 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     // Longer leases are indistinguishable from "forever" and would overflow date arithmetic.
     private static final long MAX_LEASE_MILLIS = Duration.ofDays(365L * 100).toMillis();
 
-    private final DataSource dataSource;
-    private final String table;
-    private final SchemaInitializer schema;
+    private final JdbcAccess access;
     private volatile LockSql sql;
 
     private JdbcLockProvider(Builder b) {
-        this.dataSource = b.dataSource;
-        this.table = b.table;
-        this.schema = b.createSchema ? new SchemaInitializer(DEFAULT_TABLE, table) : null;
-        if (b.dialect != null) {
-            this.sql = new LockSql(b.dialect, table);
-        }
+        this.access = new JdbcAccess(b.dataSource, b.dialect, DEFAULT_TABLE, b.table, b.createSchema);
     }
 
     /** A provider on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
@@ -84,7 +77,7 @@ public final class JdbcLockProvider extends AbstractLockProvider {
 
     /** The lock table's name. */
     public String tableName() {
-        return table;
+        return access.table();
     }
 
     @Override
@@ -122,53 +115,17 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     }
 
     private LockSql sql(Connection c) throws SQLException {
+        SqlDialect dialect = access.dialect(c);
         LockSql s = sql;
         if (s == null) {
-            s = new LockSql(SqlDialect.detect(c), table);
+            s = new LockSql(dialect, access.table());
             sql = s;
-        }
-        if (schema != null) {
-            schema.ensure(c, s.dialect);
         }
         return s;
     }
 
-    private <R> R withConnection(String operation, Statement<R> fn) {
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            for (int attempt = 1; ; attempt++) {
-                try {
-                    R result = fn.apply(c);
-                    if (!autoCommit) {
-                        c.commit();
-                    }
-                    return result;
-                } catch (SQLException | RuntimeException e) {
-                    if (!autoCommit) {
-                        c.rollback();
-                    }
-                    if (!(e instanceof SQLException sqlError && isTransient(sqlError) && attempt < ATTEMPTS)) {
-                        throw e;
-                    }
-                }
-            }
-        } catch (SQLException e) {
-            LockSql s = sql;
-            String store = "jdbc(" + (s == null ? "?" : s.dialect.id()) + ")";
-            throw new StoreUnavailableException(
-                    store, operation + " failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
-        }
-    }
-
-    /** A deadlock victim or serialization failure: the statement was rolled back and may run again. */
-    private static boolean isTransient(SQLException e) {
-        String state = e.getSQLState();
-        return "40001".equals(state) || "40P01".equals(state);
-    }
-
-    @FunctionalInterface
-    private interface Statement<R> {
-        R apply(Connection c) throws SQLException;
+    private <R> R withConnection(String operation, JdbcAccess.SqlFunction<R> fn) {
+        return access.withConnectionRetryingTransient(operation, fn, ATTEMPTS);
     }
 
     /** Builder; not thread-safe. */
