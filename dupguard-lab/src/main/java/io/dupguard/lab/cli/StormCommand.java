@@ -1,0 +1,206 @@
+package io.dupguard.lab.cli;
+
+import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.report.ConsoleProgress;
+import io.dupguard.lab.report.HtmlReport;
+import io.dupguard.lab.report.JsonReport;
+import io.dupguard.lab.report.TextReport;
+import io.dupguard.lab.storm.Storm;
+import io.dupguard.lab.storm.StormReport;
+import io.dupguard.lab.storm.StormSettings;
+import io.dupguard.lab.storm.Workload;
+import io.dupguard.lab.storm.Workloads;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code dupguard storm}: the duplicate-request storm. */
+@Command(
+        name = "storm",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        sortOptions = false,
+        description = {
+            "Many clients send requests through a slow service; clients time out and retry the same request"
+                    + " while the first attempt still runs, and some requests are sent twice. Each strategy of each"
+                    + " workload runs in turn; a checker then counts the effects in the database.",
+            "Exits 1 if any dupguard strategy shows a duplicate effect, a lost request, an accepted tampered"
+                    + " duplicate or a replay different from the first answer."
+        },
+        footer = {"", "List workloads and strategies with: dupguard storm --list. More: docs/lab.md"})
+final class StormCommand implements Callable<Integer> {
+    private static final int MAX_CLIENTS = 1024;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(
+            names = "--workload",
+            split = ",",
+            paramLabel = "NAME",
+            description = "Workloads to run (default: all): ${COMPLETION-CANDIDATES}",
+            completionCandidates = WorkloadNames.class)
+    private List<String> workloads = List.of();
+
+    @Option(
+            names = "--strategy",
+            split = ",",
+            paramLabel = "NAME",
+            description = "Strategies to run (default: all the servers given allow)")
+    private List<String> strategies = List.of();
+
+    @Option(names = "--clients", paramLabel = "N", description = "Concurrent clients (default: ${DEFAULT-VALUE})")
+    private int clients = StormSettings.DEFAULT_CLIENTS;
+
+    @Option(
+            names = "--duration",
+            paramLabel = "TIME",
+            converter = DurationConverter.class,
+            description = "How long each strategy runs, e.g. 3s, 500ms (default: 3s)")
+    private Duration duration = StormSettings.DEFAULT_DURATION;
+
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            description = "Seed of requests, duplicates and latencies (default: ${DEFAULT-VALUE})")
+    private long seed = StormSettings.DEFAULT_SEED;
+
+    @Option(
+            names = "--timeout",
+            paramLabel = "TIME",
+            converter = DurationConverter.class,
+            description = "Client timeout before it retries the same request (default: 40ms)")
+    private Duration timeout = StormSettings.DEFAULT_TIMEOUT;
+
+    @Option(
+            names = "--jdbc-url",
+            paramLabel = "URL",
+            description = "Database instead of embedded H2, e.g. jdbc:postgresql://127.0.0.1:5432/test?user=postgres"
+                    + " or jdbc:mariadb://127.0.0.1:3306/test?user=root")
+    private String jdbcUrl;
+
+    @Option(
+            names = "--redis-url",
+            paramLabel = "URL",
+            description = "Redis for the Redis strategies: redis://host:port (standalone), or a comma-separated"
+                    + " list of redis:// URIs or redis-cluster://host:port,host:port (Cluster)")
+    private String redisUrl;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON")
+    private Path json;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML report")
+    private Path html;
+
+    @Option(names = "--list", description = "List workloads and strategies, then exit")
+    private boolean list;
+
+    private final boolean terminal;
+
+    StormCommand(boolean terminal) {
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (list) {
+            StormPlanner.list(out);
+            return DupguardCli.OK;
+        }
+        StormSettings settings = settings();
+        checkWritable(json, "--json");
+        checkWritable(html, "--html");
+        List<Storm.Plan> plans = StormPlanner.plan(spec.commandLine(), workloads, strategies, redisUrl != null);
+        LabEnvironment env;
+        try {
+            env = LabEnvironment.open(jdbcUrl, redisUrl);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        StormReport report;
+        try (env;
+                ConsoleProgress progress =
+                        new ConsoleProgress(spec.commandLine().getErr(), terminal)) {
+            report = Storm.run(plans, env, settings, setup(env, settings), progress);
+        }
+        TextReport.print(report, out);
+        if (json != null) {
+            JsonReport.write(report, json);
+            out.println("json: " + json);
+        }
+        if (html != null) {
+            HtmlReport.write(report, html);
+            out.println("html: " + html);
+        }
+        return report.ok() ? DupguardCli.OK : DupguardCli.INVARIANT_BROKEN;
+    }
+
+    private StormSettings settings() {
+        if (clients < 1 || clients > MAX_CLIENTS) {
+            throw new ParameterException(
+                    spec.commandLine(), "--clients must be between 1 and " + MAX_CLIENTS + ", was " + clients);
+        }
+        return StormSettings.defaults()
+                .withClients(clients)
+                .withDuration(duration)
+                .withSeed(seed)
+                .withTimeout(timeout);
+    }
+
+    private void checkWritable(Path file, String option) {
+        if (file == null) {
+            return;
+        }
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    option + " " + file + ": directory " + dir + " does not exist or is not writable");
+        }
+        if (Files.isDirectory(file)) {
+            throw new ParameterException(spec.commandLine(), option + " " + file + " is a directory");
+        }
+    }
+
+    private static StormReport.Setup setup(LabEnvironment env, StormSettings s) {
+        return new StormReport.Setup(
+                VersionProvider.version(),
+                s.clients(),
+                s.duration().toMillis(),
+                s.seed(),
+                s.timeout().toMillis(),
+                s.maxAttempts(),
+                s.doubleSendRate(),
+                s.redeliveryRate(),
+                s.tamperRate(),
+                String.format(
+                        Locale.ROOT,
+                        "log-normal, median %d ms, sigma %.2f, %d-%d ms",
+                        s.latency().median().toMillis(),
+                        s.latency().sigma(),
+                        s.latency().min().toMillis(),
+                        s.latency().max().toMillis()),
+                env.databaseLabel(),
+                env.redis().map(r -> r.label()).orElse(""),
+                env.lockLabel());
+    }
+
+    /** For {@code ${COMPLETION-CANDIDATES}} in the help. */
+    static final class WorkloadNames implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Workloads.all().stream().map(Workload::name).iterator();
+        }
+    }
+}

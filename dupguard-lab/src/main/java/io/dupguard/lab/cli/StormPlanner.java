@@ -1,0 +1,89 @@
+package io.dupguard.lab.cli;
+
+import io.dupguard.lab.storm.Need;
+import io.dupguard.lab.storm.Storm;
+import io.dupguard.lab.storm.Strategy;
+import io.dupguard.lab.storm.Workload;
+import io.dupguard.lab.storm.Workloads;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+/** Turns {@code --workload} and {@code --strategy} into what to run, rejecting unknown names. */
+final class StormPlanner {
+    private StormPlanner() {}
+
+    /**
+     * Without {@code --strategy}, every strategy whose servers are given; with it, the named ones
+     * in each selected workload that has them. A workload that has none of them is skipped.
+     *
+     * @throws ParameterException for an unknown name or a strategy whose server is not given
+     */
+    static List<Storm.Plan> plan(
+            CommandLine cmd, List<String> workloadNames, List<String> strategyNames, boolean haveRedis) {
+        List<Workload> selected = new ArrayList<>();
+        for (String name : new LinkedHashSet<>(workloadNames)) {
+            selected.add(Workloads.named(name)
+                    .orElseThrow(() -> new ParameterException(
+                            cmd, "unknown workload '" + name + "'; known: " + names(Workloads.all()))));
+        }
+        if (selected.isEmpty()) {
+            selected.addAll(Workloads.all());
+        }
+        Set<String> wanted = new LinkedHashSet<>(strategyNames);
+        for (String name : wanted) {
+            if (selected.stream().flatMap(w -> w.strategies().stream()).noneMatch(s -> s.name()
+                    .equals(name))) {
+                throw new ParameterException(
+                        cmd,
+                        "unknown strategy '" + name + "' for workload " + names(selected) + "; known: "
+                                + selected.stream()
+                                        .flatMap(w -> w.strategies().stream())
+                                        .map(Strategy::name)
+                                        .distinct()
+                                        .collect(Collectors.joining(", ")));
+            }
+        }
+        List<Storm.Plan> plans = new ArrayList<>();
+        for (Workload w : selected) {
+            List<Strategy> run = new ArrayList<>();
+            for (Strategy s : w.strategies()) {
+                boolean named = wanted.contains(s.name());
+                boolean runnable = !s.needs().contains(Need.REDIS) || haveRedis;
+                if (named && !runnable) {
+                    throw new ParameterException(
+                            cmd, "strategy '" + s.name() + "' needs " + Need.REDIS.option() + " to be given");
+                }
+                if ((wanted.isEmpty() || named) && runnable) {
+                    run.add(s);
+                }
+            }
+            if (!run.isEmpty()) {
+                plans.add(new Storm.Plan(w, run));
+            }
+        }
+        return plans;
+    }
+
+    static void list(PrintWriter out) {
+        for (Workload w : Workloads.all()) {
+            out.println(w.name() + " - " + w.summary());
+            for (Strategy s : w.strategies()) {
+                String needs = s.needs().isEmpty()
+                        ? ""
+                        : " [needs " + s.needs().stream().map(Need::option).collect(Collectors.joining(", ")) + "]";
+                out.printf("  %-22s %-9s %s%s%n", s.name(), s.family().id(), s.summary(), needs);
+            }
+            out.println();
+        }
+    }
+
+    private static String names(List<Workload> workloads) {
+        return workloads.stream().map(Workload::name).collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,124 @@
+package io.dupguard.lab.env;
+
+import io.dupguard.redis.RedisIdempotencyStore;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The Redis of {@code --redis-url}: one {@code redis://host:port} URI is a standalone server; a
+ * comma-separated list of them, or {@code redis-cluster://host:port[,host:port…]}, is a Redis
+ * Cluster given by its seed nodes. Connected and pinged once when opened, with short timeouts, so
+ * a server that is down fails the command at once.
+ */
+public final class RedisTarget implements AutoCloseable {
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(3);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
+    private static final String CLUSTER_SCHEME = "redis-cluster://";
+
+    private final RedisClient standalone;
+    private final RedisURI standaloneUri;
+    private final RedisClusterClient cluster;
+    private final String label;
+
+    private RedisTarget(RedisClient standalone, RedisURI uri, RedisClusterClient cluster, String label) {
+        this.standalone = standalone;
+        this.standaloneUri = uri;
+        this.cluster = cluster;
+        this.label = label;
+    }
+
+    /**
+     * Connects and pings.
+     *
+     * @throws IllegalArgumentException if {@code url} is not a Redis URI or list of them
+     * @throws UnreachableException naming the URL if Redis does not answer
+     */
+    static RedisTarget connect(String url) {
+        List<RedisURI> uris = parse(url);
+        String shown = Secrets.mask(url);
+        SocketOptions socket =
+                SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build();
+        if (uris.size() == 1 && !url.startsWith(CLUSTER_SCHEME)) {
+            RedisClient client = RedisClient.create();
+            client.setOptions(ClientOptions.builder().socketOptions(socket).build());
+            try (var c = client.connect(uris.get(0))) {
+                c.sync().ping();
+            } catch (RedisException e) {
+                shutdown(client);
+                throw unreachable(shown, e);
+            }
+            return new RedisTarget(client, uris.get(0), null, "Redis " + shown);
+        }
+        RedisClusterClient client = RedisClusterClient.create(uris);
+        client.setOptions(ClusterClientOptions.builder().socketOptions(socket).build());
+        try (var c = client.connect()) {
+            c.sync().ping();
+        } catch (RedisException e) {
+            shutdown(client);
+            throw unreachable(shown, e);
+        }
+        return new RedisTarget(null, null, client, "Redis Cluster " + shown);
+    }
+
+    private static List<RedisURI> parse(String url) {
+        List<String> parts = new ArrayList<>();
+        if (url.startsWith(CLUSTER_SCHEME)) {
+            for (String host : url.substring(CLUSTER_SCHEME.length()).split(",")) {
+                parts.add("redis://" + host.trim());
+            }
+        } else {
+            for (String part : url.split(",")) {
+                parts.add(part.trim());
+            }
+        }
+        List<RedisURI> uris = new ArrayList<>();
+        for (String part : parts) {
+            try {
+                RedisURI uri = RedisURI.create(part);
+                uri.setTimeout(COMMAND_TIMEOUT);
+                uris.add(uri);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("invalid --redis-url '" + Secrets.mask(url)
+                        + "': expected redis://host:port, a comma-separated list of them (Cluster),"
+                        + " or redis-cluster://host:port,host:port");
+            }
+        }
+        return uris;
+    }
+
+    private static UnreachableException unreachable(String shown, RedisException e) {
+        return new UnreachableException(
+                "cannot reach --redis-url " + shown + ": " + UnreachableException.rootMessage(e), e);
+    }
+
+    /** A new store writing under {@code keyPrefix}; the caller closes it. */
+    public RedisIdempotencyStore newIdempotencyStore(String keyPrefix) {
+        RedisIdempotencyStore.Builder b = cluster != null
+                ? RedisIdempotencyStore.builder(cluster)
+                : RedisIdempotencyStore.builder(standalone, standaloneUri);
+        return b.keyPrefix(keyPrefix).build();
+    }
+
+    /** What the report calls it. */
+    public String label() {
+        return label;
+    }
+
+    @Override
+    public void close() {
+        shutdown(standalone != null ? standalone : cluster);
+    }
+
+    private static void shutdown(AbstractRedisClient client) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+}

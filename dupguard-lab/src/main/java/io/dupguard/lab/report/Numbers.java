@@ -1,0 +1,40 @@
+package io.dupguard.lab.report;
+
+import java.util.Locale;
+
+/** Number formats shared by the text and HTML reports; locale-independent. */
+final class Numbers {
+    private Numbers() {}
+
+    /** {@code 12,345} */
+    static String count(long n) {
+        return String.format(Locale.ROOT, "%,d", n);
+    }
+
+    /** {@code 7,104} */
+    static String rate(double perSecond) {
+        return String.format(Locale.ROOT, "%,.0f", perSecond);
+    }
+
+    /** {@code 850 us}, {@code 6.2 ms}, {@code 412 ms}, {@code 2.3 s} */
+    static String micros(long micros) {
+        if (micros < 1000) {
+            return micros + " us";
+        } else if (micros < 100_000) {
+            return String.format(Locale.ROOT, "%.1f ms", micros / 1000.0);
+        } else if (micros < 10_000_000) {
+            return String.format(Locale.ROOT, "%.0f ms", micros / 1000.0);
+        }
+        return String.format(Locale.ROOT, "%.1f s", micros / 1e6);
+    }
+
+    /** {@code 3.2 %} of {@code whole}, or {@code -} when there is no whole. */
+    static String percent(long part, long whole) {
+        return whole == 0 ? "-" : String.format(Locale.ROOT, "%.1f %%", 100.0 * part / whole);
+    }
+
+    /** {@code 3s}, {@code 500ms} */
+    static String millis(long millis) {
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+    }
+}

@@ -1,0 +1,114 @@
+package io.dupguard.lab.report;
+
+import io.dupguard.lab.storm.StormReport;
+import io.dupguard.lab.storm.StrategyResult;
+import io.dupguard.lab.storm.WorkloadReport;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The tables on stdout: one per workload, strategy by strategy, then what broke and why. Plain
+ * ASCII, so it reads the same in any terminal, log or CI output.
+ */
+public final class TextReport {
+    private static final String[] HEADERS = {
+        "strategy",
+        "family",
+        "requests",
+        "dup sent",
+        "dup absorbed",
+        "dup effects",
+        "lost",
+        "refused",
+        "ops/s",
+        "p50",
+        "p99"
+    };
+
+    private TextReport() {}
+
+    public static void print(StormReport report, PrintWriter out) {
+        for (WorkloadReport w : report.workloads()) {
+            out.println(w.name() + " - " + w.summary());
+            List<String[]> rows = new ArrayList<>();
+            rows.add(HEADERS);
+            for (StrategyResult s : w.strategies()) {
+                rows.add(row(s));
+            }
+            printAligned(rows, out);
+            for (StrategyResult s : w.strategies()) {
+                if (!s.ok()) {
+                    String tag = s.brokenDupguard() ? "  BROKEN " : "  naive  ";
+                    out.println(tag + s.name() + ": " + String.join("; ", s.violations()));
+                    if (!s.evidence().isEmpty()) {
+                        out.println("           e.g. " + s.evidence());
+                    }
+                }
+            }
+            out.println();
+        }
+        StormReport.Setup setup = report.setup();
+        long runs = report.workloads().stream()
+                .mapToLong(w -> w.strategies().size())
+                .sum();
+        out.printf(
+                Locale.ROOT,
+                "storm: %d strategy runs in %.1f s on %s%s; %d clients, %s each, seed %d, client timeout %s%n",
+                runs,
+                report.wallSeconds(),
+                setup.database(),
+                setup.redis().isEmpty() ? "" : " + " + setup.redis(),
+                setup.clients(),
+                Numbers.millis(setup.durationMillis()),
+                setup.seed(),
+                Numbers.millis(setup.timeoutMillis()));
+        if (report.ok()) {
+            out.println("ok: every dupguard strategy had 0 duplicate effects, 0 lost requests, "
+                    + "no tampered duplicate accepted and every replay equal to the first answer");
+        } else {
+            out.println("FAILED: a dupguard strategy broke an invariant:");
+            report.brokenDupguard().forEach(line -> out.println("  " + line));
+        }
+    }
+
+    private static String[] row(StrategyResult s) {
+        return new String[] {
+            s.name(),
+            s.family(),
+            Numbers.count(s.requests()),
+            Numbers.count(s.duplicatesSent()),
+            Numbers.count(s.duplicatesAbsorbed()),
+            Numbers.count(s.duplicateEffects()),
+            Numbers.count(s.lost()),
+            Numbers.count(s.refused()),
+            Numbers.rate(s.opsPerSec()),
+            Numbers.micros(s.p50Micros()),
+            Numbers.micros(s.p99Micros())
+        };
+    }
+
+    /** First two columns left-aligned, numbers right-aligned. */
+    private static void printAligned(List<String[]> rows, PrintWriter out) {
+        int[] width = new int[HEADERS.length];
+        for (String[] r : rows) {
+            for (int i = 0; i < r.length; i++) {
+                width[i] = Math.max(width[i], r[i].length());
+            }
+        }
+        for (String[] r : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < r.length; i++) {
+                String cell = i < 2 ? pad(r[i], width[i], false) : pad(r[i], width[i], true);
+                line.append(i == 0 ? "  " : "  ").append(cell);
+            }
+            out.println(line.toString().stripTrailing());
+        }
+    }
+
+    private static String pad(String s, int width, boolean right) {
+        String spaces = " ".repeat(width - s.length());
+        return right ? spaces + s : s + spaces;
+    }
+}

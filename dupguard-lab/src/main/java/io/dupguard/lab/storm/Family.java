@@ -1,0 +1,16 @@
+package io.dupguard.lab.storm;
+
+import java.util.Locale;
+
+/** Which side of the comparison a strategy is on. */
+public enum Family {
+    /** What the seeds did before they were bitten: expected to show duplicate effects. */
+    NAIVE,
+    /** The dupguard way: must show zero duplicate effects and zero lost requests. */
+    DUPGUARD;
+
+    /** {@code naive} or {@code dupguard}, as printed and written to JSON. */
+    public String id() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,18 @@
+package io.dupguard.lab.storm;
+
+/** A server a strategy cannot run without, beyond the database every workload uses. */
+public enum Need {
+    /** Redis, given with {@code --redis-url}. */
+    REDIS("--redis-url");
+
+    private final String option;
+
+    Need(String option) {
+        this.option = option;
+    }
+
+    /** The command-line option that provides it. */
+    public String option() {
+        return option;
+    }
+}

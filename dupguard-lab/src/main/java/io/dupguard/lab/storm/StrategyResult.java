@@ -1,0 +1,131 @@
+package io.dupguard.lab.storm;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
+
+/**
+ * One row of the report: what the client saw and what the checker found for one strategy. The
+ * first eleven components are the JSON contract; the rest are welcome extras.
+ */
+public record StrategyResult(
+        String name,
+        String family,
+        long requests,
+        long duplicatesSent,
+        long duplicatesAbsorbed,
+        long duplicateEffects,
+        long lost,
+        long refused,
+        double opsPerSec,
+        long p50Micros,
+        long p99Micros,
+        long p90Micros,
+        long maxMicros,
+        long acknowledged,
+        long attempts,
+        long errors,
+        String firstError,
+        long replayMismatches,
+        long tamperedSent,
+        long tamperedAccepted,
+        long tamperedCharged,
+        double seconds,
+        String summary,
+        String evidence,
+        List<String> violations,
+        boolean ok,
+        List<LatencyBucket> latencyHistogram) {
+
+    private static final long[] EDGES_MILLIS = {
+        1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10_000
+    };
+
+    public StrategyResult {
+        violations = List.copyOf(violations);
+        latencyHistogram = List.copyOf(latencyHistogram);
+    }
+
+    public static StrategyResult of(Strategy strategy, Observed seen, Effects found) {
+        Histogram h = seen.latencyMicros();
+        double seconds = seen.elapsedNanos() / 1e9;
+        List<String> violations = violations(seen, found);
+        return new StrategyResult(
+                strategy.name(),
+                strategy.family().id(),
+                seen.requests(),
+                seen.duplicatesSent(),
+                Math.max(0, seen.duplicatesSent() - found.duplicateEffects()),
+                found.duplicateEffects(),
+                found.lost(),
+                seen.refused(),
+                seconds > 0 ? seen.acknowledged() / seconds : 0,
+                percentile(h, 50),
+                percentile(h, 99),
+                percentile(h, 90),
+                h.getTotalCount() == 0 ? 0 : h.getMaxValue(),
+                seen.acknowledged(),
+                seen.attempts(),
+                seen.errors(),
+                seen.firstError(),
+                seen.replayMismatches(),
+                seen.tamperedSent(),
+                seen.tamperedAccepted(),
+                found.tamperedCharged(),
+                seconds,
+                strategy.summary(),
+                found.evidence(),
+                violations,
+                violations.isEmpty(),
+                buckets(h));
+    }
+
+    /** Whether this is a dupguard strategy that broke an invariant. */
+    public boolean brokenDupguard() {
+        return Family.DUPGUARD.id().equals(family) && !ok;
+    }
+
+    private static List<String> violations(Observed seen, Effects found) {
+        List<String> out = new ArrayList<>();
+        add(out, found.duplicateEffects(), "duplicate effects in the database");
+        add(out, found.lost(), "acknowledged requests lost");
+        add(out, found.tamperedCharged(), "tampered duplicates took effect");
+        add(out, seen.tamperedAccepted(), "tampered duplicates answered with success instead of a refusal");
+        add(out, seen.replayMismatches(), "answers differed from their request's first answer");
+        add(out, seen.requests() - seen.acknowledged(), "requests never acknowledged");
+        if (seen.errors() > 0) {
+            out.add(seen.errors() + " errors (first: " + seen.firstError() + ")");
+        }
+        return out;
+    }
+
+    private static void add(List<String> out, long n, String what) {
+        if (n > 0) {
+            out.add(n + " " + what);
+        }
+    }
+
+    private static long percentile(Histogram h, double p) {
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(p);
+    }
+
+    private static List<LatencyBucket> buckets(Histogram h) {
+        long[] counts = new long[EDGES_MILLIS.length + 1];
+        for (HistogramIterationValue v : h.recordedValues()) {
+            int i = 0;
+            while (i < EDGES_MILLIS.length && v.getValueIteratedTo() > EDGES_MILLIS[i] * 1000) {
+                i++;
+            }
+            counts[i] += v.getCountAddedInThisIterationStep();
+        }
+        List<LatencyBucket> out = new ArrayList<>();
+        for (int i = 0; i < EDGES_MILLIS.length; i++) {
+            out.add(new LatencyBucket(EDGES_MILLIS[i] * 1000, counts[i]));
+        }
+        if (counts[EDGES_MILLIS.length] > 0) {
+            out.add(new LatencyBucket(h.getMaxValue(), counts[EDGES_MILLIS.length]));
+        }
+        return out;
+    }
+}

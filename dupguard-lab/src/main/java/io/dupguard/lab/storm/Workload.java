@@ -1,0 +1,27 @@
+package io.dupguard.lab.storm;
+
+import io.dupguard.lab.env.LabEnvironment;
+import java.util.List;
+
+/**
+ * A scenario from the seeds that the storm runs with each of its strategies. To add one, implement
+ * this (usually with a {@link StrategyCatalog}) and list it in {@link Workloads}.
+ */
+public interface Workload {
+
+    /** Lower-case, hyphenated name used by {@code --workload}. */
+    String name();
+
+    /** One line: what is modelled and which requirement / seed failure it reproduces. */
+    String summary();
+
+    /** Every strategy, naive ones first. */
+    List<Strategy> strategies();
+
+    /**
+     * Prepares a fresh run of {@code strategy}: drops and creates its tables, builds its stores.
+     *
+     * @throws IllegalArgumentException for a strategy that is not one of {@link #strategies()}
+     */
+    Trial open(Strategy strategy, LabEnvironment env) throws Exception;
+}

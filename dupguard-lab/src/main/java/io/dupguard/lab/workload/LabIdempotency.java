@@ -1,0 +1,45 @@
+package io.dupguard.lab.workload;
+
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.InFlightPolicy;
+import io.dupguard.jdbc.JdbcIdempotencyStore;
+import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.env.LabSql;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** How the lab's dupguard strategies configure idempotency, shared by every workload. */
+public final class LabIdempotency {
+    /**
+     * A retry that arrives while its first attempt still runs waits for it and replays its answer
+     * (SPEC K4, "wait"): what a retrying client wants. Records are kept just long enough for a run.
+     */
+    public static final IdempotencyConfig CONFIG = IdempotencyConfig.custom()
+            .retention(Duration.ofMinutes(10))
+            .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(10)))
+            .build();
+
+    private static final AtomicLong TRIALS = new AtomicLong();
+
+    private LabIdempotency() {}
+
+    /** A JDBC store on a freshly created table {@code table}, created before the storm starts. */
+    public static JdbcIdempotencyStore freshJdbcStore(LabEnvironment env, String table) throws SQLException {
+        LabSql.recreate(env.dataSource(), new String[] {table});
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(env.dataSource())
+                .tableName(table)
+                .createSchemaIfMissing(true)
+                .build();
+        store.dialect(); // creates the table now, not under the first burst of claims
+        return store;
+    }
+
+    /**
+     * A Redis key prefix no earlier trial shares (request ids repeat from trial to trial), so an
+     * old trial's records never answer this one.
+     */
+    public static String redisPrefix(LabEnvironment env, String workload) {
+        return "dupguard:lab:" + env.runId() + ":" + workload + ":" + TRIALS.incrementAndGet() + ":";
+    }
+}

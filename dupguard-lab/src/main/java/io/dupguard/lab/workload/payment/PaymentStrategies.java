@@ -1,0 +1,130 @@
+package io.dupguard.lab.workload.payment;
+
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.idempotency.InMemoryIdempotencyStore;
+import io.dupguard.jdbc.JdbcTransactionalIdempotency;
+import io.dupguard.lab.storm.Service;
+import io.dupguard.lab.workload.LabIdempotency;
+import io.dupguard.redis.RedisIdempotencyStore;
+import java.sql.SQLException;
+import java.util.Map;
+
+/** The strategies of the payment workload, from "charge every time" to dupguard. */
+final class PaymentStrategies {
+    static final String SCOPE = "payments";
+
+    private PaymentStrategies() {}
+
+    static IdempotencyKey key(Payment p) {
+        return IdempotencyKey.of(SCOPE, p.requestId());
+    }
+
+    /** Same request id with a different account or amount ⇒ {@code PayloadMismatchException} (K3). */
+    static Fingerprint fingerprint(Payment p) {
+        return Fingerprint.ofFields(Map.of("account", p.account(), "amount", p.amount()));
+    }
+
+    /** No protection: every attempt charges. */
+    static final class None implements PaymentStrategy {
+        private final ChargeTable table;
+
+        None(Context ctx) {
+            this.table = ctx.table();
+        }
+
+        @Override
+        public long charge(Payment p, Service service) throws SQLException {
+            service.pause();
+            return table.insert(p);
+        }
+    }
+
+    /** Look for a charge with the request id, charge if none: races exactly like seed 003. */
+    static final class SelectThenInsert implements PaymentStrategy {
+        private final ChargeTable table;
+
+        SelectThenInsert(Context ctx) {
+            this.table = ctx.table();
+        }
+
+        @Override
+        public long charge(Payment p, Service service) throws SQLException {
+            Long id = table.findId(p.requestId());
+            if (id != null) {
+                return id; // a tampered duplicate is answered with the first charge: silent success
+            }
+            service.pause();
+            return table.insert(p);
+        }
+    }
+
+    /** dupguard {@link Idempotency} over any store; the charge runs inside the work. */
+    static final class IdempotencyOver implements PaymentStrategy {
+        private final ChargeTable table;
+        private final Idempotency idempotency;
+        private final Runnable onClose;
+
+        IdempotencyOver(Context ctx, IdempotencyStore store, Runnable onClose) {
+            this.table = ctx.table();
+            this.idempotency = Idempotency.of(store, LabIdempotency.CONFIG);
+            this.onClose = onClose;
+        }
+
+        static IdempotencyOver memory(Context ctx) {
+            return new IdempotencyOver(ctx, new InMemoryIdempotencyStore(), () -> {});
+        }
+
+        static IdempotencyOver jdbc(Context ctx) throws SQLException {
+            return new IdempotencyOver(
+                    ctx, LabIdempotency.freshJdbcStore(ctx.env(), ctx.tablePrefix() + "idem"), () -> {});
+        }
+
+        static IdempotencyOver redis(Context ctx) {
+            RedisIdempotencyStore store = ctx.env()
+                    .redis()
+                    .orElseThrow(() -> new IllegalStateException("idempotency-redis needs --redis-url"))
+                    .newIdempotencyStore(LabIdempotency.redisPrefix(ctx.env(), PaymentWorkload.NAME));
+            return new IdempotencyOver(ctx, store, store::close);
+        }
+
+        @Override
+        public long charge(Payment p, Service service) throws SQLException {
+            return idempotency
+                    .execute(key(p), fingerprint(p), Long.class, () -> {
+                        service.pause();
+                        return table.insert(p);
+                    })
+                    .value();
+        }
+
+        @Override
+        public void close() {
+            onClose.run();
+        }
+    }
+
+    /**
+     * Claim, charge row and record commit in one transaction ({@link JdbcTransactionalIdempotency}).
+     * The slow part runs before the transaction opens: no remote call inside a transaction (R5).
+     */
+    static final class Transactional implements PaymentStrategy {
+        private final ChargeTable table;
+        private final JdbcTransactionalIdempotency tx;
+
+        Transactional(Context ctx) throws SQLException {
+            this.table = ctx.table();
+            this.tx = JdbcTransactionalIdempotency.of(
+                    LabIdempotency.freshJdbcStore(ctx.env(), ctx.tablePrefix() + "idem"), LabIdempotency.CONFIG);
+        }
+
+        @Override
+        public long charge(Payment p, Service service) throws SQLException {
+            service.pause();
+            return tx.executeInTransaction(key(p), fingerprint(p), Long.class, c -> table.insert(c, p))
+                    .value();
+        }
+    }
+}

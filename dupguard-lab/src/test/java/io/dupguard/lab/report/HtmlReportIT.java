@@ -1,0 +1,94 @@
+package io.dupguard.lab.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dupguard.lab.LabCli;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Rectangle;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * Opens the {@code --html} report of a real (short) storm in headless Chromium and checks what a
+ * reader sees: tables with rows, and charts whose bars have actually been laid out. Chromium and
+ * chromedriver are the system's (scripts/services installs them); nothing is downloaded.
+ */
+class HtmlReportIT {
+    private static final String CHROMIUM = "/usr/bin/chromium";
+    private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void reportShowsTheTablesAndRenderedCharts() throws Exception {
+        Path html = dir.resolve("storm.html");
+        LabCli.Result r = LabCli.run("storm", "--duration", "300ms", "--clients", "8", "--html", html.toString());
+        assertThat(r.status()).as("stderr: %s", r.err()).isZero();
+        String source = Files.readString(html);
+        assertThat(source).as("self-contained").doesNotContain("<script", "<link", " src=", " href=");
+
+        ChromeDriver browser = open();
+        try {
+            browser.get(html.toUri().toString());
+
+            List<WebElement> tables = browser.findElements(By.cssSelector("table.results"));
+            assertThat(tables).hasSize(2);
+            assertThat(tables.get(0).findElements(By.cssSelector("tbody tr"))).hasSize(5);
+            assertThat(tables.get(1).findElements(By.cssSelector("tbody tr"))).hasSize(5);
+            assertThat(tables.get(0).findElement(By.cssSelector("tbody tr td")).getText())
+                    .isEqualTo("select-then-insert");
+
+            List<WebElement> charts = browser.findElements(By.cssSelector("svg.chart"));
+            assertThat(charts).hasSize(4);
+            assertThat(browser.findElements(By.cssSelector("svg.duplicate-effects")))
+                    .hasSize(2);
+            assertThat(browser.findElements(By.cssSelector("svg.latency"))).hasSize(2);
+            for (WebElement chart : charts) {
+                assertThat(hasArea(chart.getRect())).as("chart laid out").isTrue();
+                List<WebElement> bars = chart.findElements(By.cssSelector("rect.bar"));
+                assertThat(bars).as("bars in %s", chart.getAttribute("class")).isNotEmpty();
+                assertThat(bars.stream().filter(b -> hasArea(b.getRect())).count())
+                        .as("bars with a non-zero size")
+                        .isGreaterThanOrEqualTo(5);
+                assertThat(chart.findElements(By.tagName("text"))).isNotEmpty();
+            }
+        } finally {
+            browser.quit();
+        }
+    }
+
+    private static boolean hasArea(Rectangle rect) {
+        return rect.getWidth() > 0 && rect.getHeight() > 0;
+    }
+
+    private ChromeDriver open() throws Exception {
+        // Both the driver and the browser are given, so Selenium Manager has nothing to look up.
+        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER);
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--user-data-dir=" + Files.createTempDirectory(dir, "chromium-profile"));
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER))
+                .usingAnyFreePort()
+                .build();
+        return new ChromeDriver(service, options);
+    }
+}

@@ -1,0 +1,159 @@
+package io.dupguard.lab.storm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The driver makes duplicates the way seed 003 describes, and counts what the client sees. */
+class StormDriverTest {
+
+    /** A service that records concurrency per key; answers are what {@code answer} says. */
+    private static class FakeTrial implements Trial {
+        final Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
+        final Map<String, Integer> maxRunning = new ConcurrentHashMap<>();
+        final AtomicLong served = new AtomicLong();
+        final AtomicLong counter = new AtomicLong();
+
+        record Req(String key, boolean tampered) implements Request {}
+
+        @Override
+        public Request newRequest(int client, long seq, SplittableRandom random) {
+            return new Req(client + "-" + seq + "-" + random.nextInt(1000), false);
+        }
+
+        @Override
+        public Request tamper(Request original, SplittableRandom random) {
+            return new Req(original.key(), true);
+        }
+
+        @Override
+        public Object serve(Request request, Service service) {
+            served.incrementAndGet();
+            int now = running.computeIfAbsent(request.key(), k -> new AtomicInteger())
+                    .incrementAndGet();
+            maxRunning.merge(request.key(), now, Math::max);
+            try {
+                service.pause();
+                return answer((Req) request);
+            } finally {
+                running.get(request.key()).decrementAndGet();
+            }
+        }
+
+        Object answer(Req request) {
+            return request.key();
+        }
+
+        @Override
+        public Effects check(List<Sent> ledger) {
+            return new Effects(0, 0, 0, "");
+        }
+    }
+
+    private static StormSettings settings(
+            Duration latency, Duration timeout, double doubleSend, double tamper, long seed) {
+        return new StormSettings(
+                4,
+                Duration.ofMillis(300),
+                seed,
+                timeout,
+                3,
+                doubleSend,
+                0,
+                tamper,
+                new LatencyModel(latency, 0, latency, latency),
+                Duration.ofSeconds(10),
+                16);
+    }
+
+    @Test
+    void retriesTheSameRequestWhileTheFirstAttemptStillRuns() throws InterruptedException {
+        FakeTrial trial = new FakeTrial();
+        Observed seen = new StormDriver(trial, settings(Duration.ofMillis(60), Duration.ofMillis(10), 0, 0, 1)).run();
+
+        assertThat(seen.requests()).isPositive();
+        assertThat(seen.duplicatesSent()).isEqualTo(2 * seen.requests());
+        assertThat(seen.attempts()).isEqualTo(3 * seen.requests());
+        assertThat(trial.served.get()).as("every attempt ran to completion").isEqualTo(seen.attempts());
+        assertThat(trial.maxRunning.values())
+                .as("retries overlap the first attempt")
+                .contains(3);
+        assertThat(seen.acknowledged()).isEqualTo(seen.requests());
+        assertThat(seen.replayMismatches()).isZero();
+    }
+
+    @Test
+    void answersThatDifferFromTheFirstAreCounted() throws InterruptedException {
+        FakeTrial trial = new FakeTrial() {
+            @Override
+            Object answer(Req request) {
+                return counter.incrementAndGet();
+            }
+        };
+        Observed seen = new StormDriver(trial, settings(Duration.ofMillis(2), Duration.ofSeconds(1), 1.0, 0, 2)).run();
+
+        assertThat(seen.duplicatesSent()).isEqualTo(seen.requests());
+        assertThat(seen.replayMismatches()).isEqualTo(seen.requests());
+    }
+
+    @Test
+    void refusedTamperedDuplicatesAreCountedAsRefusedNotAsErrors() throws InterruptedException {
+        FakeTrial trial = new FakeTrial() {
+            @Override
+            Object answer(Req request) {
+                if (request.tampered()) {
+                    throw new Refused("different amount");
+                }
+                return request.key();
+            }
+        };
+        Observed seen = new StormDriver(trial, settings(Duration.ofMillis(2), Duration.ofSeconds(1), 0, 1.0, 3)).run();
+
+        assertThat(seen.tamperedSent()).isEqualTo(seen.acknowledged()).isPositive();
+        assertThat(seen.refused()).isEqualTo(seen.tamperedSent());
+        assertThat(seen.tamperedAccepted()).isZero();
+        assertThat(seen.errors()).isZero();
+    }
+
+    @Test
+    void errorsAreCountedWithTheFirstMessage() throws InterruptedException {
+        FakeTrial trial = new FakeTrial() {
+            @Override
+            Object answer(Req request) {
+                throw new IllegalStateException("database on fire");
+            }
+        };
+        Observed seen = new StormDriver(trial, settings(Duration.ofMillis(2), Duration.ofSeconds(1), 0, 0, 4)).run();
+
+        assertThat(seen.errors()).isEqualTo(3 * seen.requests());
+        assertThat(seen.acknowledged()).isZero();
+        assertThat(seen.firstError()).isEqualTo("IllegalStateException: database on fire");
+    }
+
+    @Test
+    void theSameSeedSendsTheSameRequests() throws InterruptedException {
+        StormSettings s = settings(Duration.ofMillis(2), Duration.ofSeconds(1), 0.1, 0, 5);
+
+        Set<String> first = firstRequestOfEachClient(new StormDriver(new FakeTrial(), s).run());
+        Set<String> again = firstRequestOfEachClient(new StormDriver(new FakeTrial(), s).run());
+        Set<String> otherSeed = firstRequestOfEachClient(new StormDriver(new FakeTrial(), s.withSeed(6)).run());
+
+        assertThat(first).hasSize(4).isEqualTo(again).isNotEqualTo(otherSeed);
+    }
+
+    private static Set<String> firstRequestOfEachClient(Observed seen) {
+        return seen.ledger().stream()
+                .map(sent -> sent.request().key())
+                .filter(key -> key.split("-")[1].equals("0"))
+                .collect(Collectors.toSet());
+    }
+}
