@@ -34,6 +34,7 @@ import java.util.Objects;
 public final class JdbcTransactionalIdempotency {
     private final JdbcIdempotencyStore store;
     private final IdempotencyConfig config;
+    private volatile boolean storeReady;
 
     private JdbcTransactionalIdempotency(JdbcIdempotencyStore store, IdempotencyConfig config) {
         this.store = Objects.requireNonNull(store, "store");
@@ -75,7 +76,12 @@ public final class JdbcTransactionalIdempotency {
             throw new IllegalStateException(
                     "transactional idempotency needs a connection with autocommit off; the caller owns the transaction");
         }
-        store.dialect(); // detection and schema creation on a pool connection, outside the caller's transaction
+        if (!storeReady) {
+            // Detection and schema creation on a pool connection, outside the caller's transaction
+            // (DDL would commit it on MySQL); once is enough.
+            store.dialect();
+            storeReady = true;
+        }
         return Idempotency.of(new ConnectionBoundStore(store, connection), config)
                 .execute(key, fingerprint, type, () -> work.apply(connection));
     }
