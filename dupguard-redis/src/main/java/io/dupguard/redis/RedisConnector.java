@@ -76,10 +76,17 @@ final class RedisConnector implements AutoCloseable {
 
     /**
      * Runs {@code script} on the node owning {@code key} ({@code EVALSHA}, then {@code EVAL} on
-     * NOSCRIPT). Every script touches exactly one key, so it runs on Redis Cluster as is.
+     * NOSCRIPT). A script with one key runs on Redis Cluster as is.
      */
     <T> T eval(RedisScript script, ScriptOutputType type, String key, byte[]... args) {
-        String[] keys = {key};
+        return eval(script, type, new String[] {key}, args);
+    }
+
+    /**
+     * Runs {@code script} with several keys, routed by the first. On Redis Cluster all keys must
+     * share one hash slot (one hash tag), or the server refuses the script with CROSSSLOT.
+     */
+    <T> T eval(RedisScript script, ScriptOutputType type, String[] keys, byte[]... args) {
         return call(script.name(), c -> {
             try {
                 return c.evalsha(script.sha1(), type, keys, args);

@@ -1,0 +1,251 @@
+package io.dupguard.redis;
+
+import io.dupguard.StoreUnavailableException;
+import io.dupguard.lock.LockProvider;
+import io.dupguard.spi.AbstractLockProvider;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * {@link LockProvider} on one Redis (standalone, Sentinel through a Sentinel {@link RedisURI}, or
+ * Redis Cluster) over Lettuce.
+ *
+ * <pre>{@code
+ * RedisClient client = RedisClient.create("redis://localhost:6379");
+ * RedisLockProvider locks = RedisLockProvider.create(client);
+ * try (Lease lease = locks.acquire("account:42", LockOptions.ofDefaults())) {
+ *     credit(42, amount, lease.fencingToken());
+ * }
+ * }</pre>
+ *
+ * <p>Keys (default prefix {@value #DEFAULT_KEY_PREFIX}): {@code p{name}} holds the owner token
+ * with the lease as TTL, {@code p{name}:fence} the fencing counter (never expires), {@code
+ * p{name}:waiters} a short-lived "someone waits" flag; all share one hash tag, so each script runs
+ * on one Redis Cluster slot. Every step is one Lua script, one round trip:
+ *
+ * <ol>
+ *   <li><b>lock</b>: {@code SET p{name} token NX PX lease}; if set, {@code INCR} the fence (raised
+ *       to at least the caller's clock in microseconds, see below) and return it. Otherwise flag a
+ *       waiter and return the holder's remaining TTL, so a waiter for a lock that will expire
+ *       rather than be released looks again exactly when it expires.
+ *   <li><b>release</b>: delete the lock if it still holds the caller's token; if the waiter flag
+ *       was set, delete it and {@code PUBLISH} on {@code p{name}:released}. Uncontended releases
+ *       publish nothing (on Redis Cluster a {@code PUBLISH} is broadcast to every node).
+ *   <li><b>extend</b>: {@code PEXPIRE} if the lock still holds the caller's token.
+ *   <li><b>is held</b>: {@code GET} equals the caller's token.
+ *   <li><b>wait</b>: the head waiter of this JVM (see {@link AbstractLockProvider}) subscribes to
+ *       the lock's channel on one shared pub/sub connection and sleeps until a release message, the
+ *       holder's expiry, or the poll interval ({@code LockOptions.maxRetryInterval()}), whichever
+ *       comes first. Polling remains the fallback, so a lost message only costs time.
+ * </ol>
+ *
+ * <p>Reentrancy is counted in the JVM by {@link AbstractLockProvider}, not in Redis: each outer
+ * acquisition has its own unique token, so Redis only ever sees one owner per lock.
+ *
+ * <p>Guarantees and limits: expiry is Redis's own clock ({@code PX}). Redis replication is
+ * asynchronous, so after a failover the new master may not have the lock (a second holder can get
+ * in) nor the last fence increments. Fencing tokens survive that as long as the clients' clocks are
+ * roughly right (the microsecond floor); guard writes with the token. For a lock that must survive
+ * a node failure use {@link RedlockProvider} or ZooKeeper.
+ *
+ * <p>Failures: any Lettuce error (cannot connect, command timeout, server error) throws {@link
+ * StoreUnavailableException}; it never reads as "free" or "taken". Thread-safe. The provider opens
+ * its connections lazily and {@link #close()} closes them, never the client.
+ */
+public final class RedisLockProvider extends AbstractLockProvider implements AutoCloseable {
+    /** Prefix of every key the provider writes unless configured otherwise. */
+    public static final String DEFAULT_KEY_PREFIX = "dupguard:lock:";
+
+    private static final byte[] FLAG_WAITER = {'1'};
+    // The expiry of the lock that refused this thread's last tryLock: {name hash, deadline, valid}.
+    // JDK types only, so a pooled thread never pins this class loader.
+    private static final ThreadLocal<long[]> REFUSAL = ThreadLocal.withInitial(() -> new long[3]);
+    private static final long EXPIRY_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final RedisConnector redis;
+    private final ReleaseNotifications releases;
+    private final LockKeys keys;
+
+    private RedisLockProvider(RedisConnector redis, ReleaseNotifications releases, String keyPrefix) {
+        this.redis = redis;
+        this.releases = releases;
+        this.keys = new LockKeys(keyPrefix);
+    }
+
+    /** A provider on standalone Redis at the client's default URI, with the default key prefix. */
+    public static RedisLockProvider create(RedisClient client) {
+        return builder(client).build();
+    }
+
+    /** A provider on standalone or Sentinel-managed Redis at {@code uri}, with the default key prefix. */
+    public static RedisLockProvider create(RedisClient client, RedisURI uri) {
+        return builder(client, uri).build();
+    }
+
+    /** A provider on Redis Cluster, with the default key prefix. */
+    public static RedisLockProvider create(RedisClusterClient client) {
+        return builder(client).build();
+    }
+
+    /** Builder for standalone Redis at the client's default URI. */
+    public static Builder builder(RedisClient client) {
+        Objects.requireNonNull(client, "client");
+        return new Builder(
+                () -> RedisConnector.standalone(client, null),
+                () -> client.connectPubSub(StringCodec.UTF8),
+                client.getResources().eventExecutorGroup());
+    }
+
+    /** Builder for standalone or Sentinel-managed Redis at {@code uri}. */
+    public static Builder builder(RedisClient client, RedisURI uri) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(uri, "uri");
+        return new Builder(
+                () -> RedisConnector.standalone(client, uri),
+                () -> client.connectPubSub(StringCodec.UTF8, uri),
+                client.getResources().eventExecutorGroup());
+    }
+
+    /** Builder for Redis Cluster. Release messages use classic pub/sub, which reaches every node. */
+    public static Builder builder(RedisClusterClient client) {
+        Objects.requireNonNull(client, "client");
+        return new Builder(
+                () -> RedisConnector.cluster(client),
+                () -> client.connectPubSub(StringCodec.UTF8),
+                client.getResources().eventExecutorGroup());
+    }
+
+    @Override
+    protected OptionalLong tryLock(String name, String token, Duration lease) {
+        Long answer = redis.eval(
+                LockScripts.LOCK,
+                ScriptOutputType.INTEGER,
+                new String[] {keys.lock(name), keys.fence(name), keys.waiters(name)},
+                LockScripts.utf8(token),
+                LockScripts.millis(lease),
+                LockScripts.fenceFloor(),
+                FLAG_WAITER);
+        long result = answer == null ? 0 : answer;
+        if (result > 0) {
+            return OptionalLong.of(result);
+        }
+        long[] refusal = REFUSAL.get();
+        refusal[0] = name.hashCode();
+        refusal[1] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(-result) + EXPIRY_SLACK_NANOS;
+        refusal[2] = result < 0 ? 1 : 0; // 0: held without a known expiry, no hint
+        return OptionalLong.empty();
+    }
+
+    @Override
+    protected boolean extend(String name, String token, Duration lease) {
+        Long done = redis.eval(
+                LockScripts.EXTEND,
+                ScriptOutputType.INTEGER,
+                keys.lock(name),
+                LockScripts.utf8(token),
+                LockScripts.millis(lease));
+        return done != null && done == 1L;
+    }
+
+    @Override
+    protected void unlock(String name, String token) {
+        redis.<Long>eval(
+                LockScripts.UNLOCK,
+                ScriptOutputType.INTEGER,
+                new String[] {keys.lock(name), keys.waiters(name)},
+                LockScripts.utf8(token),
+                LockScripts.utf8(keys.channel(name)));
+    }
+
+    @Override
+    protected boolean isHeld(String name, String token) {
+        String key = keys.lock(name);
+        byte[] holder = redis.call("isHeld", c -> c.get(key));
+        return Arrays.equals(holder, LockScripts.utf8(token));
+    }
+
+    @Override
+    protected void awaitRelease(String name, long nanos) throws InterruptedException {
+        long wait = nanos;
+        long[] refusal = REFUSAL.get();
+        if (refusal[2] == 1 && refusal[0] == name.hashCode()) {
+            wait = Math.max(0, Math.min(wait, refusal[1] - System.nanoTime()));
+        }
+        refusal[2] = 0;
+        releases.await(keys.channel(name), wait);
+    }
+
+    @Override
+    protected boolean notifiesReleases() {
+        return true;
+    }
+
+    /** The key prefix this provider writes under. */
+    public String keyPrefix() {
+        return keys.prefix();
+    }
+
+    /** The Redis key of lock {@code name}; the fence is this plus {@code :fence}. */
+    String lockKey(String name) {
+        return keys.lock(name);
+    }
+
+    /** Whether this provider currently listens for releases of {@code name} (for tests). */
+    boolean listensFor(String name) {
+        return releases.subscribed(keys.channel(name));
+    }
+
+    /** Closes the connections this provider opened; the client stays open. */
+    @Override
+    public void close() {
+        releases.close();
+        redis.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockProvider[keyPrefix=" + keys.prefix() + "]";
+    }
+
+    /** Options of a {@link RedisLockProvider}; {@link #build()} does not connect yet. */
+    public static final class Builder {
+        private final Supplier<RedisConnector> connector;
+        private final Supplier<StatefulRedisPubSubConnection<String, String>> pubSub;
+        private final ScheduledExecutorService scheduler;
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+
+        private Builder(
+                Supplier<RedisConnector> connector,
+                Supplier<StatefulRedisPubSubConnection<String, String>> pubSub,
+                ScheduledExecutorService scheduler) {
+            this.connector = connector;
+            this.pubSub = pubSub;
+            this.scheduler = scheduler;
+        }
+
+        /**
+         * Prefix of every key and channel the provider uses; default {@value
+         * RedisLockProvider#DEFAULT_KEY_PREFIX}. Not blank, no whitespace, control characters or
+         * braces (the provider adds its own hash tag).
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = RedisKeyPrefix.check(keyPrefix, "keyPrefix");
+            return this;
+        }
+
+        public RedisLockProvider build() {
+            return new RedisLockProvider(connector.get(), new ReleaseNotifications(pubSub, scheduler), keyPrefix);
+        }
+    }
+}
