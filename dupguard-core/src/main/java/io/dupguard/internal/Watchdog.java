@@ -3,6 +3,9 @@ package io.dupguard.internal;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -14,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * <p>Registration is a set insert, not a scheduled task, because almost all work finishes long
  * before its first renewal is due and scheduling + cancelling a timer per call costs more than the
  * call itself on fast stores. The thread scans every {@link #TICK}, so leases shorter than about
- * three ticks cannot be renewed in time.
+ * three ticks cannot be renewed in time. Due renewals run on a pool of daemon threads, so one store
+ * that blocks (a command timeout) does not delay the renewals of every other lease in the JVM.
  */
 public final class Watchdog {
     /** Scan period. */
@@ -24,6 +28,11 @@ public final class Watchdog {
     private static final Watchdog SHARED = new Watchdog();
 
     private final Set<Renewal> renewals = ConcurrentHashMap.newKeySet();
+    private final ExecutorService renewers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "dupguard-renewal");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile Thread thread;
 
     private Watchdog() {}
@@ -63,8 +72,14 @@ public final class Watchdog {
             LockSupport.parkNanos(tick);
             long now = System.nanoTime();
             for (Renewal r : renewals) {
-                if (now - r.due >= 0) {
-                    r.fire(now);
+                if (now - r.due >= 0 && r.running.compareAndSet(false, true)) {
+                    renewers.execute(() -> {
+                        try {
+                            r.fire(now);
+                        } finally {
+                            r.running.set(false);
+                        }
+                    });
                 }
             }
         }
@@ -77,6 +92,7 @@ public final class Watchdog {
         private final Runnable onLost;
         private volatile long due;
         private volatile boolean lost;
+        private final AtomicBoolean running = new AtomicBoolean();
 
         private Renewal(long intervalNanos, BooleanSupplier renew, Runnable onLost) {
             this.intervalNanos = intervalNanos;
