@@ -1,0 +1,100 @@
+package io.dupguard.redis;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dupguard.StoreUnavailableException;
+import io.dupguard.test.AbstractSubmissionTokensContractTest;
+import io.dupguard.test.AbstractSubmitThrottleContractTest;
+import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.SubmitThrottle;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Tokens and throttle on standalone Redis and on the Cluster; two clients stand in for two machines. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RedisTokensAndThrottleIT {
+    private final RedisClient a = RedisFixtures.standaloneClient();
+    private final RedisClient b = RedisFixtures.standaloneClient();
+    private final RedisClusterClient cluster = RedisFixtures.clusterClient();
+    private final RedisClient dead = RedisFixtures.deadStandaloneClient();
+
+    @AfterAll
+    void shutdown() {
+        a.shutdown();
+        b.shutdown();
+        cluster.shutdown();
+        dead.shutdown();
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class StandaloneTokens extends AbstractSubmissionTokensContractTest {
+        private final RedisSubmissionTokens one = RedisSubmissionTokens.create(a);
+        private final RedisSubmissionTokens two = RedisSubmissionTokens.create(b);
+
+        @Override
+        protected SubmissionTokens tokens() {
+            return one;
+        }
+
+        @Override
+        protected SubmissionTokens otherMachine() {
+            return two;
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class ClusterTokens extends AbstractSubmissionTokensContractTest {
+        private final RedisSubmissionTokens one = RedisSubmissionTokens.create(cluster);
+
+        @Override
+        protected SubmissionTokens tokens() {
+            return one;
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class StandaloneThrottle extends AbstractSubmitThrottleContractTest {
+        private final RedisSubmitThrottle one = RedisSubmitThrottle.create(a);
+        private final RedisSubmitThrottle two = RedisSubmitThrottle.create(b);
+
+        @Override
+        protected SubmitThrottle throttle() {
+            return one;
+        }
+
+        @Override
+        protected SubmitThrottle otherMachine() {
+            return two;
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class ClusterThrottle extends AbstractSubmitThrottleContractTest {
+        private final RedisSubmitThrottle one = RedisSubmitThrottle.create(cluster);
+
+        @Override
+        protected SubmitThrottle throttle() {
+            return one;
+        }
+    }
+
+    @Test
+    void outageIsAnErrorNeverAllowedOrConsumed() {
+        assertThatThrownBy(() -> RedisSubmitThrottle.create(dead).tryAcquire("s", "u", Duration.ofSeconds(5)))
+                .isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> RedisSubmissionTokens.create(dead).issue("s", "u", Duration.ofSeconds(5)))
+                .isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(
+                        () -> RedisSubmissionTokens.create(dead).consume("s", "u", io.dupguard.token.Tokens.newToken()))
+                .isInstanceOf(StoreUnavailableException.class);
+    }
+}
