@@ -6,6 +6,9 @@ final class IdempotencySql {
 
     final SqlDialect dialect;
     final String insert;
+    /** PostgreSQL: insert-if-absent and re-read in one statement; null elsewhere. */
+    final String insertOrRead;
+
     final String selectRow;
     final String selectRowLocking;
     final String takeover;
@@ -24,6 +27,16 @@ final class IdempotencySql {
                 + " VALUES (?, ?, 'P', ?, ?, " + nowPlus + ")";
         this.insert =
                 dialect.onConflictDoNothing() ? insertSql + " ON CONFLICT (scope, idem_key) DO NOTHING" : insertSql;
+        // The data-modifying CTE inserts; the outer SELECT returns the existing row only when nothing
+        // was inserted. Both parts share the statement's snapshot, so a conflicting row committed
+        // while the insert waited for it is not seen: no row comes back, and the claim goes round
+        // again with a fresh snapshot.
+        this.insertOrRead = dialect.onConflictDoNothing()
+                ? "WITH ins AS (" + insert + " RETURNING 1)"
+                        + " SELECT 0, status, fingerprint, owner, payload, CASE WHEN expires_at > " + now
+                        + " THEN 1 ELSE 0 END FROM " + table + byKey + " AND NOT EXISTS (SELECT 1 FROM ins)"
+                        + " UNION ALL SELECT 1, NULL, NULL, NULL, NULL, 0 FROM ins"
+                : null;
         this.selectRow = "SELECT status, fingerprint, owner, payload, CASE WHEN expires_at > " + now
                 + " THEN 1 ELSE 0 END FROM " + table + byKey;
         this.selectRowLocking = selectRow + dialect.lockingRead();

@@ -33,6 +33,9 @@ import javax.sql.DataSource;
  *   <li>Row gone (released between the steps, or invisible to a stale snapshot) ⇒ start again.
  * </ol>
  *
+ * <p>On PostgreSQL steps 1 and 2 are one statement (a data-modifying CTE), so a duplicate costs one
+ * round trip, like a fresh claim.
+ *
  * <p>Expiry uses the database's clock ({@link SqlDialect}), never the application's. Complete,
  * release and renew are single statements guarded by {@code status = 'P' AND owner = ?}.
  *
@@ -88,10 +91,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             throws SQLException {
         IdempotencySql s = sql(c);
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-            if (tryInsert(c, s, key, fp, owner, leaseMillis)) {
-                return Claim.FRESH;
+            Row row;
+            if (s.insertOrRead != null) {
+                InsertOrRead r = insertOrRead(c, s, key, fp, owner, leaseMillis);
+                if (r.inserted) {
+                    return Claim.FRESH;
+                }
+                row = r.row;
+            } else {
+                if (tryInsert(c, s, key, fp, owner, leaseMillis)) {
+                    return Claim.FRESH;
+                }
+                row = selectRow(c, lockingRead ? s.selectRowLocking : s.selectRow, key, true);
             }
-            Row row = selectRow(c, lockingRead ? s.selectRowLocking : s.selectRow, key, true);
             if (row == null) {
                 continue;
             }
@@ -110,6 +122,32 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         throw new StoreUnavailableException(
                 storeName(), "claim of " + key + " did not settle after " + MAX_CLAIM_ROUNDS + " rounds", null);
+    }
+
+    private record InsertOrRead(boolean inserted, Row row) {}
+
+    /** One round trip on PostgreSQL: inserted, or the existing row, or neither (go round again). */
+    private InsertOrRead insertOrRead(
+            Connection c, IdempotencySql s, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(s.insertOrRead)) {
+            bindKey(ps, 1, key, s);
+            ps.setString(3, fp.hex());
+            ps.setString(4, owner);
+            ps.setLong(5, leaseMillis);
+            bindKey(ps, 6, key, s);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return new InsertOrRead(false, null);
+                }
+                if (rs.getInt(1) == 1) {
+                    return new InsertOrRead(true, null);
+                }
+                return new InsertOrRead(
+                        false,
+                        new Row(rs.getString(2), rs.getString(3), rs.getString(4), rs.getBytes(5), rs.getInt(6) == 1));
+            }
+        }
     }
 
     private boolean tryInsert(
