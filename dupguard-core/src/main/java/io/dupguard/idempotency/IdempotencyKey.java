@@ -61,7 +61,17 @@ public final class IdempotencyKey {
     }
 
     private static String normalise(String key) {
-        return key == null ? null : Normalizer.normalize(key, Normalizer.Form.NFC);
+        if (key == null) {
+            return null;
+        }
+        // Below U+0300 no character takes part in canonical composition, so such a string is
+        // already NFC; most business keys are ASCII, and this skips the normaliser for them.
+        for (int i = 0; i < key.length(); i++) {
+            if (key.charAt(i) >= '\u0300') {
+                return Normalizer.normalize(key, Normalizer.Form.NFC);
+            }
+        }
+        return key;
     }
 
     private static String checkKey(String key) {
