@@ -6,7 +6,6 @@ import io.dupguard.spi.AbstractLockProvider;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
 
@@ -54,7 +53,7 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     private volatile LockSql sql;
 
     private JdbcLockProvider(Builder b) {
-        this.access = new JdbcAccess(b.dataSource, b.dialect, DEFAULT_TABLE, b.table, b.createSchema);
+        this.access = b.access();
     }
 
     /** A provider on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
@@ -129,34 +128,12 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     }
 
     /** Builder; not thread-safe. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private String table = DEFAULT_TABLE;
-        private SqlDialect dialect;
-        private boolean createSchema;
-
+    public static final class Builder extends JdbcStoreBuilder<Builder, JdbcLockProvider> {
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            super(dataSource, DEFAULT_TABLE, false);
         }
 
-        /** Table name, a plain identifier (default {@value #DEFAULT_TABLE}). */
-        public Builder tableName(String table) {
-            this.table = SqlIdentifier.check(table, "tableName");
-            return this;
-        }
-
-        /** Skip detection and use this dialect. */
-        public Builder dialect(SqlDialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect");
-            return this;
-        }
-
-        /** Create the table from the shipped DDL on first use if it does not exist (default false). */
-        public Builder createSchemaIfMissing(boolean create) {
-            this.createSchema = create;
-            return this;
-        }
-
+        @Override
         public JdbcLockProvider build() {
             return new JdbcLockProvider(this);
         }

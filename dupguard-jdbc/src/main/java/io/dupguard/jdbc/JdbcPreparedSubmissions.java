@@ -44,14 +44,23 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
         this.access = access;
     }
 
+    /** A store in {@value #DEFAULT_TABLE}, created on first use if missing. */
     public static JdbcPreparedSubmissions create(DataSource dataSource) {
-        return create(dataSource, DEFAULT_TABLE, true);
+        return builder(dataSource).build();
     }
 
+    /** A store in {@code tableName}; shorthand for the builder. */
     public static JdbcPreparedSubmissions create(
             DataSource dataSource, String tableName, boolean createSchemaIfMissing) {
-        return new JdbcPreparedSubmissions(
-                new JdbcAccess(dataSource, null, DEFAULT_TABLE, tableName, createSchemaIfMissing));
+        return builder(dataSource)
+                .tableName(tableName)
+                .createSchemaIfMissing(createSchemaIfMissing)
+                .build();
+    }
+
+    /** Table name, dialect and schema creation (on by default) can be set. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
     }
 
     @Override
@@ -131,5 +140,17 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
                 return ps.executeUpdate();
             }
         });
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder extends JdbcStoreBuilder<Builder, JdbcPreparedSubmissions> {
+        private Builder(DataSource dataSource) {
+            super(dataSource, DEFAULT_TABLE, true);
+        }
+
+        @Override
+        public JdbcPreparedSubmissions build() {
+            return new JdbcPreparedSubmissions(access());
+        }
     }
 }

@@ -36,13 +36,22 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
     }
 
     /** Tokens in {@value #DEFAULT_TABLE}, created if missing. */
+    /** A store in {@value #DEFAULT_TABLE}, created on first use if missing. */
     public static JdbcSubmissionTokens create(DataSource dataSource) {
-        return create(dataSource, DEFAULT_TABLE, true);
+        return builder(dataSource).build();
     }
 
+    /** A store in {@code tableName}; shorthand for the builder. */
     public static JdbcSubmissionTokens create(DataSource dataSource, String tableName, boolean createSchemaIfMissing) {
-        return new JdbcSubmissionTokens(
-                new JdbcAccess(dataSource, null, DEFAULT_TABLE, tableName, createSchemaIfMissing));
+        return builder(dataSource)
+                .tableName(tableName)
+                .createSchemaIfMissing(createSchemaIfMissing)
+                .build();
+    }
+
+    /** Table name, dialect and schema creation (on by default) can be set. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
     }
 
     @Override
@@ -103,6 +112,18 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
                     .formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.US_ASCII)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform must support SHA-256", e);
+        }
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder extends JdbcStoreBuilder<Builder, JdbcSubmissionTokens> {
+        private Builder(DataSource dataSource) {
+            super(dataSource, DEFAULT_TABLE, true);
+        }
+
+        @Override
+        public JdbcSubmissionTokens build() {
+            return new JdbcSubmissionTokens(access());
         }
     }
 }

@@ -31,13 +31,22 @@ public final class JdbcSubmitThrottle implements SubmitThrottle {
         this.access = access;
     }
 
+    /** A store in {@value #DEFAULT_TABLE}, created on first use if missing. */
     public static JdbcSubmitThrottle create(DataSource dataSource) {
-        return create(dataSource, DEFAULT_TABLE, true);
+        return builder(dataSource).build();
     }
 
+    /** A store in {@code tableName}; shorthand for the builder. */
     public static JdbcSubmitThrottle create(DataSource dataSource, String tableName, boolean createSchemaIfMissing) {
-        return new JdbcSubmitThrottle(
-                new JdbcAccess(dataSource, null, DEFAULT_TABLE, tableName, createSchemaIfMissing));
+        return builder(dataSource)
+                .tableName(tableName)
+                .createSchemaIfMissing(createSchemaIfMissing)
+                .build();
+    }
+
+    /** Table name, dialect and schema creation (on by default) can be set. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
     }
 
     @Override
@@ -74,6 +83,18 @@ public final class JdbcSubmitThrottle implements SubmitThrottle {
                 return false;
             }
             throw e;
+        }
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder extends JdbcStoreBuilder<Builder, JdbcSubmitThrottle> {
+        private Builder(DataSource dataSource) {
+            super(dataSource, DEFAULT_TABLE, true);
+        }
+
+        @Override
+        public JdbcSubmitThrottle build() {
+            return new JdbcSubmitThrottle(access());
         }
     }
 }
