@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The executable jar that {@code ./dupguard} runs: its main class, the bundled JDBC drivers
- * (registered through merged service files), and quiet logging.
+ * (registered through merged service files), the embedded ZooKeeper, and quiet logging.
  */
 class ShadedJarIT {
     private static final Path JAR = Path.of(System.getProperty("dupguard.lab.jar", "target/dupguard-lab.jar"));
@@ -46,6 +46,25 @@ class ShadedJarIT {
                 "4");
         assertThat(r.status()).as("stderr: %s", r.err()).isZero();
         assertThat(r.out()).contains("idempotency-jdbc", "ok: every dupguard strategy");
+        assertThat(r.err()).doesNotContain("SLF4J", "WARN", "Exception");
+    }
+
+    @Test
+    void startsTheEmbeddedZooKeeperQuietly() throws Exception {
+        Run r = java(
+                "storm",
+                "--workload",
+                "lock-backends",
+                "--strategy",
+                "zookeeper-unfenced,zookeeper-fenced",
+                "--zookeeper",
+                "embedded",
+                "--duration",
+                "300ms",
+                "--clients",
+                "4");
+        assertThat(r.status()).as("stderr: %s", r.err()).isZero();
+        assertThat(r.out()).contains("+ ZooKeeper (embedded, 127.0.0.1:", "ok: every dupguard strategy");
         assertThat(r.err()).doesNotContain("SLF4J", "WARN", "Exception");
     }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,25 +25,47 @@ public final class StormJson {
             "p50Micros",
             "p99Micros");
 
+    /**
+     * How a naive strategy's failure shows in the JSON where it is not duplicate effects: a field,
+     * or {@code metrics.<name>}. Keys are {@code workload/strategy}, or {@code workload/*-suffix}.
+     */
+    private static final Map<String, String> FAILURE = failures();
+
+    /** Counts that must be positive for a dupguard strategy too: proof the fault actually happened. */
+    private static final Map<String, String> FAULT_SEEN =
+            Map.of("lock-backends/*-fenced", "metrics.staleWritesRefused");
+
     private StormJson() {}
+
+    private static Map<String, String> failures() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("balance-init/unique-key-no-reread", "errors");
+        m.put("balance-init/retry-lock", "metrics.requestsRefused");
+        m.put("balance-init/retry-lock-requery", "metrics.requestsRefused");
+        m.put("form-submit/throttle", "metrics.differentSubmitsRefused");
+        m.put("lock-backends/*-unfenced", "metrics.staleWritesAccepted");
+        return m;
+    }
 
     public static JsonNode read(Path file) throws IOException {
         return new ObjectMapper().readTree(file.toFile());
     }
 
     /**
-     * Every naive strategy shows duplicate effects; every dupguard strategy shows none, loses
-     * nothing and broke no other invariant.
+     * Every naive strategy shows its failure (duplicate effects unless {@link #FAILURE} names another
+     * count); every dupguard strategy shows none — no duplicate effect, nothing lost, no violation,
+     * and zero of the count its workload's naive strategies fail on.
      *
      * @param expected workload name to the strategies that must have run, in order
      */
     public static void assertNaiveFailAndDupguardHolds(JsonNode root, Map<String, List<String>> expected) {
         List<String> workloads = new ArrayList<>();
         for (JsonNode w : root.get("workloads")) {
-            workloads.add(w.get("name").asText());
+            String workload = w.get("name").asText();
+            workloads.add(workload);
             List<String> names = new ArrayList<>();
             for (JsonNode s : w.get("strategies")) {
-                String id = w.get("name").asText() + "/" + s.get("name").asText();
+                String id = workload + "/" + s.get("name").asText();
                 names.add(s.get("name").asText());
                 FIELDS.forEach(f -> assertThat(s.has(f)).as("%s has %s", id, f).isTrue());
                 assertThat(s.get("requests").asLong()).as("%s requests", id).isPositive();
@@ -52,10 +75,11 @@ public final class StormJson {
                 assertThat(s.get("p99Micros").asLong())
                         .as("%s p99", id)
                         .isGreaterThanOrEqualTo(s.get("p50Micros").asLong());
+                String failure = lookup(FAILURE, id);
                 if (s.get("family").asText().equals("naive")) {
-                    assertThat(s.get("duplicateEffects").asLong())
-                            .as("%s duplicate effects", id)
-                            .isPositive();
+                    String measure = failure == null ? "duplicateEffects" : failure;
+                    assertThat(count(s, measure)).as("%s %s", id, measure).isPositive();
+                    assertThat(s.get("ok").asBoolean()).as("%s ok", id).isFalse();
                 } else {
                     assertThat(s.get("family").asText()).isEqualTo("dupguard");
                     assertThat(s.get("duplicateEffects").asLong())
@@ -65,13 +89,52 @@ public final class StormJson {
                     assertThat(s.get("violations")).as("%s violations", id).isEmpty();
                     assertThat(s.get("duplicatesAbsorbed").asLong())
                             .isEqualTo(s.get("duplicatesSent").asLong());
+                    String sibling = workloadFailure(workload);
+                    if (sibling != null) {
+                        assertThat(count(s, sibling)).as("%s %s", id, sibling).isZero();
+                    }
+                    String fault = lookup(FAULT_SEEN, id);
+                    if (fault != null) {
+                        assertThat(count(s, fault)).as("%s %s", id, fault).isPositive();
+                    }
                 }
             }
-            assertThat(names)
-                    .as("strategies of %s", w.get("name").asText())
-                    .containsExactlyElementsOf(expected.get(w.get("name").asText()));
+            assertThat(names).as("strategies of %s", workload).containsExactlyElementsOf(expected.get(workload));
         }
         assertThat(workloads).containsExactlyInAnyOrderElementsOf(expected.keySet());
         assertThat(root.get("ok").asBoolean()).isTrue();
+    }
+
+    /** The metric a workload's naive strategies fail on, if it is a metric the dupguard ones also report. */
+    private static String workloadFailure(String workload) {
+        return FAILURE.entrySet().stream()
+                .filter(e ->
+                        e.getKey().startsWith(workload + "/") && e.getValue().startsWith("metrics."))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElse(null);
+    }
+
+    private static String lookup(Map<String, String> map, String id) {
+        for (Map.Entry<String, String> e : map.entrySet()) {
+            String key = e.getKey();
+            int star = key.indexOf("/*");
+            if (key.equals(id)
+                    || (star >= 0
+                            && id.startsWith(key.substring(0, star + 1))
+                            && id.endsWith(key.substring(star + 2)))) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    private static long count(JsonNode strategy, String path) {
+        JsonNode node = strategy;
+        for (String part : path.split("\\.")) {
+            node = node.get(part);
+            assertThat(node).as("%s in %s", path, strategy.get("name").asText()).isNotNull();
+        }
+        return node.asLong();
     }
 }

@@ -3,7 +3,7 @@ package io.dupguard.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The storm on the real servers: PostgreSQL for every table and JDBC store, Redis for the Redis
- * store — standalone and Cluster. A server that cannot be reached fails the test (status 2).
+ * store and lock — standalone and Cluster. A server that cannot be reached fails the test (status 2).
  */
 class StormPostgresRedisIT {
     static final String PG =
@@ -24,12 +24,12 @@ class StormPostgresRedisIT {
     Path dir;
 
     @Test
-    void naiveStrategiesDuplicateAndDupguardStrategiesHoldOnPostgresAndRedis() throws Exception {
+    void naiveStrategiesFailAndDupguardStrategiesHoldOnPostgresAndRedis() throws Exception {
         Path json = dir.resolve("storm.json");
         LabCli.Result r = LabCli.run(
                 "storm",
                 "--duration",
-                "1s",
+                "700ms",
                 "--clients",
                 "24",
                 "--jdbc-url",
@@ -40,34 +40,25 @@ class StormPostgresRedisIT {
                 json.toString());
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
-        Map<String, List<String>> expected = new LinkedHashMap<>();
-        expected.put(
-                "account-binding",
-                List.of("select-then-insert", "unique-key-catch", "insert-ignore-reread", "lock", "idempotency"));
-        expected.put(
-                "payment",
-                List.of(
-                        "none",
-                        "select-then-insert",
-                        "idempotency-memory",
-                        "idempotency-jdbc",
-                        "idempotency-jdbc-tx",
-                        "idempotency-redis"));
+        Map<String, List<String>> expected = Expected.defaultWorkloads();
+        List<String> payment = new ArrayList<>(expected.get("payment"));
+        payment.add("idempotency-redis");
+        expected.put("payment", payment);
         StormJson.assertNaiveFailAndDupguardHolds(StormJson.read(json), expected);
         assertThat(r.out()).contains("on jdbc:postgresql://127.0.0.1:5432/test").contains("+ Redis redis://");
     }
 
     @Test
-    void redisStoreHoldsOnRedisCluster() throws Exception {
+    void redisStoreAndLockHoldOnRedisCluster() throws Exception {
         Path json = dir.resolve("cluster.json");
         LabCli.Result r = LabCli.run(
                 "storm",
                 "--workload",
-                "payment",
+                "payment,lock-backends",
                 "--strategy",
-                "none,idempotency-redis",
+                "none,idempotency-redis,redis-unfenced,redis-fenced",
                 "--duration",
-                "1s",
+                "700ms",
                 "--clients",
                 "24",
                 "--redis-url",
@@ -77,7 +68,10 @@ class StormPostgresRedisIT {
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         StormJson.assertNaiveFailAndDupguardHolds(
-                StormJson.read(json), Map.of("payment", List.of("none", "idempotency-redis")));
+                StormJson.read(json),
+                Map.of(
+                        "payment", List.of("none", "idempotency-redis"),
+                        "lock-backends", List.of("redis-unfenced", "redis-fenced")));
         assertThat(r.out()).contains("+ Redis Cluster redis://127.0.0.1:7000");
     }
 }

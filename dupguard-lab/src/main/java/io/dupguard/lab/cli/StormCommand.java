@@ -5,6 +5,7 @@ import io.dupguard.lab.report.ConsoleProgress;
 import io.dupguard.lab.report.HtmlReport;
 import io.dupguard.lab.report.JsonReport;
 import io.dupguard.lab.report.TextReport;
+import io.dupguard.lab.storm.Need;
 import io.dupguard.lab.storm.Storm;
 import io.dupguard.lab.storm.StormReport;
 import io.dupguard.lab.storm.StormSettings;
@@ -48,7 +49,7 @@ final class StormCommand implements Callable<Integer> {
             names = "--workload",
             split = ",",
             paramLabel = "NAME",
-            description = "Workloads to run (default: all): ${COMPLETION-CANDIDATES}",
+            description = "Workloads to run: ${COMPLETION-CANDIDATES}, or all (default: all but lock-backends)",
             completionCandidates = WorkloadNames.class)
     private List<String> workloads = List.of();
 
@@ -66,7 +67,7 @@ final class StormCommand implements Callable<Integer> {
             names = "--duration",
             paramLabel = "TIME",
             converter = DurationConverter.class,
-            description = "How long each strategy runs, e.g. 3s, 500ms (default: 3s)")
+            description = "How long each strategy runs, e.g. 3s, 500ms (default: 1s)")
     private Duration duration = StormSettings.DEFAULT_DURATION;
 
     @Option(
@@ -96,6 +97,20 @@ final class StormCommand implements Callable<Integer> {
                     + " list of redis:// URIs or redis-cluster://host:port,host:port (Cluster)")
     private String redisUrl;
 
+    @Option(
+            names = "--redlock-urls",
+            paramLabel = "URLS",
+            description = "Three or more independent Redis servers for the Redlock strategies,"
+                    + " e.g. redis://127.0.0.1:7100,redis://127.0.0.1:7101,redis://127.0.0.1:7102")
+    private String redlockUrls;
+
+    @Option(
+            names = {"--zookeeper", "--zookeeper-url"},
+            paramLabel = "ADDRESS",
+            description = "ZooKeeper for the ZooKeeper strategies: host:port[,host:port...], or 'embedded' to start"
+                    + " an in-process server for this run")
+    private String zookeeper;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON")
     private Path json;
 
@@ -121,10 +136,10 @@ final class StormCommand implements Callable<Integer> {
         StormSettings settings = settings();
         checkWritable(json, "--json");
         checkWritable(html, "--html");
-        List<Storm.Plan> plans = StormPlanner.plan(spec.commandLine(), workloads, strategies, redisUrl != null);
+        List<Storm.Plan> plans = StormPlanner.plan(spec.commandLine(), workloads, strategies, this::given);
         LabEnvironment env;
         try {
-            env = LabEnvironment.open(jdbcUrl, redisUrl);
+            env = LabEnvironment.open(jdbcUrl, redisUrl, redlockUrls, zookeeper);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -144,6 +159,14 @@ final class StormCommand implements Callable<Integer> {
             out.println("html: " + html);
         }
         return report.ok() ? DupguardCli.OK : DupguardCli.INVARIANT_BROKEN;
+    }
+
+    private boolean given(Need need) {
+        return switch (need) {
+            case REDIS -> redisUrl != null;
+            case REDLOCK -> redlockUrls != null;
+            case ZOOKEEPER -> zookeeper != null;
+        };
     }
 
     private StormSettings settings() {
@@ -193,6 +216,8 @@ final class StormCommand implements Callable<Integer> {
                         s.latency().max().toMillis()),
                 env.databaseLabel(),
                 env.redis().map(r -> r.label()).orElse(""),
+                env.redlock().map(r -> r.label()).orElse(""),
+                env.zookeeper().map(z -> z.label()).orElse(""),
                 env.lockLabel());
     }
 

@@ -5,24 +5,32 @@ import io.dupguard.jdbc.SqlDialect;
 import io.dupguard.lab.storm.Need;
 import io.dupguard.lock.LockProvider;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 /**
- * The servers a storm runs against: always a database (embedded H2 unless {@code --jdbc-url}),
- * and Redis when {@code --redis-url} is given. Opening checks that each is reachable.
+ * The servers a storm runs against: always a database (embedded H2 unless {@code --jdbc-url});
+ * Redis, the Redlock nodes and ZooKeeper only when their options are given. Opening checks that
+ * each is reachable.
  */
 public final class LabEnvironment implements AutoCloseable {
     private final Database database;
     private final RedisTarget redis;
+    private final RedlockTarget redlock;
+    private final ZooKeeperTarget zookeeper;
     private final LabSql sql;
     private final String runId;
 
-    private LabEnvironment(Database database, RedisTarget redis) {
+    private LabEnvironment(Database database, RedisTarget redis, RedlockTarget redlock, ZooKeeperTarget zookeeper) {
         this.database = database;
         this.redis = redis;
+        this.redlock = redlock;
+        this.zookeeper = zookeeper;
         this.sql = new LabSql(database.dialect);
         this.runId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     }
@@ -36,12 +44,47 @@ public final class LabEnvironment implements AutoCloseable {
      * @throws IllegalArgumentException if {@code redisUrl} is malformed
      */
     public static LabEnvironment open(String jdbcUrl, String redisUrl) {
-        Database database = jdbcUrl == null ? Database.embedded() : Database.connect(jdbcUrl);
+        return open(jdbcUrl, redisUrl, null, null);
+    }
+
+    /**
+     * Connects to the database and every server given.
+     *
+     * @param redlockUrls null for no Redlock, else at least three comma-separated {@code redis://}
+     *     URIs of independent servers
+     * @param zookeeper null for no ZooKeeper, {@code embedded} to start one in this process, or a
+     *     connect string
+     * @throws UnreachableException naming the URL if a server cannot be used
+     * @throws IllegalArgumentException if a URL is malformed
+     */
+    public static LabEnvironment open(String jdbcUrl, String redisUrl, String redlockUrls, String zookeeper) {
+        List<AutoCloseable> opened = new ArrayList<>();
         try {
-            return new LabEnvironment(database, redisUrl == null ? null : RedisTarget.connect(redisUrl));
+            Database database = jdbcUrl == null ? Database.embedded() : Database.connect(jdbcUrl);
+            opened.add(database);
+            RedisTarget redis = redisUrl == null ? null : RedisTarget.connect(redisUrl);
+            opened.add(redis);
+            RedlockTarget redlock = redlockUrls == null ? null : RedlockTarget.connect(redlockUrls);
+            opened.add(redlock);
+            ZooKeeperTarget zk = zookeeper == null ? null : ZooKeeperTarget.connect(zookeeper);
+            return new LabEnvironment(database, redis, redlock, zk);
         } catch (RuntimeException e) {
-            database.close();
+            Collections.reverse(opened);
+            for (AutoCloseable c : opened) {
+                closeQuietly(c, e);
+            }
             throw e;
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c, RuntimeException failure) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            failure.addSuppressed(e);
         }
     }
 
@@ -67,10 +110,20 @@ public final class LabEnvironment implements AutoCloseable {
         return Optional.ofNullable(redis);
     }
 
+    public Optional<RedlockTarget> redlock() {
+        return Optional.ofNullable(redlock);
+    }
+
+    public Optional<ZooKeeperTarget> zookeeper() {
+        return Optional.ofNullable(zookeeper);
+    }
+
     /** Whether a strategy's need is met. */
     public boolean has(Need need) {
         return switch (need) {
             case REDIS -> redis != null;
+            case REDLOCK -> redlock != null;
+            case ZOOKEEPER -> zookeeper != null;
         };
     }
 
@@ -98,14 +151,25 @@ public final class LabEnvironment implements AutoCloseable {
         return runId;
     }
 
+    /** Closes every server connection (and stops an embedded ZooKeeper), each even if another fails. */
     @Override
     public void close() {
-        try {
-            if (redis != null) {
-                redis.close();
+        RuntimeException failure = null;
+        for (AutoCloseable c : new AutoCloseable[] {zookeeper, redlock, redis, database}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = new IllegalStateException("closing the lab's servers failed", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
             }
-        } finally {
-            database.close();
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.dupguard.lab.env;
 
 import io.dupguard.redis.RedisIdempotencyStore;
+import io.dupguard.redis.RedisLockProvider;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -105,6 +106,14 @@ public final class RedisTarget implements AutoCloseable {
         RedisIdempotencyStore.Builder b = cluster != null
                 ? RedisIdempotencyStore.builder(cluster)
                 : RedisIdempotencyStore.builder(standalone, standaloneUri);
+        return b.keyPrefix(keyPrefix).build();
+    }
+
+    /** A new lock provider writing under {@code keyPrefix}; the caller closes it. */
+    public RedisLockProvider newLockProvider(String keyPrefix) {
+        RedisLockProvider.Builder b = cluster != null
+                ? RedisLockProvider.builder(cluster)
+                : RedisLockProvider.builder(standalone, standaloneUri);
         return b.keyPrefix(keyPrefix).build();
     }
 

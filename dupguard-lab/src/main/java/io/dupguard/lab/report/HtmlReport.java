@@ -67,7 +67,9 @@ public final class HtmlReport {
                         + " up to %d attempts · latency %s · %.1f s in all",
                 s.version(),
                 s.database(),
-                s.redis().isEmpty() ? "" : " · " + s.redis(),
+                (s.redis().isEmpty() ? "" : " · " + s.redis())
+                        + (s.redlock().isEmpty() ? "" : " · " + s.redlock())
+                        + (s.zookeeper().isEmpty() ? "" : " · " + s.zookeeper()),
                 s.locks(),
                 s.clients(),
                 Numbers.millis(s.durationMillis()),
@@ -129,6 +131,9 @@ public final class HtmlReport {
                     .append("</b>: ")
                     .append(Html.escape(s.summary()))
                     .append(s.ok() ? ". Held." : ". Broke: " + Html.escape(String.join("; ", s.violations())) + ".");
+            if (!s.metrics().isEmpty()) {
+                html.append("<br>").append(Html.escape(Numbers.metrics(s.metrics())));
+            }
             if (!s.evidence().isEmpty()) {
                 html.append("<br><span class=\"evidence\">e.g. ")
                         .append(Html.escape(s.evidence()))

@@ -1,6 +1,8 @@
 package io.dupguard.lab.report;
 
 import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /** Number formats shared by the text and HTML reports; locale-independent. */
 final class Numbers {
@@ -36,5 +38,17 @@ final class Numbers {
     /** {@code 3s}, {@code 500ms} */
     static String millis(long millis) {
         return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+    }
+
+    /** {@code stale writes accepted 12, overlaps 3}: a workload's metrics, camel-case keys as words. */
+    static String metrics(Map<String, Long> metrics) {
+        return metrics.entrySet().stream()
+                .map(e -> words(e.getKey()) + " " + count(e.getValue()))
+                .collect(Collectors.joining(", "));
+    }
+
+    /** {@code staleWritesAccepted} → {@code stale writes accepted} */
+    static String words(String camel) {
+        return camel.replaceAll("([a-z0-9])([A-Z])", "$1 $2").toLowerCase(Locale.ROOT);
     }
 }

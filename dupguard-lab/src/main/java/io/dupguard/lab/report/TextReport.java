@@ -38,6 +38,15 @@ public final class TextReport {
                 rows.add(row(s));
             }
             printAligned(rows, out);
+            int width = w.strategies().stream()
+                    .mapToInt(s -> s.name().length())
+                    .max()
+                    .orElse(0);
+            for (StrategyResult s : w.strategies()) {
+                if (s.metrics().values().stream().anyMatch(v -> v != 0)) {
+                    out.println("  " + pad(s.name(), width, false) + "  " + Numbers.metrics(s.metrics()));
+                }
+            }
             for (StrategyResult s : w.strategies()) {
                 if (!s.ok()) {
                     String tag = s.brokenDupguard() ? "  BROKEN " : "  naive  ";
@@ -59,7 +68,7 @@ public final class TextReport {
                 runs,
                 report.wallSeconds(),
                 setup.database(),
-                setup.redis().isEmpty() ? "" : " + " + setup.redis(),
+                servers(setup),
                 setup.clients(),
                 Numbers.millis(setup.durationMillis()),
                 setup.seed(),
@@ -71,6 +80,16 @@ public final class TextReport {
             out.println("FAILED: a dupguard strategy broke an invariant:");
             report.brokenDupguard().forEach(line -> out.println("  " + line));
         }
+    }
+
+    private static String servers(StormReport.Setup setup) {
+        StringBuilder b = new StringBuilder();
+        for (String server : new String[] {setup.redis(), setup.redlock(), setup.zookeeper()}) {
+            if (!server.isEmpty()) {
+                b.append(" + ").append(server);
+            }
+        }
+        return b.toString();
     }
 
     private static String[] row(StrategyResult s) {

@@ -1,7 +1,7 @@
 package io.dupguard.lab.storm;
 
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
 
 /**
  * One logical request as its client sees it: how many attempts went out, how many came back, and
@@ -14,6 +14,7 @@ final class Exchange {
 
     private int sent;
     private int finished;
+    private int refusals;
     private boolean acknowledged;
     private Object first;
     private long ackNanos;
@@ -36,9 +37,10 @@ final class Exchange {
     /**
      * Records a successful answer.
      *
+     * @param agree whether a later answer is consistent with the first
      * @return true if an earlier answer was different (a replay that does not match)
      */
-    synchronized boolean succeeded(Object value, long nowNanos) {
+    synchronized boolean succeeded(Object value, long nowNanos, BiPredicate<Object, Object> agree) {
         finished++;
         boolean differs = false;
         if (!acknowledged) {
@@ -46,7 +48,7 @@ final class Exchange {
             first = value;
             ackNanos = nowNanos;
         } else {
-            differs = !Objects.equals(first, value);
+            differs = !agree.test(first, value);
         }
         notifyAll();
         return differs;
@@ -55,6 +57,11 @@ final class Exchange {
     synchronized void failed() {
         finished++;
         notifyAll();
+    }
+
+    synchronized void refused() {
+        refusals++;
+        failed();
     }
 
     /** Waits until acknowledged, every attempt sent so far has finished, or the deadline passes. */
@@ -77,6 +84,6 @@ final class Exchange {
     }
 
     synchronized Sent toSent() {
-        return new Sent(request, acknowledged, first);
+        return new Sent(request, acknowledged, first, refusals);
     }
 }

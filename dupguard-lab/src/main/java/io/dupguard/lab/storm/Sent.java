@@ -6,5 +6,12 @@ package io.dupguard.lab.storm;
  * @param request the request
  * @param acknowledged whether any attempt answered with success
  * @param response the first successful answer (null if none)
+ * @param refusals attempts of this request that were refused (not counting a tampered duplicate)
  */
-public record Sent(Request request, boolean acknowledged, Object response) {}
+public record Sent(Request request, boolean acknowledged, Object response, int refusals) {
+
+    /** A request none of whose attempts was refused. */
+    public Sent(Request request, boolean acknowledged, Object response) {
+        this(request, acknowledged, response, 0);
+    }
+}

@@ -58,6 +58,7 @@ public final class Storm {
                     progress.started(
                             plan.workload().name(), strategy, index, total, settings.duration(), driver::requestsSoFar);
                     Observed seen = driver.run();
+                    trial.settle();
                     result = StrategyResult.of(strategy, seen, trial.check(seen.ledger()));
                 }
                 progress.finished(plan.workload().name(), result);

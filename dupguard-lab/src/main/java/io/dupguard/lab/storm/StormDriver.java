@@ -36,6 +36,7 @@ import org.HdrHistogram.Histogram;
  */
 public final class StormDriver {
     private static final long HIGHEST_MICROS = 3_600_000_000L;
+    private static final int MAX_ERROR_LENGTH = 120;
 
     private final Trial trial;
     private final StormSettings settings;
@@ -192,14 +193,15 @@ public final class StormDriver {
         } catch (Throwable t) {
             if (isRefusal(t)) {
                 refused.increment();
+                ex.refused();
             } else {
                 errors.increment();
                 firstError.compareAndSet(null, describe(t));
+                ex.failed();
             }
-            ex.failed();
             return;
         }
-        if (ex.succeeded(answer, System.nanoTime())) {
+        if (ex.succeeded(answer, System.nanoTime(), trial::answersAgree)) {
             mismatches.increment();
         }
     }
@@ -213,6 +215,9 @@ public final class StormDriver {
 
     private static String describe(Throwable t) {
         String message = String.valueOf(t.getMessage()).lines().findFirst().orElse("");
+        if (message.length() > MAX_ERROR_LENGTH) {
+            message = message.substring(0, MAX_ERROR_LENGTH) + "...";
+        }
         return t.getClass().getSimpleName() + ": " + message;
     }
 

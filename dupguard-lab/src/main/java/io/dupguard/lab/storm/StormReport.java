@@ -26,6 +26,8 @@ public record StormReport(List<WorkloadReport> workloads, Setup setup, double wa
             String latency,
             String database,
             String redis,
+            String redlock,
+            String zookeeper,
             String locks) {}
 
     public StormReport {

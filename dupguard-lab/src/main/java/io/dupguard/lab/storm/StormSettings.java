@@ -33,7 +33,7 @@ public record StormSettings(
         int serverThreads) {
 
     public static final int DEFAULT_CLIENTS = 64;
-    public static final Duration DEFAULT_DURATION = Duration.ofSeconds(3);
+    public static final Duration DEFAULT_DURATION = Duration.ofSeconds(1);
     public static final long DEFAULT_SEED = 42;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(40);
 
@@ -55,7 +55,7 @@ public record StormSettings(
         }
     }
 
-    /** 64 clients, 3 s per strategy, seed 42, 40 ms timeout, 3 attempts, 2 % double sends. */
+    /** 64 clients, 1 s per strategy, seed 42, 40 ms timeout, 3 attempts, 2 % double sends. */
     public static StormSettings defaults() {
         return new StormSettings(
                 DEFAULT_CLIENTS,

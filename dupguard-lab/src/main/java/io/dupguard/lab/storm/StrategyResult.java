@@ -1,7 +1,10 @@
 package io.dupguard.lab.storm;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 
@@ -35,6 +38,7 @@ public record StrategyResult(
         String summary,
         String evidence,
         List<String> violations,
+        Map<String, Long> metrics,
         boolean ok,
         List<LatencyBucket> latencyHistogram) {
 
@@ -44,6 +48,7 @@ public record StrategyResult(
 
     public StrategyResult {
         violations = List.copyOf(violations);
+        metrics = Collections.unmodifiableMap(new LinkedHashMap<>(metrics));
         latencyHistogram = List.copyOf(latencyHistogram);
     }
 
@@ -77,6 +82,7 @@ public record StrategyResult(
                 strategy.summary(),
                 found.evidence(),
                 violations,
+                found.metrics(),
                 violations.isEmpty(),
                 buckets(h));
     }
@@ -97,6 +103,7 @@ public record StrategyResult(
         if (seen.errors() > 0) {
             out.add(seen.errors() + " errors (first: " + seen.firstError() + ")");
         }
+        out.addAll(found.violations());
         return out;
     }
 

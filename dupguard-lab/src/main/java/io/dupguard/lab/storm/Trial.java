@@ -1,12 +1,15 @@
 package io.dupguard.lab.storm;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.SplittableRandom;
 
 /**
  * One strategy's run of a workload: fresh tables and stores, the requests, the server-side
  * handling of one attempt, and the check of the database afterwards. The driver calls {@link
- * #serve} from many threads at once; everything else from one thread.
+ * #serve} from many server threads at once and {@link #newRequest} and {@link #tamper} from many
+ * client threads at once; {@link #settle}, {@link #check} and {@link #close} from one thread after
+ * every attempt has finished.
  */
 public interface Trial extends AutoCloseable {
 
@@ -32,7 +35,22 @@ public interface Trial extends AutoCloseable {
      */
     Object serve(Request request, Service service) throws Exception;
 
-    /** Counts the effects in the database, after every attempt has finished. */
+    /**
+     * Whether {@code later}, an answer to a request already answered with {@code first}, tells the
+     * client the same thing. Equal by default; a workload whose first answer may be provisional
+     * ("payment pending") says which later answers complete it.
+     */
+    default boolean answersAgree(Object first, Object later) {
+        return Objects.equals(first, later);
+    }
+
+    /**
+     * Runs what the service itself does once the requests have stopped and every attempt has
+     * finished — a retry scheduler working off its retry log (SPEC R1) — before {@link #check}.
+     */
+    default void settle() throws Exception {}
+
+    /** Counts the effects in the database, after every attempt has finished and {@link #settle}. */
     Effects check(List<Sent> ledger) throws Exception;
 
     /** Releases the trial's stores and connections; the tables stay for inspection. */

@@ -15,6 +15,14 @@ public interface Workload {
     /** One line: what is modelled and which requirement / seed failure it reproduces. */
     String summary();
 
+    /**
+     * Whether a run without {@code --workload} includes this workload; the others run with {@code
+     * --workload all} or by name.
+     */
+    default boolean inDefaultRun() {
+        return true;
+    }
+
     /** Every strategy, naive ones first. */
     List<Strategy> strategies();
 

@@ -1,13 +1,23 @@
 package io.dupguard.lab.storm;
 
+import io.dupguard.lab.workload.balance.BalanceWorkload;
 import io.dupguard.lab.workload.binding.AccountBindingWorkload;
+import io.dupguard.lab.workload.form.FormSubmitWorkload;
+import io.dupguard.lab.workload.locks.LockBackendsWorkload;
+import io.dupguard.lab.workload.order.OrderPaymentWorkload;
 import io.dupguard.lab.workload.payment.PaymentWorkload;
 import java.util.List;
 import java.util.Optional;
 
 /** Every workload the storm knows, in the order a default run goes through them. */
 public final class Workloads {
-    private static final List<Workload> ALL = List.of(new AccountBindingWorkload(), new PaymentWorkload());
+    private static final List<Workload> ALL = List.of(
+            new AccountBindingWorkload(),
+            new PaymentWorkload(),
+            new BalanceWorkload(),
+            new OrderPaymentWorkload(),
+            new FormSubmitWorkload(),
+            new LockBackendsWorkload());
 
     private Workloads() {}
 

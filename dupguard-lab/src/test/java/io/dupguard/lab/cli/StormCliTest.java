@@ -28,8 +28,9 @@ class StormCliTest {
         assertThat(r.status()).isZero();
         assertThat(r.out())
                 .contains("--workload", "--strategy", "--clients", "--duration", "--seed")
-                .contains("--jdbc-url", "--redis-url", "--json", "--html")
-                .contains("account-binding", "payment");
+                .contains("--jdbc-url", "--redis-url", "--redlock-urls", "--zookeeper", "--json", "--html")
+                .contains(
+                        "account-binding", "payment", "balance-init", "order-payment", "form-submit", "lock-backends");
     }
 
     @Test
@@ -46,6 +47,11 @@ class StormCliTest {
         assertThat(r.out())
                 .contains("account-binding", "select-then-insert", "unique-key-catch", "insert-ignore-reread")
                 .contains("payment", "none", "idempotency-jdbc-tx", "idempotency-redis", "[needs --redis-url]")
+                .contains("balance-init", "retry-lock-requery", "insert-if-absent")
+                .contains("order-payment", "lock-and-transitions")
+                .contains("form-submit", "throttle", "token", "prepared")
+                .contains("lock-backends", "[only with --workload all or by name]", "jdbc-fenced")
+                .contains("[needs --redlock-urls]", "[needs --zookeeper]")
                 .contains("naive", "dupguard");
     }
 
@@ -58,7 +64,10 @@ class StormCliTest {
 
     @Test
     void unknownWorkloadIsRejectedNamingTheKnownOnes() {
-        assertUsageError(LabCli.run("storm", "--workload", "account-binding,checkout"), "unknown workload 'checkout'");
+        assertUsageError(
+                LabCli.run("storm", "--workload", "account-binding,checkout"),
+                "unknown workload 'checkout'; known: account-binding, payment, balance-init, order-payment,"
+                        + " form-submit, lock-backends, or all");
     }
 
     @Test
@@ -75,6 +84,42 @@ class StormCliTest {
     @Test
     void redisStrategyWithoutRedisUrlIsRejected() {
         assertUsageError(LabCli.run("storm", "--strategy", "idempotency-redis"), "needs --redis-url");
+    }
+
+    @Test
+    void redlockStrategyWithoutRedlockUrlsIsRejected() {
+        assertUsageError(
+                LabCli.run("storm", "--workload", "lock-backends", "--strategy", "redlock-fenced"),
+                "strategy 'redlock-fenced' needs --redlock-urls");
+    }
+
+    @Test
+    void zookeeperStrategyWithoutZookeeperIsRejected() {
+        assertUsageError(LabCli.run("storm", "--strategy", "zookeeper-unfenced"), "needs --zookeeper");
+    }
+
+    @Test
+    void redlockNeedsThreeServers() {
+        assertUsageError(
+                LabCli.run("storm", "--redlock-urls", "redis://127.0.0.1:7100,redis://127.0.0.1:7101"),
+                "--redlock-urls needs at least 3 independent Redis servers, got 2");
+    }
+
+    @Test
+    void redlockNodeAtAClosedPortFailsFastNamingIt() throws IOException {
+        String url = "redis://127.0.0.1:" + closedPort() + ",redis://127.0.0.1:" + closedPort() + ",redis://127.0.0.1:"
+                + closedPort();
+        LabCli.Result r = LabCli.run("storm", "--redlock-urls", url);
+        assertUsageError(r, "cannot reach Redlock node 127.0.0.1:");
+        assertThat(r.took()).isLessThan(Duration.ofSeconds(15));
+    }
+
+    @Test
+    void zookeeperAtAClosedPortFailsFast() throws IOException {
+        String address = "127.0.0.1:" + closedPort();
+        LabCli.Result r = LabCli.run("storm", "--zookeeper", address);
+        assertUsageError(r, "cannot reach --zookeeper " + address);
+        assertThat(r.took()).isLessThan(Duration.ofSeconds(15));
     }
 
     @Test

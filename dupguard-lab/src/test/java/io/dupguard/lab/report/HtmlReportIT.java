@@ -31,7 +31,16 @@ class HtmlReportIT {
     @Test
     void reportShowsTheTablesAndRenderedCharts() throws Exception {
         Path html = dir.resolve("storm.html");
-        LabCli.Result r = LabCli.run("storm", "--duration", "300ms", "--clients", "8", "--html", html.toString());
+        LabCli.Result r = LabCli.run(
+                "storm",
+                "--workload",
+                "account-binding,payment",
+                "--duration",
+                "300ms",
+                "--clients",
+                "8",
+                "--html",
+                html.toString());
         assertThat(r.status()).as("stderr: %s", r.err()).isZero();
         String source = Files.readString(html);
         assertThat(source).as("self-contained").doesNotContain("<script", "<link", " src=", " href=");

@@ -140,6 +140,49 @@ class StormDriverTest {
     }
 
     @Test
+    void aLaterAnswerTheTrialCallsConsistentIsNoMismatch() throws InterruptedException {
+        FakeTrial trial = new FakeTrial() {
+            @Override
+            Object answer(Req request) {
+                return counter.incrementAndGet();
+            }
+
+            @Override
+            public boolean answersAgree(Object first, Object later) {
+                return true;
+            }
+        };
+        Observed seen = new StormDriver(trial, settings(Duration.ofMillis(2), Duration.ofSeconds(1), 1.0, 0, 2)).run();
+
+        assertThat(seen.duplicatesSent()).isEqualTo(seen.requests()).isPositive();
+        assertThat(seen.replayMismatches()).isZero();
+    }
+
+    @Test
+    void theLedgerCountsEachRequestsRefusedAttemptsButNotItsTamperedDuplicate() throws InterruptedException {
+        Set<String> answered = ConcurrentHashMap.newKeySet();
+        FakeTrial trial = new FakeTrial() {
+            @Override
+            Object answer(Req request) {
+                if (request.tampered() || !answered.add(request.key())) {
+                    throw new Refused("already submitted");
+                }
+                return request.key();
+            }
+        };
+        Observed seen =
+                new StormDriver(trial, settings(Duration.ofMillis(2), Duration.ofSeconds(1), 1.0, 1.0, 8)).run();
+
+        assertThat(seen.ledger()).isNotEmpty().allSatisfy(sent -> {
+            assertThat(sent.acknowledged()).isTrue();
+            assertThat(sent.refusals())
+                    .as("the double send of %s", sent.request().key())
+                    .isEqualTo(1);
+        });
+        assertThat(seen.refused()).isEqualTo(seen.requests() + seen.tamperedSent());
+    }
+
+    @Test
     void theSameSeedSendsTheSameRequests() throws InterruptedException {
         StormSettings s = settings(Duration.ofMillis(2), Duration.ofSeconds(1), 0.1, 0, 5);
 

@@ -1,0 +1,123 @@
+package io.dupguard.lab.workload.form;
+
+import io.dupguard.jdbc.JdbcPreparedSubmissions;
+import io.dupguard.jdbc.JdbcSubmissionTokens;
+import io.dupguard.jdbc.JdbcSubmitThrottle;
+import io.dupguard.lab.env.LabSql;
+import io.dupguard.lab.storm.Refused;
+import io.dupguard.lab.storm.Service;
+import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.SubmitThrottle;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/** The strategies of the form-submit workload: nothing, then seed 000/001's three tools (T1–T3). */
+final class FormStrategies {
+    static final String SCOPE = "post";
+    static final Duration TOKEN_TTL = Duration.ofMinutes(30);
+    static final Duration THROTTLE_WINDOW = Duration.ofSeconds(1);
+
+    private FormStrategies() {}
+
+    /** Every submit inserts a post. */
+    static final class None implements FormStrategy {
+        private final PostTable posts;
+
+        None(Context ctx) {
+            this.posts = ctx.posts();
+        }
+
+        @Override
+        public String submit(FormSubmit s, Service service) throws SQLException {
+            service.pause();
+            return posts.insert(s);
+        }
+    }
+
+    /**
+     * T1: the rendered form carries a one-time token ({@link JdbcSubmissionTokens}); the submit
+     * whose atomic delete consumed it is the first, every other one is told "already submitted".
+     */
+    static final class Token implements FormStrategy {
+        private final PostTable posts;
+        private final SubmissionTokens tokens;
+
+        Token(Context ctx) throws SQLException {
+            this.posts = ctx.posts();
+            String table = fresh(ctx, "tokens");
+            this.tokens = JdbcSubmissionTokens.create(ctx.env().dataSource(), table, true);
+        }
+
+        @Override
+        public String render(String user) {
+            return tokens.issue(SCOPE, user, TOKEN_TTL);
+        }
+
+        @Override
+        public String submit(FormSubmit s, Service service) throws SQLException {
+            if (!tokens.consume(SCOPE, s.user(), s.formToken())) {
+                throw new Refused("this form was already submitted");
+            }
+            service.pause();
+            return posts.insert(s);
+        }
+    }
+
+    /**
+     * T2: the rendered form carries a pre-id ({@link JdbcPreparedSubmissions}); the submit binds
+     * exactly one post to it in the transaction that inserts the post, and a repeat gets that post.
+     */
+    static final class Prepared implements FormStrategy {
+        private final PostTable posts;
+        private final JdbcPreparedSubmissions prepared;
+
+        Prepared(Context ctx) throws SQLException {
+            this.posts = ctx.posts();
+            String table = fresh(ctx, "prepared");
+            this.prepared = JdbcPreparedSubmissions.create(ctx.env().dataSource(), table, true);
+        }
+
+        @Override
+        public String render(String user) {
+            return prepared.prepare(user);
+        }
+
+        @Override
+        public String submit(FormSubmit s, Service service) throws SQLException {
+            service.pause();
+            return prepared.commit(s.user(), s.formToken(), c -> posts.insert(c, s))
+                    .value();
+        }
+    }
+
+    /**
+     * T3: one submit per user per second ({@link JdbcSubmitThrottle}). It stops a double click
+     * without any token — and refuses the user's next, different submit within the same second.
+     */
+    static final class Throttle implements FormStrategy {
+        private final PostTable posts;
+        private final SubmitThrottle throttle;
+
+        Throttle(Context ctx) throws SQLException {
+            this.posts = ctx.posts();
+            String table = fresh(ctx, "throttle");
+            this.throttle = JdbcSubmitThrottle.create(ctx.env().dataSource(), table, true);
+        }
+
+        @Override
+        public String submit(FormSubmit s, Service service) throws SQLException {
+            if (!throttle.tryAcquire(SCOPE, s.user(), THROTTLE_WINDOW)) {
+                throw new Refused("too fast: one submit per " + THROTTLE_WINDOW.toMillis() + " ms");
+            }
+            service.pause();
+            return posts.insert(s);
+        }
+    }
+
+    /** Drops the store table a previous run left, so the store creates it afresh. */
+    private static String fresh(FormStrategy.Context ctx, String suffix) throws SQLException {
+        String table = ctx.tablePrefix() + suffix;
+        LabSql.recreate(ctx.env().dataSource(), new String[] {table});
+        return table;
+    }
+}

@@ -1,0 +1,129 @@
+package io.dupguard.lab.workload.form;
+
+import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.storm.Effects;
+import io.dupguard.lab.storm.Request;
+import io.dupguard.lab.storm.Sent;
+import io.dupguard.lab.storm.Service;
+import io.dupguard.lab.storm.Strategy;
+import io.dupguard.lab.storm.StrategyCatalog;
+import io.dupguard.lab.storm.Trial;
+import io.dupguard.lab.storm.Workload;
+import java.sql.SQLException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+
+/**
+ * Seeds 000 and 001 (SPEC T1–T3): users submit forms — every submit a different one — and double
+ * clicks and browser retries repeat a submit. One post per logical submit, and no submit lost. The
+ * users are {@value #USERS} people, drawn at random, so now and then one submits two different forms
+ * within a second.
+ */
+public final class FormSubmitWorkload implements Workload {
+    public static final String NAME = "form-submit";
+
+    static final int USERS = 100_000;
+
+    private static final StrategyCatalog<FormStrategy.Context, FormStrategy> CATALOG = new StrategyCatalog<
+                    FormStrategy.Context, FormStrategy>()
+            .add(Strategy.naive("none", "INSERT a post for every submit"), FormStrategies.None::new)
+            .add(
+                    Strategy.naive(
+                            "throttle",
+                            "SubmitThrottle (T3), 1 submit per user per 1 s: a rate limit also refuses a different"
+                                    + " second submit"),
+                    FormStrategies.Throttle::new)
+            .add(
+                    Strategy.dupguard(
+                            "token", "SubmissionTokens (T1): one-time token in the form, consumed by an atomic delete"),
+                    FormStrategies.Token::new)
+            .add(
+                    Strategy.dupguard(
+                            "prepared",
+                            "PreparedSubmissions (T2): pre-id in the form, bound to one post in the post's transaction"),
+                    FormStrategies.Prepared::new);
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String summary() {
+        return "one post per submitted form under double clicks and browser retries (T1-T3, seeds 000/001)";
+    }
+
+    @Override
+    public List<Strategy> strategies() {
+        return CATALOG.strategies();
+    }
+
+    @Override
+    public Trial open(Strategy strategy, LabEnvironment env) throws Exception {
+        String name = "dupguard_lab_post_" + strategy.name().replace('-', '_');
+        PostTable posts = new PostTable(env, name);
+        posts.recreate();
+        return new FormTrial(posts, CATALOG.create(strategy, new FormStrategy.Context(env, posts, name + "_")));
+    }
+
+    private record FormTrial(PostTable posts, FormStrategy strategy) implements Trial {
+        @Override
+        public Request newRequest(int client, long seq, SplittableRandom random) {
+            String user = "user-" + random.nextInt(USERS);
+            return new FormSubmit(
+                    String.format("sub-%03d-%07d", client, seq),
+                    user,
+                    "post " + HexFormat.of().toHexDigits(random.nextLong()),
+                    strategy.render(user));
+        }
+
+        @Override
+        public Object serve(Request request, Service service) throws Exception {
+            return strategy.submit((FormSubmit) request, service);
+        }
+
+        @Override
+        public Effects check(List<Sent> ledger) throws SQLException {
+            Map<String, List<PostTable.Row>> bySubmit = posts.rows().stream()
+                    .collect(Collectors.groupingBy(PostTable.Row::submitId, LinkedHashMap::new, Collectors.toList()));
+            long duplicates = 0;
+            String evidence = "";
+            for (List<PostTable.Row> rows : bySubmit.values()) {
+                duplicates += rows.size() - 1;
+                if (evidence.isEmpty() && rows.size() > 1) {
+                    long spread = rows.get(rows.size() - 1).createdAtMillis()
+                            - rows.get(0).createdAtMillis();
+                    evidence = "submit " + rows.get(0).submitId() + " created " + rows.size() + " posts in "
+                            + posts.name + ": ids "
+                            + rows.stream().map(r -> Long.toString(r.id())).collect(Collectors.joining(", "))
+                            + ", " + spread + " ms apart";
+                }
+            }
+            long lost = 0;
+            long refusedOutright = 0;
+            for (Sent sent : ledger) {
+                FormSubmit s = (FormSubmit) sent.request();
+                List<PostTable.Row> rows = bySubmit.getOrDefault(s.submitId(), List.of());
+                if (sent.acknowledged()
+                        && rows.stream()
+                                .noneMatch(r -> Long.toString(r.id()).equals(sent.response())
+                                        && r.content().equals(s.content()))) {
+                    lost++;
+                }
+                if (!sent.acknowledged() && sent.refusals() > 0) {
+                    refusedOutright++;
+                }
+            }
+            List<String> violations = refusedOutright == 0
+                    ? List.of()
+                    : List.of(refusedOutright + " different submits refused on every attempt: a rate limit cannot tell"
+                            + " a second form from a double click");
+            return new Effects(
+                    duplicates, lost, 0, evidence, violations, Map.of("differentSubmitsRefused", refusedOutright));
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package io.dupguard.lab.workload.order;
+
+/** The payment platform failed; {@link #retryable()} is the service's classification (SPEC R3). */
+final class PlatformException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    private final boolean retryable;
+
+    PlatformException(String message, boolean retryable) {
+        super(message, null, false, false);
+        this.retryable = retryable;
+    }
+
+    /** Timeouts and "busy" may be retried; a decline goes to a human (an alert). */
+    boolean retryable() {
+        return retryable;
+    }
+}
