@@ -25,8 +25,11 @@ final class IdempotencySql {
         String byKey = " WHERE scope = ? AND idem_key = ?";
         String insertSql = "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, expires_at)"
                 + " VALUES (?, ?, 'P', ?, ?, " + nowPlus + ")";
-        this.insert =
-                dialect.onConflictDoNothing() ? insertSql + " ON CONFLICT (scope, idem_key) DO NOTHING" : insertSql;
+        this.insert = switch (dialect) {
+            case POSTGRESQL -> insertSql + " ON CONFLICT (scope, idem_key) DO NOTHING";
+            case MYSQL -> MysqlInsertIfAbsent.rewrite(insertSql, "scope");
+            case H2 -> insertSql;
+        };
         // The data-modifying CTE inserts; the outer SELECT returns the existing row only when nothing
         // was inserted. Both parts share the statement's snapshot, so a conflicting row committed
         // while the insert waited for it is not seen: no row comes back, and the claim goes round

@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -152,12 +153,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private boolean tryInsert(
             Connection c, IdempotencySql s, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(s.insert)) {
+        boolean mysql = s.dialect == SqlDialect.MYSQL;
+        try (PreparedStatement ps =
+                mysql ? c.prepareStatement(s.insert, Statement.RETURN_GENERATED_KEYS) : c.prepareStatement(s.insert)) {
             bindKey(ps, 1, key, s);
             ps.setString(3, fp.hex());
             ps.setString(4, owner);
             ps.setLong(5, leaseMillis);
-            return ps.executeUpdate() == 1;
+            int rows = ps.executeUpdate();
+            if (!mysql) {
+                return rows == 1;
+            }
+            Boolean inserted = MysqlInsertIfAbsent.inserted(ps);
+            if (inserted != null) {
+                return inserted;
+            }
+            // A driver that does not report the insert id: owner tokens are unique per call, so
+            // the row is ours exactly when it carries our token.
+            Row row = selectRow(c, s.selectRow, key, true);
+            return row != null && owner.equals(row.owner) && "P".equals(row.status.trim());
         } catch (SQLException e) {
             if (!s.dialect.onConflictDoNothing() && UniqueViolation.test(e)) {
                 return false;

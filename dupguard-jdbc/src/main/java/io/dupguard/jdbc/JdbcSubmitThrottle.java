@@ -72,12 +72,21 @@ public final class JdbcSubmitThrottle implements SubmitThrottle {
     private boolean insert(Connection c, SqlDialect d, String scope, String subject, long windowMillis)
             throws SQLException {
         String sql = "INSERT INTO " + access.table() + " (scope, subject, window_end) VALUES (?, ?, "
-                + d.nowPlusMillisParam() + ")" + (d.onConflictDoNothing() ? " ON CONFLICT DO NOTHING" : "");
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+                + d.nowPlusMillisParam() + ")";
+        boolean mysql = d == SqlDialect.MYSQL;
+        if (mysql) {
+            sql = MysqlInsertIfAbsent.rewrite(sql, "scope");
+        } else if (d.onConflictDoNothing()) {
+            sql += " ON CONFLICT DO NOTHING";
+        }
+        try (PreparedStatement ps =
+                mysql ? c.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS) : c.prepareStatement(sql)) {
             ps.setString(1, scope);
             JdbcText.bind(ps, 2, subject, d);
             ps.setLong(3, windowMillis);
-            return ps.executeUpdate() == 1;
+            int rows = ps.executeUpdate();
+            Boolean inserted = mysql ? MysqlInsertIfAbsent.inserted(ps) : null;
+            return inserted != null ? inserted : rows == 1;
         } catch (SQLException e) {
             if (UniqueViolation.test(e)) {
                 return false;

@@ -70,8 +70,10 @@ public final class UnfinishedGuard {
     private void ensureGuardRow(String kind) {
         access.withConnection("guard row " + kind, c -> {
             SqlDialect d = access.dialect(c);
-            String sql = "INSERT INTO " + access.table() + " (guard_key) VALUES (?)"
-                    + (d.onConflictDoNothing() ? " ON CONFLICT DO NOTHING" : "");
+            String insert = "INSERT INTO " + access.table() + " (guard_key) VALUES (?)";
+            String sql = d == SqlDialect.MYSQL
+                    ? MysqlInsertIfAbsent.rewrite(insert, "guard_key")
+                    : insert + (d.onConflictDoNothing() ? " ON CONFLICT DO NOTHING" : "");
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 JdbcText.bind(ps, 1, kind, d);
                 return ps.executeUpdate();
