@@ -26,8 +26,8 @@ import java.util.Optional;
 public interface LockProvider {
 
     /**
-     * Acquires the lock if it is free now, waiting only for holders in this JVM's queue if {@code
-     * options.waitTime()} allows; contention is a normal result.
+     * Acquires the lock if it is free now, without waiting (the wait time is ignored); contention is
+     * a normal result.
      *
      * @return the lease, or empty if another owner holds the lock
      * @throws io.dupguard.InvalidKeyException for a bad name

@@ -130,7 +130,9 @@ public final class CreateOnce {
                     lease.get().close();
                 }
             }
-            LockSupport.parkNanos(retryInterval.toNanos());
+            if (attempt + 1 < retries) {
+                LockSupport.parkNanos(retryInterval.toNanos());
+            }
         }
         if (strategy == Strategy.RETRY_LOCK_REQUERY) {
             Optional<Map<String, Object>> found = access.withConnection("re-query", c -> select(c, values));
