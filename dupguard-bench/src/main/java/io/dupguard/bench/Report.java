@@ -1,0 +1,422 @@
+package io.dupguard.bench;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/** Turns the runs into Markdown: the tables, the targets, the machine and the settings. */
+final class Report {
+    /** Lines from this marker on are kept when the report is written again (hand-written notes). */
+    static final String NOTES_MARKER = "<!-- notes below this line are kept when scripts/bench rewrites the file -->";
+
+    static final double CEILING_TARGET = 0.85;
+    static final double CAMEL_TARGET = 1.0;
+    static final double MEMORY_TARGET_OPS = 2_000_000;
+    /** Rounds during which other processes used at least this share of the CPU are marked in the tables. */
+    static final double NOTED_FOREIGN = 0.05;
+
+    private Report() {}
+
+    /** An implementation as the report names and describes it. */
+    record ImplInfo(String name, BenchImpl.Role role, String description) {
+        static ImplInfo of(BenchImpl impl) {
+            return new ImplInfo(impl.name(), impl.role(), impl.description());
+        }
+    }
+
+    /** Everything measured on one store; {@code failure} set if the store could not be benchmarked. */
+    record StoreReport(
+            String title,
+            String server,
+            List<ImplInfo> impls,
+            List<RunResult> runs,
+            List<Audit.Row> audit,
+            String failure) {}
+
+    /** One target of the issue, evaluated on the best rounds of one run. */
+    record TargetCheck(String store, String what, Workload workload, String value, boolean met) {}
+
+    record Context(
+            String command,
+            BenchOptions options,
+            Map<String, String> machine,
+            Instant started,
+            Duration elapsed,
+            List<StoreReport> stores) {}
+
+    static Optional<RunResult> best(List<RunResult> runs, String impl, Workload workload) {
+        return runs.stream()
+                .filter(r -> r.impl().equals(impl) && r.workload() == workload && !r.failed())
+                .max(Comparator.comparingDouble(RunResult::opsPerSecond));
+    }
+
+    private static Optional<ImplInfo> withRole(StoreReport s, BenchImpl.Role role) {
+        return s.impls().stream().filter(i -> i.role() == role).findFirst();
+    }
+
+    private static Optional<Double> ratio(StoreReport s, String impl, BenchImpl.Role against, Workload w) {
+        Optional<ImplInfo> base = withRole(s, against);
+        if (base.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<RunResult> a = best(s.runs(), impl, w);
+        Optional<RunResult> b = best(s.runs(), base.get().name(), w);
+        if (a.isEmpty() || b.isEmpty() || b.get().opsPerSecond() == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(a.get().opsPerSecond() / b.get().opsPerSecond());
+    }
+
+    static List<TargetCheck> targets(List<StoreReport> stores) {
+        List<TargetCheck> out = new ArrayList<>();
+        for (StoreReport s : stores) {
+            if (s.failure() != null) {
+                continue;
+            }
+            Optional<ImplInfo> dupguard = withRole(s, BenchImpl.Role.DUPGUARD);
+            Optional<ImplInfo> tx = withRole(s, BenchImpl.Role.DUPGUARD_TX);
+            for (Workload w : Workload.values()) {
+                if (dupguard.isPresent()) {
+                    Optional<Double> r = ratio(s, dupguard.get().name(), BenchImpl.Role.CEILING, w);
+                    r.ifPresent(v -> out.add(new TargetCheck(
+                            s.title(),
+                            "dupguard ≥ " + CEILING_TARGET + "× hand-written",
+                            w,
+                            formatRatio(v),
+                            v >= CEILING_TARGET)));
+                }
+                if (tx.isPresent()) {
+                    Optional<Double> r = ratio(s, tx.get().name(), BenchImpl.Role.CAMEL, w);
+                    r.ifPresent(v -> out.add(new TargetCheck(
+                            s.title(),
+                            "transactional ≥ " + CAMEL_TARGET + "× Camel",
+                            w,
+                            formatRatio(v),
+                            v >= CAMEL_TARGET)));
+                }
+                if (s.title().equals("memory") && dupguard.isPresent()) {
+                    best(s.runs(), dupguard.get().name(), w)
+                            .ifPresent(r -> out.add(new TargetCheck(
+                                    s.title(),
+                                    "dupguard ≥ 2 M ops/s",
+                                    w,
+                                    formatOps(r.opsPerSecond()) + " ops/s",
+                                    r.opsPerSecond() >= MEMORY_TARGET_OPS)));
+                }
+            }
+        }
+        return out;
+    }
+
+    static String markdown(Context ctx) {
+        BenchOptions o = ctx.options();
+        StringBuilder md = new StringBuilder();
+        md.append("# Benchmarks\n\n");
+        md.append(
+                        "Throughput and latency of `Idempotency.execute` (and of the JDBC transactional mode) on every store,")
+                .append(
+                        " next to the same round trips written by hand — the ceiling a library on that store can reach —")
+                .append(" and next to Apache Camel's `JdbcMessageIdRepository` as the peer of the transactional mode.")
+                .append(
+                        " All rows of a store run back to back in one JVM run; every ratio compares rows of that one run.\n\n");
+        md.append("This file is written by `scripts/bench`; numbers from a 2-core machine with the servers on the")
+                .append(
+                        " same cores are noisy (expect ±10 % between runs), which is why each row keeps its best round.\n\n");
+
+        md.append("## Command\n\n```\n").append(ctx.command()).append("\n```\n\n");
+        md.append("Started ")
+                .append(DateTimeFormatter.ISO_LOCAL_DATE_TIME
+                        .withZone(ZoneOffset.UTC)
+                        .format(ctx.started().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)))
+                .append(" UTC, took ")
+                .append(formatElapsed(ctx.elapsed()))
+                .append(".\n\n");
+
+        md.append("## Machine\n\n| | |\n|---|---|\n");
+        ctx.machine()
+                .forEach((k, v) ->
+                        md.append("| ").append(k).append(" | ").append(cell(v)).append(" |\n"));
+        for (StoreReport s : ctx.stores()) {
+            if (s.server() != null) {
+                md.append("| ")
+                        .append(s.title())
+                        .append(" server | ")
+                        .append(cell(s.server()))
+                        .append(" |\n");
+            }
+        }
+        md.append("\nThe database servers and Redis run on the same machine (loopback) and share its cores with the")
+                .append(" JVM that drives the load.\n\n");
+
+        md.append("## Settings\n\n");
+        md.append("- **Load**: ")
+                .append(o.threads())
+                .append(" client threads in a closed loop (each starts its next call when the previous returns).")
+                .append(" Before round 1 every row runs once unmeasured for ")
+                .append(BenchOptions.formatDuration(o.prewarm()))
+                .append(" (JIT, pools, caches). Each run: ")
+                .append(BenchOptions.formatDuration(o.warmup()))
+                .append(" warmup, then ")
+                .append(BenchOptions.formatDuration(o.duration()))
+                .append(" measured. Only calls started in the measured window count; throughput = calls / window.\n");
+        md.append("- **Rounds**: ")
+                .append(o.rounds())
+                .append(" per store; every row and workload runs once per round, the order of the rows reversed every")
+                .append(
+                        " other round. Each row shows its **best round** (highest ops/s; its p50/p99 are from that round);")
+                .append(" the last column lists every round.\n");
+        md.append("- **Other load**: the machine is shared (builds and tests of other work may run on it), so every")
+                .append(" measured window also records how much CPU processes other than this JVM and the database")
+                .append(" servers used, from /proc. A run where they used more than ")
+                .append(Math.round(IdempotencyBench.DISTURBED * 100))
+                .append(" % is run once more, keeping the less disturbed attempt; the last column marks rounds with ≥ ")
+                .append(Math.round(NOTED_FOREIGN * 100))
+                .append(" % as \"(other N %)\".\n");
+        md.append("- **CPU per call**: CPU time of this JVM (load driver + implementation; for H2 also the")
+                .append(" database) and of the server processes over the measured window, from /proc, divided by the")
+                .append(" calls. On 2 shared cores this, more than latency, decides throughput.\n");
+        md.append("- **Latency**: per call, `System.nanoTime` around the call, recorded in a per-thread HdrHistogram")
+                .append(
+                        " (3 significant digits) merged after the run. It includes waiting for a core: 16 threads on 2 cores.\n");
+        md.append(
+                        "- **Workloads**: *unique* — every call uses a fresh key, so every call runs the work and writes a record.")
+                .append(
+                        " *50 % dup* — each call, with probability 0.5, re-uses a key its thread completed before (picked at")
+                .append(" random from the thread's last ")
+                .append(Driver.RING_SIZE)
+                .append(
+                        " completed keys), else a fresh key: duplicates replay completed records, never in-flight ones.\n");
+        md.append("- **Work and payload**: the work returns `\"ok-<n>\"` (a few bytes). Every row stores the same")
+                .append(
+                        " precomputed SHA-256 fingerprint (64 hex characters, hashed once at start-up, not per call) and")
+                .append(
+                        " checks it on a duplicate; dupguard rows build an `IdempotencyKey.of(\"bench\", key)` per call")
+                .append(
+                        " (NFC normalisation and checks are part of the API's cost); hand-written rows use the key string.\n");
+        md.append("- **dupguard config**: defaults everywhere (30 s lease renewed by the Watchdog, 24 h retention,")
+                .append(" reject in-flight, basic codec, no local cache).\n");
+        md.append("- **Memory rows**: unique keys at millions per second would fill the heap within seconds, and a")
+                .append(" purger would measure the purge, so each client thread has its own store (dupguard) or map")
+                .append(" (hand-written) and swaps it for an empty one every ")
+                .append(MemoryImpls.ROTATE_EVERY.toMillis())
+                .append(
+                        " ms between calls, forgetting its duplicate ring at the same moment. Both rows are set up alike.\n");
+        md.append("- **SQL**: one HikariCP pool of ")
+                .append(o.poolSize())
+                .append(" connections per database, shared by all rows; each row has its own table (the hand-written")
+                .append(
+                        " table is dupguard's shipped DDL under another name), truncated before every run and dropped at")
+                .append(" the end. H2 is embedded and in-memory. Camel's table is the one its repository creates.\n");
+        md.append("- **Redis**: dupguard's store on its one shared Lettuce connection; the hand-written row on another")
+                .append(
+                        " shared Lettuce connection. Keys live under a per-run prefix, deleted (SCAN + UNLINK) before every")
+                .append(" run and at the end.\n\n");
+
+        List<TargetCheck> checks = targets(ctx.stores());
+        md.append("## Targets\n\n");
+        if (checks.isEmpty()) {
+            md.append("No target could be evaluated.\n\n");
+        } else {
+            md.append("| store | target | workload | measured | met |\n|---|---|---|---:|:-:|\n");
+            for (TargetCheck c : checks) {
+                md.append("| ")
+                        .append(c.store())
+                        .append(" | ")
+                        .append(c.what())
+                        .append(" | ")
+                        .append(c.workload().label)
+                        .append(" | ")
+                        .append(c.value())
+                        .append(" | ")
+                        .append(c.met() ? "✅" : "❌")
+                        .append(" |\n");
+            }
+            md.append('\n');
+        }
+
+        md.append("## Results\n\n");
+        for (StoreReport s : ctx.stores()) {
+            md.append(storeSection(s));
+        }
+        return md.toString();
+    }
+
+    static String storeSection(StoreReport s) {
+        StringBuilder md = new StringBuilder();
+        md.append("### ").append(s.title()).append("\n\n");
+        if (s.failure() != null) {
+            md.append("Not measured: ").append(cell(s.failure())).append("\n\n");
+            return md.toString();
+        }
+        md.append(storeTable(s)).append('\n');
+        for (ImplInfo i : s.impls()) {
+            md.append("- **")
+                    .append(i.name())
+                    .append("**: ")
+                    .append(i.description())
+                    .append('\n');
+        }
+        if (!s.audit().isEmpty()) {
+            md.append("\nWhat one call sends to the store (counted on one thread, ")
+                    .append(Audit.CALLS)
+                    .append(" calls on fresh keys, then the same keys again; setAutoCommit counts the calls the code")
+                    .append(
+                            " makes — HikariCP restores autocommit by itself when a connection comes back with it off):\n\n");
+            md.append("| implementation | unique call | duplicate call |\n|---|---|---|\n");
+            for (Audit.Row a : s.audit()) {
+                md.append("| ")
+                        .append(a.impl())
+                        .append(" | ")
+                        .append(cell(a.unique()))
+                        .append(" | ")
+                        .append(cell(a.duplicate()))
+                        .append(a.problem() == null ? "" : " ⚠ " + cell(a.problem()))
+                        .append(" |\n");
+            }
+        }
+        List<String> warnings = new ArrayList<>();
+        for (RunResult r : s.runs()) {
+            if (r.errors() > 0 || r.ops() == 0) {
+                warnings.add(r.impl() + ", " + r.workload().label + ", round " + r.round() + ": " + r.errors()
+                        + " failed calls"
+                        + (r.firstError() == null
+                                ? ""
+                                : ", first: " + cell(r.firstError().toString())));
+            }
+            if (r.unexpected() > 0) {
+                warnings.add(r.impl() + ", " + r.workload().label + ", round " + r.round() + ": " + r.unexpected()
+                        + " calls whose outcome did not match the key (fresh key replayed or duplicate ran the work)");
+            }
+        }
+        if (!warnings.isEmpty()) {
+            md.append('\n');
+            for (String w : warnings) {
+                md.append("- ⚠ ").append(w).append('\n');
+            }
+        }
+        md.append('\n');
+        return md.toString();
+    }
+
+    static String storeTable(StoreReport s) {
+        StringBuilder md = new StringBuilder();
+        // Memory and embedded H2 have no server process; whatever the servers did then was someone else's.
+        boolean hasServer = s.server() != null && !s.title().equals("H2");
+        md.append("| implementation | workload | ops/s | p50 µs | p99 µs | vs hand-written | vs Camel |")
+                .append(" client CPU µs/call |")
+                .append(hasServer ? " server CPU µs/call |" : "")
+                .append(" replays | ops/s by round |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|")
+                .append(hasServer ? "---:|" : "")
+                .append("---:|---|\n");
+        List<ImplInfo> ordered = new ArrayList<>(s.impls());
+        ordered.sort(Comparator.comparingInt(i -> i.role().ordinal()));
+        boolean hasCamel = withRole(s, BenchImpl.Role.CAMEL).isPresent();
+        for (ImplInfo i : ordered) {
+            for (Workload w : Workload.values()) {
+                Optional<RunResult> b = best(s.runs(), i.name(), w);
+                md.append("| ").append(i.name()).append(" | ").append(w.label).append(" | ");
+                if (b.isEmpty()) {
+                    md.append("failed | | | | | | |")
+                            .append(hasServer ? " |" : "")
+                            .append(" |\n");
+                    continue;
+                }
+                RunResult r = b.get();
+                md.append(formatOps(r.opsPerSecond()))
+                        .append(" | ")
+                        .append(formatMicros(r.p50Micros()))
+                        .append(" | ")
+                        .append(formatMicros(r.p99Micros()))
+                        .append(" | ");
+                if (i.role() != BenchImpl.Role.CEILING) {
+                    Optional<Double> vs = ratio(s, i.name(), BenchImpl.Role.CEILING, w);
+                    vs.ifPresent(v -> md.append(formatRatio(v))
+                            .append(i.role() == BenchImpl.Role.DUPGUARD ? (v >= CEILING_TARGET ? " ✅" : " ❌") : ""));
+                }
+                md.append(" | ");
+                if (hasCamel && i.role() == BenchImpl.Role.DUPGUARD_TX) {
+                    ratio(s, i.name(), BenchImpl.Role.CAMEL, w)
+                            .ifPresent(v -> md.append(formatRatio(v)).append(v >= CAMEL_TARGET ? " ✅" : " ❌"));
+                }
+                md.append(" | ").append(formatMicros(r.clientCpuMicrosPerCall()));
+                if (hasServer) {
+                    md.append(" | ").append(formatMicros(r.serverCpuMicrosPerCall()));
+                }
+                md.append(" | ")
+                        .append(formatPercent(r.replayShare()))
+                        .append(" | ")
+                        .append(rounds(s.runs(), i.name(), w))
+                        .append(" |\n");
+            }
+        }
+        return md.toString();
+    }
+
+    private static String rounds(List<RunResult> runs, String impl, Workload w) {
+        List<String> parts = new ArrayList<>();
+        runs.stream()
+                .filter(r -> r.impl().equals(impl) && r.workload() == w)
+                .sorted(Comparator.comparingInt(RunResult::round))
+                .forEach(r -> parts.add((r.failed() ? "failed" : formatOps(r.opsPerSecond()))
+                        + (r.foreignCpuShare() >= NOTED_FOREIGN
+                                ? " (other " + formatPercent(r.foreignCpuShare()) + ")"
+                                : "")));
+        return String.join(" / ", parts);
+    }
+
+    static String formatOps(double opsPerSecond) {
+        return String.format(Locale.ROOT, "%,d", Math.round(opsPerSecond));
+    }
+
+    /** Microseconds: one decimal below 10 µs, whole numbers above. */
+    static String formatMicros(double micros) {
+        if (Double.isNaN(micros)) {
+            return "–";
+        }
+        if (micros < 10) {
+            return String.format(Locale.ROOT, "%.1f", micros);
+        }
+        return String.format(Locale.ROOT, "%,d", Math.round(micros));
+    }
+
+    static String formatRatio(double ratio) {
+        return String.format(Locale.ROOT, "%.2f×", ratio);
+    }
+
+    static String formatPercent(double share) {
+        if (Double.isNaN(share)) {
+            return "?";
+        }
+        return String.format(Locale.ROOT, "%.0f %%", share * 100);
+    }
+
+    static String formatElapsed(Duration d) {
+        long s = d.toSeconds();
+        return s >= 60 ? (s / 60) + " min " + (s % 60) + " s" : s + " s";
+    }
+
+    /** A value safe inside a Markdown table cell. */
+    static String cell(String v) {
+        return v.replace("|", "\\|").replace("\r", " ").replace("\n", " ");
+    }
+
+    /** The new report, followed by the kept notes of the old one if it had any. */
+    static String withKeptNotes(String report, String previous) {
+        if (previous == null) {
+            return report;
+        }
+        int at = previous.indexOf(NOTES_MARKER);
+        if (at < 0) {
+            return report;
+        }
+        return report + "\n" + previous.substring(at);
+    }
+}

@@ -1,0 +1,471 @@
+package io.dupguard.bench.lock;
+
+import io.dupguard.bench.lock.LockBench.AuditRow;
+import io.dupguard.bench.lock.LockBench.ImplInfo;
+import io.dupguard.bench.lock.LockBench.StoreResult;
+import io.dupguard.bench.lock.LockDriver.Mode;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
+
+/** Turns the runs into Markdown: the tables per store, the targets, the audit, machine and settings. */
+final class LockReport {
+    /** Lines from this marker on are kept when the report is written again (the hand-written analysis). */
+    static final String NOTES_MARKER =
+            "<!-- notes below this line are kept when scripts/bench-locks rewrites the file -->";
+
+    private LockReport() {}
+
+    record Context(
+            String command,
+            LockBenchOptions options,
+            Map<String, String> machine,
+            String loadBefore,
+            String loadAfter,
+            Instant started,
+            Duration elapsed,
+            List<StoreResult> stores) {}
+
+    /** One target of the issue, evaluated on the best rounds of this run. */
+    record Check(String store, Mode mode, String what, String value, boolean met, boolean fromIssue) {}
+
+    /** A number from the issue's run of the peers, to compare this machine's run with. */
+    private record Reference(String store, String impl, Mode mode, String what, double value, boolean latency) {}
+
+    private static final List<Reference> REFERENCES = List.of(
+            new Reference("Redis", RedisLocks.CEILING, Mode.UNCONTENDED, "ops/s", 31_000, false),
+            new Reference("Redis", RedisLocks.REDISSON, Mode.UNCONTENDED, "ops/s", 5_500, false),
+            new Reference("Redis", RedisLocks.REDISSON, Mode.UNCONTENDED, "p99", 9_000, true),
+            new Reference("Redis", RedisLocks.SPRING, Mode.UNCONTENDED, "ops/s", 19_000, false),
+            new Reference("Redis", RedisLocks.REDISSON, Mode.CONTENDED, "acquisitions/s", 3_100, false),
+            new Reference("Redis", RedisLocks.REDISSON, Mode.CONTENDED, "p99 wait", 45_000, true),
+            new Reference("PostgreSQL", SqlLocks.SPRING, Mode.UNCONTENDED, "ops/s", 2_700, false),
+            new Reference("PostgreSQL", SqlLocks.SHEDLOCK, Mode.UNCONTENDED, "ops/s", 4_100, false));
+
+    static Optional<LockRun> best(List<LockRun> runs, String impl, Mode mode) {
+        return runs.stream()
+                .filter(r -> r.impl().equals(impl) && r.mode() == mode && !r.failed())
+                .max(Comparator.comparingDouble(LockRun::opsPerSecond));
+    }
+
+    private static Optional<Double> ratio(
+            StoreResult s, String a, String b, Mode mode, ToDoubleFunction<LockRun> metric) {
+        Optional<LockRun> ra = best(s.runs(), a, mode);
+        Optional<LockRun> rb = best(s.runs(), b, mode);
+        if (ra.isEmpty() || rb.isEmpty()) {
+            return Optional.empty();
+        }
+        double vb = metric.applyAsDouble(rb.get());
+        return vb == 0 || Double.isNaN(vb) ? Optional.empty() : Optional.of(metric.applyAsDouble(ra.get()) / vb);
+    }
+
+    static List<Check> checks(StoreResult s) {
+        List<Check> out = new ArrayList<>();
+        if (s.failure() != null) {
+            return out;
+        }
+        switch (s.title()) {
+            case "Redis" -> {
+                atLeast(out, s, Mode.UNCONTENDED, RedisLocks.DUPGUARD, RedisLocks.CEILING, 0.85, "hand-written", true);
+                atLeast(out, s, Mode.CONTENDED, RedisLocks.DUPGUARD, RedisLocks.REDISSON, 1.0, "Redisson", true);
+                ratio(s, RedisLocks.DUPGUARD, RedisLocks.REDISSON, Mode.CONTENDED, LockRun::p99Micros)
+                        .ifPresent(v -> out.add(new Check(
+                                s.title(),
+                                Mode.CONTENDED,
+                                "p99 wait ≤ ¼ × Redisson's",
+                                formatRatio(v),
+                                v <= 0.25,
+                                true)));
+            }
+            case "PostgreSQL", "MariaDB" -> {
+                for (Mode mode : Mode.values()) {
+                    boolean issue = mode == Mode.UNCONTENDED;
+                    atLeast(out, s, mode, SqlLocks.DUPGUARD, SqlLocks.SPRING, 2.0, "Spring JdbcLockRegistry", issue);
+                    atLeast(out, s, mode, SqlLocks.DUPGUARD, SqlLocks.SHEDLOCK, 1.3, "ShedLock", issue);
+                }
+            }
+            case "ZooKeeper" -> {
+                for (Mode mode : Mode.values()) {
+                    atLeast(out, s, mode, ZooKeeperLocks.DUPGUARD, ZooKeeperLocks.CURATOR, 0.9, "raw Curator", true);
+                }
+            }
+            default -> {}
+        }
+        for (Mode mode : Mode.values()) {
+            long bad = s.runs().stream()
+                    .filter(r -> r.mode() == mode)
+                    .mapToLong(r -> r.overlaps() + r.errors())
+                    .sum();
+            if (mode == Mode.CONTENDED || bad > 0) {
+                out.add(new Check(
+                        s.title(),
+                        mode,
+                        "no overlap, no error in any run of any row",
+                        bad + " overlaps + errors",
+                        bad == 0,
+                        mode == Mode.CONTENDED));
+            }
+        }
+        return out;
+    }
+
+    private static void atLeast(
+            List<Check> out, StoreResult s, Mode mode, String a, String b, double needed, String label, boolean issue) {
+        ratio(s, a, b, mode, LockRun::opsPerSecond)
+                .ifPresent(v -> out.add(new Check(
+                        s.title(),
+                        mode,
+                        (mode == Mode.CONTENDED ? "acquisitions/s" : "lock+unlock/s") + " ≥ " + trim(needed) + "× "
+                                + label,
+                        formatRatio(v),
+                        v >= needed,
+                        issue)));
+    }
+
+    static String markdown(Context ctx) {
+        LockBenchOptions o = ctx.options();
+        StringBuilder md = new StringBuilder();
+        md.append("# Lock benchmarks\n\n");
+        md.append("Throughput and latency of dupguard's lock providers next to their peers on the same servers:")
+                .append(" lock + unlock uncontended (every thread on its own name) and hand-off under contention")
+                .append(" (every thread on one name). All rows of a store run back to back in one JVM run; every")
+                .append(" ratio compares rows of that one run. Written by `scripts/bench-locks`; the analysis at the")
+                .append(" end is hand-written and kept when the file is rewritten.\n\n");
+        md.append("Numbers from a 2-core machine with every server on the same cores as the client JVM are noisy")
+                .append(" (expect ±10 % between runs), which is why each row keeps its best round.\n\n");
+
+        md.append("## Command\n\n```\n").append(ctx.command()).append("\n```\n\n");
+        md.append("Started ")
+                .append(DateTimeFormatter.ISO_LOCAL_DATE_TIME
+                        .withZone(ZoneOffset.UTC)
+                        .format(ctx.started().truncatedTo(ChronoUnit.SECONDS)))
+                .append(" UTC, took ")
+                .append(formatElapsed(ctx.elapsed()))
+                .append(".\n\n");
+
+        md.append("## Machine\n\n| | |\n|---|---|\n");
+        ctx.machine().forEach((k, v) -> row(md, k, v));
+        for (StoreResult s : ctx.stores()) {
+            if (s.server() != null) {
+                row(md, s.title() + " server", s.server());
+            }
+        }
+        row(md, "Load average (1/5/15 min)", "before: " + ctx.loadBefore() + "; after: " + ctx.loadAfter());
+        md.append("\n**2 cores, shared:** PostgreSQL, MariaDB and Redis run on this machine (loopback) and")
+                .append(" ZooKeeper runs inside the benchmark JVM, so every server competes with the 16 client")
+                .append(" threads (and with the peers' own I/O and timer threads) for the same 2 cores. Absolute")
+                .append(" numbers are low and latencies include waiting for a core; the ratios between rows of one")
+                .append(" run are what the targets compare.\n\n");
+
+        md.append("## Settings\n\n");
+        md.append("- **Load**: ")
+                .append(o.threads())
+                .append(" client threads in a closed loop (each starts its next cycle when the previous one returns).")
+                .append(" Before round 1 every row runs once per mode, unmeasured, for ")
+                .append(LockBenchOptions.formatDuration(o.prewarm()))
+                .append(" (JIT, pools, subscriptions, lock rows). Each run: ")
+                .append(LockBenchOptions.formatDuration(o.warmup()))
+                .append(" warmup, then ")
+                .append(LockBenchOptions.formatDuration(o.duration()))
+                .append(" measured. Only cycles started in the measured window count; throughput = cycles / window.\n");
+        md.append("- **Rounds**: ")
+                .append(o.rounds())
+                .append(" per store; every row and mode runs once per round, rows and modes in reverse order every")
+                .append(" other round. Each row shows its **best round** (highest throughput; its latencies are from")
+                .append(" that round); the last column lists every round.\n");
+        md.append("- **Uncontended**: thread *i* locks and unlocks its own name `own-i`, again and again; latency")
+                .append(" = the acquire + release pair.\n");
+        md.append("- **Contended**: every thread locks the name `shared`. One cycle = acquire (blocking; every")
+                .append(" implementation waits at least 30 s) → critical section → release. The critical section")
+                .append(" increments an atomic *inside* counter and checks it is 1 (else: an overlap), increments an")
+                .append(" unguarded counter (lost increments are counted as overlaps too), notes the time and leaves.")
+                .append(" *Wait* = the acquire call alone. *Hand-off gap* = from the previous holder starting its")
+                .append(" release to this acquire returning: how long the lock stood free between two holders.")
+                .append(" *Per thread* = fewest–most cycles one thread completed in the window (fairness: a FIFO")
+                .append(" lock gives every thread the same share).\n");
+        md.append("- **Latency**: `System.nanoTime` around the call, per-thread HdrHistogram (3 significant digits),")
+                .append(" merged after the run. 16 threads on 2 cores: it includes waiting for a core.\n");
+        md.append("- **Instances**: every row has its own client and connections (own `RedisClient`, own Redisson")
+                .append(" client, own Lettuce connection factory, own HikariCP pool of ")
+                .append(o.poolSize())
+                .append(", own `CuratorFramework` session) and its own keys, tables or znodes. Each library runs with")
+                .append(" its defaults; what a row sends and how it waits is listed under each table.\n");
+        md.append("- **Audit**: before the measured runs, each row runs ")
+                .append(o.auditCycles())
+                .append(" lock cycles on one thread, then every thread on one name for ")
+                .append(LockBenchOptions.formatDuration(o.auditContended()))
+                .append(", while the server side counts what arrives (Redis: `MONITOR`, top-level commands only,")
+                .append(" not the commands a script runs; ZooKeeper: `mntr`'s `zk_packets_received`) or a counting")
+                .append(" wrapper around a separate pool counts what the row asks of JDBC. Untimed.\n\n");
+
+        List<Check> all = new ArrayList<>();
+        for (StoreResult s : ctx.stores()) {
+            List<Check> checks = checks(s);
+            all.addAll(checks);
+            store(md, s, checks);
+        }
+
+        md.append("## Targets\n\n");
+        if (all.isEmpty()) {
+            md.append("No target could be evaluated.\n\n");
+        } else {
+            md.append("| store | mode | target | measured | met |\n|---|---|---|---:|:---:|\n");
+            for (Check c : all) {
+                md.append("| ")
+                        .append(c.store())
+                        .append(" | ")
+                        .append(c.mode().label)
+                        .append(" | ")
+                        .append(c.what())
+                        .append(
+                                c.fromIssue()
+                                        ? ""
+                                        : " *(contended: not in the issue, whose peer numbers are uncontended)*")
+                        .append(" | ")
+                        .append(c.value())
+                        .append(" | ")
+                        .append(c.met() ? "✅" : "❌")
+                        .append(" |\n");
+            }
+            md.append('\n');
+        }
+        references(md, ctx.stores());
+        md.append(NOTES_MARKER).append('\n');
+        return md.toString();
+    }
+
+    private static void store(StringBuilder md, StoreResult s, List<Check> checks) {
+        md.append("## ").append(s.title()).append("\n\n");
+        if (s.failure() != null) {
+            md.append("Not measured: `").append(s.failure()).append("`\n\n");
+            return;
+        }
+        md.append(s.server())
+                .append(". Load average at the start of this store: ")
+                .append(s.loadAverage());
+        md.append(".\n\n### Uncontended: lock + unlock, each thread on its own name\n\n");
+        md.append("| row | lock+unlock/s | p50 µs | p99 µs | every round (/s) |\n|---|---:|---:|---:|---|\n");
+        for (ImplInfo impl : s.impls()) {
+            Optional<LockRun> b = best(s.runs(), impl.name(), Mode.UNCONTENDED);
+            md.append("| ").append(label(impl)).append(" | ");
+            md.append(b.map(r -> formatOps(r.opsPerSecond())).orElse("failed"))
+                    .append(" | ")
+                    .append(b.map(r -> formatMicros(r.p50Micros())).orElse("—"))
+                    .append(" | ")
+                    .append(b.map(r -> formatMicros(r.p99Micros())).orElse("—"))
+                    .append(" | ")
+                    .append(rounds(s, impl.name(), Mode.UNCONTENDED))
+                    .append(" |\n");
+        }
+        md.append("\n### Contended: ")
+                .append("every thread on one name\n\n")
+                .append("| row | acquisitions/s | wait p50 µs | wait p99 µs | hand-off gap p50 µs | gap p99 µs |")
+                .append(" per thread (min–max) | overlaps | every round (/s) |\n")
+                .append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (ImplInfo impl : s.impls()) {
+            Optional<LockRun> b = best(s.runs(), impl.name(), Mode.CONTENDED);
+            long overlaps = s.runs().stream()
+                    .filter(r -> r.impl().equals(impl.name()) && r.mode() == Mode.CONTENDED)
+                    .mapToLong(LockRun::overlaps)
+                    .sum();
+            md.append("| ").append(label(impl)).append(" | ");
+            md.append(b.map(r -> formatOps(r.opsPerSecond())).orElse("failed"))
+                    .append(" | ")
+                    .append(b.map(r -> formatMicros(r.p50Micros())).orElse("—"))
+                    .append(" | ")
+                    .append(b.map(r -> formatMicros(r.p99Micros())).orElse("—"))
+                    .append(" | ")
+                    .append(b.map(r -> formatMicros(r.gapP50Micros())).orElse("—"))
+                    .append(" | ")
+                    .append(b.map(r -> formatMicros(r.gapP99Micros())).orElse("—"))
+                    .append(" | ")
+                    .append(b.map(r -> r.minPerThread() + "–" + r.maxPerThread())
+                            .orElse("—"))
+                    .append(" | ")
+                    .append(overlaps)
+                    .append(" | ")
+                    .append(rounds(s, impl.name(), Mode.CONTENDED))
+                    .append(" |\n");
+        }
+        md.append('\n');
+        if (!checks.isEmpty()) {
+            md.append("Targets on ").append(s.title()).append(":\n\n");
+            for (Check c : checks) {
+                md.append("- ")
+                        .append(c.met() ? "✅ " : "❌ ")
+                        .append(c.mode().label)
+                        .append(": ")
+                        .append(c.what())
+                        .append(" — ")
+                        .append(c.value())
+                        .append(c.fromIssue() ? "" : " *(not in the issue, whose peer numbers are uncontended)*")
+                        .append('\n');
+            }
+            info(md, s);
+            md.append('\n');
+        }
+        if (!s.audit().isEmpty()) {
+            md.append("What each row sends to the server (audit):\n\n")
+                    .append("| row | per lock + unlock (1 thread, own name) | per acquisition (")
+                    .append("all threads, one name) |\n|---|---|---|\n");
+            for (AuditRow a : s.audit()) {
+                md.append("| ")
+                        .append(a.impl())
+                        .append(" | ")
+                        .append(
+                                a.problem() != null && a.uncontended().isEmpty()
+                                        ? "audit failed: " + cell(a.problem())
+                                        : formatCounts(a.uncontended()))
+                        .append(" | ")
+                        .append(formatCounts(a.contended()))
+                        .append(a.problem() != null && !a.uncontended().isEmpty() ? " (" + cell(a.problem()) + ")" : "")
+                        .append(" |\n");
+            }
+            md.append('\n');
+        }
+        md.append("Rows:\n\n");
+        for (ImplInfo impl : s.impls()) {
+            md.append("- **")
+                    .append(impl.name())
+                    .append("**: ")
+                    .append(impl.description())
+                    .append(" Waiting: ")
+                    .append(impl.waiting())
+                    .append(".\n");
+        }
+        md.append('\n');
+    }
+
+    /** Ratios the issue mentions without making them targets. */
+    private static void info(StringBuilder md, StoreResult s) {
+        List<String> lines = new ArrayList<>();
+        switch (s.title()) {
+            case "Redis" -> {
+                ratio(s, RedisLocks.DUPGUARD, RedisLocks.REDISSON, Mode.UNCONTENDED, LockRun::opsPerSecond)
+                        .ifPresent(v -> lines.add("uncontended: dupguard ÷ Redisson = " + formatRatio(v)
+                                + " (the issue expects ≈ 4× from its numbers)"));
+                ratio(s, RedisLocks.DUPGUARD, RedisLocks.SPRING, Mode.UNCONTENDED, LockRun::opsPerSecond)
+                        .ifPresent(
+                                v -> lines.add("uncontended: dupguard ÷ Spring RedisLockRegistry = " + formatRatio(v)));
+                ratio(s, RedisLocks.DUPGUARD, RedisLocks.SPRING, Mode.CONTENDED, LockRun::opsPerSecond)
+                        .ifPresent(
+                                v -> lines.add("contended: dupguard ÷ Spring RedisLockRegistry = " + formatRatio(v)));
+            }
+            case "ZooKeeper" -> {
+                for (Mode mode : Mode.values()) {
+                    ratio(s, ZooKeeperLocks.DUPGUARD, ZooKeeperLocks.CURATOR, mode, LockRun::p99Micros)
+                            .ifPresent(v -> lines.add(mode.label + ": dupguard p99 ÷ Curator p99 = " + formatRatio(v)));
+                }
+            }
+            default -> {}
+        }
+        for (String l : lines) {
+            md.append("- for information: ").append(l).append('\n');
+        }
+    }
+
+    private static void references(StringBuilder md, List<StoreResult> stores) {
+        List<String> rows = new ArrayList<>();
+        for (Reference ref : REFERENCES) {
+            for (StoreResult s : stores) {
+                if (!s.title().equals(ref.store()) || s.failure() != null) {
+                    continue;
+                }
+                best(s.runs(), ref.impl(), ref.mode()).ifPresent(r -> {
+                    double v = ref.latency() ? r.p99Micros() : r.opsPerSecond();
+                    rows.add("| " + ref.store() + " | " + ref.impl() + " | " + ref.mode().label + " " + ref.what()
+                            + " | " + (ref.latency() ? formatMicros(v) + " µs" : formatOps(v)) + " | "
+                            + (ref.latency() ? formatMicros(ref.value()) + " µs" : formatOps(ref.value())) + " | "
+                            + formatRatio(v / ref.value()) + " |");
+                });
+            }
+        }
+        if (rows.isEmpty()) {
+            return;
+        }
+        md.append("### The peers against the issue's run of them\n\n")
+                .append("The issue quotes a run of the peers on this 2-core machine; the same peers in this run:\n\n")
+                .append("| store | row | metric | this run | issue | ratio |\n|---|---|---|---:|---:|---:|\n");
+        rows.forEach(r -> md.append(r).append('\n'));
+        md.append('\n');
+    }
+
+    private static String rounds(StoreResult s, String impl, Mode mode) {
+        return s.runs().stream()
+                .filter(r -> r.impl().equals(impl) && r.mode() == mode)
+                .sorted(Comparator.comparingInt(LockRun::round))
+                .map(r -> r.failed()
+                        ? "r" + r.round() + " failed (" + r.errors() + " errors, " + r.overlaps() + " overlaps)"
+                        : formatOps(r.opsPerSecond()))
+                .collect(Collectors.joining(" · "));
+    }
+
+    private static String label(ImplInfo impl) {
+        return impl.role() == LockImpl.Role.DUPGUARD ? "**" + impl.name() + "**" : impl.name();
+    }
+
+    private static void row(StringBuilder md, String k, String v) {
+        md.append("| ").append(k).append(" | ").append(cell(v)).append(" |\n");
+    }
+
+    static String cell(String s) {
+        return s.replace("|", "\\|").replace("\n", " ");
+    }
+
+    static String withKeptNotes(String markdown, String previous) {
+        if (previous == null) {
+            return markdown;
+        }
+        int at = previous.indexOf(NOTES_MARKER);
+        if (at < 0) {
+            return markdown;
+        }
+        String notes = previous.substring(at + NOTES_MARKER.length());
+        return markdown + notes.stripLeading().transform(n -> n.isEmpty() ? "" : "\n" + n);
+    }
+
+    static String formatCounts(Map<String, Double> counts) {
+        if (counts.isEmpty()) {
+            return "—";
+        }
+        return counts.entrySet().stream()
+                .filter(e -> e.getValue() >= 0.005)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .map(e -> e.getKey() + " " + String.format(Locale.ROOT, "%.2f", e.getValue()))
+                .collect(Collectors.joining(" · "));
+    }
+
+    static String formatOps(double v) {
+        return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    static String formatMicros(double v) {
+        if (Double.isNaN(v)) {
+            return "—";
+        }
+        return v < 100 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    static String formatRatio(double v) {
+        return String.format(Locale.ROOT, "%.2f×", v);
+    }
+
+    private static String trim(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    }
+
+    private static String formatElapsed(Duration d) {
+        long s = d.toSeconds();
+        return s >= 60 ? (s / 60) + " min " + (s % 60) + " s" : s + " s";
+    }
+}
