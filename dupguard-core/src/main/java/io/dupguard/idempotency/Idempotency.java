@@ -57,6 +57,7 @@ public final class Idempotency {
     private final IdempotencyConfig config;
     private final IdempotencyListener listener;
     private final LocalResultCache<IdempotencyKey, CachedResult> cache;
+    private final Duration renewEvery;
     // Owner tokens: a per-JVM random prefix and a counter — unique across machines and restarts
     // without paying for SecureRandom on every call, so building an executor per call is cheap.
     private static final String OWNER_PREFIX = randomPrefix();
@@ -68,6 +69,7 @@ public final class Idempotency {
         this.store = Objects.requireNonNull(store, "store");
         this.config = Objects.requireNonNull(config, "config");
         this.listener = config.listener();
+        this.renewEvery = config.inFlightLease().dividedBy(3);
         this.cache = config.localCacheSize() > 0 ? new LocalResultCache<>(config.localCacheSize()) : null;
     }
 
@@ -170,7 +172,7 @@ public final class Idempotency {
         if (config.renewLease()) {
             Duration lease = config.inFlightLease();
             renewal = Watchdog.shared()
-                    .start(lease.dividedBy(3), () -> store.renew(key, owner, lease), () -> listener.onLeaseLost(key));
+                    .start(renewEvery, () -> store.renew(key, owner, lease), () -> listener.onLeaseLost(key));
         }
         T value;
         try {
