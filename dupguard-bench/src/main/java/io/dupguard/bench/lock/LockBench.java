@@ -152,6 +152,8 @@ public final class LockBench {
                 case ZOOKEEPER -> new ZooKeeperLocks();
             };
             String server = backend.server();
+            CpuMeter cpu = CpuMeter.forStore(
+                    title, io.lettuce.core.RedisURI.create(o.redisUrl()).getPort());
             log("server: " + server + "; load " + load);
             List<LockImpl> impls =
                     backend.impls().stream().filter(i -> o.runs(i.name())).toList();
@@ -200,7 +202,7 @@ public final class LockBench {
                 for (LockImpl impl : order) {
                     for (LockDriver.Mode mode : modes) {
                         System.gc();
-                        LockRun r = LockDriver.run(impl, mode, o.threads(), o.warmup(), o.duration(), round);
+                        LockRun r = LockDriver.run(impl, mode, o.threads(), o.warmup(), o.duration(), round, cpu);
                         runs.add(r);
                         log(line(r));
                     }
@@ -230,6 +232,12 @@ public final class LockBench {
                 r.mode() == LockDriver.Mode.CONTENDED ? "wait" : "pair",
                 LockReport.formatMicros(r.p50Micros()),
                 LockReport.formatMicros(r.p99Micros()));
+        base += String.format(
+                Locale.ROOT,
+                "  cpu/cycle jvm %s server %s µs, %s cores",
+                LockReport.formatMicros(r.jvmCpuMicrosPerCycle()),
+                LockReport.formatMicros(r.serverCpuMicrosPerCycle()),
+                LockReport.formatCores(r.coresBusy()));
         if (r.mode() == LockDriver.Mode.CONTENDED) {
             base += String.format(
                     Locale.ROOT,

@@ -66,7 +66,7 @@ record LockBenchOptions(
               --threads N          client threads (default 16)
               --prewarm DURATION   one unmeasured run of every row and mode before round 1 (default 3s)
               --warmup DURATION    warmup before each measured run (default 1s)
-              --duration DURATION  measured time of each run (default 4s)
+              --duration DURATION  measured time of each run (default 5s)
               --rounds N           rounds per store, order alternating; best round kept (default 2)
               --targets LIST       comma-separated: redis,postgresql,mariadb,zookeeper or all (default all)
               --out FILE           Markdown report to write (default docs/benchmarks-locks.md; '-' for none)
@@ -89,7 +89,7 @@ record LockBenchOptions(
                 16,
                 Duration.ofSeconds(3),
                 Duration.ofSeconds(1),
-                Duration.ofSeconds(4),
+                Duration.ofSeconds(5),
                 2,
                 List.of(Target.values()),
                 Path.of("docs/benchmarks-locks.md"),

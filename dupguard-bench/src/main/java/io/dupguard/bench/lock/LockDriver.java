@@ -60,10 +60,18 @@ final class LockDriver {
 
     static LockRun run(LockImpl impl, Mode mode, int threads, Duration warmup, Duration duration, int round)
             throws InterruptedException {
-        return new LockDriver().go(impl, mode, threads, warmup, duration, round);
+        return run(impl, mode, threads, warmup, duration, round, null);
     }
 
-    private LockRun go(LockImpl impl, Mode mode, int threads, Duration warmup, Duration duration, int round)
+    /** As above; {@code cpu}, if not null, measures the CPU time of the measured window. */
+    static LockRun run(
+            LockImpl impl, Mode mode, int threads, Duration warmup, Duration duration, int round, CpuMeter cpu)
+            throws InterruptedException {
+        return new LockDriver().go(impl, mode, threads, warmup, duration, round, cpu);
+    }
+
+    private LockRun go(
+            LockImpl impl, Mode mode, int threads, Duration warmup, Duration duration, int round, CpuMeter cpu)
             throws InterruptedException {
         List<Worker> workers = new ArrayList<>();
         List<Thread> started = new ArrayList<>();
@@ -79,7 +87,9 @@ final class LockDriver {
             sleep(warmup);
             phase = MEASURE;
             long t0 = System.nanoTime();
+            CpuMeter.Sample cpu0 = cpu == null ? null : cpu.sample();
             sleep(duration);
+            CpuMeter.Sample cpu1 = cpu == null ? null : cpu.sample();
             phase = STOP;
             long t1 = System.nanoTime();
             for (Thread t : started) {
@@ -108,6 +118,13 @@ final class LockDriver {
                 }
             }
             long lost = mode == Mode.CONTENDED ? acquisitions.get() - unguardedCounter : 0;
+            double jvmCpu = Double.NaN, serverCpu = Double.NaN;
+            if (cpu0 != null && cpu0.jvmNanos() >= 0) {
+                jvmCpu = cpu1.jvmNanos() - cpu0.jvmNanos();
+                if (cpu.measuresServer()) {
+                    serverCpu = CpuMeter.serverNanos(cpu0, cpu1);
+                }
+            }
             return new LockRun(
                     impl.name(),
                     impl.role(),
@@ -121,6 +138,8 @@ final class LockDriver {
                     workers.isEmpty() ? 0 : min,
                     max,
                     all,
+                    jvmCpu,
+                    serverCpu,
                     errors,
                     firstError);
         } finally {

@@ -193,6 +193,12 @@ final class LockReport {
                 .append(" release to this acquire returning: how long the lock stood free between two holders.")
                 .append(" *Per thread* = fewest–most cycles one thread completed in the window (fairness: a FIFO")
                 .append(" lock gives every thread the same share).\n");
+        md.append("- **CPU**: during each measured window, the CPU time of the benchmark JVM (every thread: clients,")
+                .append(" drivers' I/O and timer threads, and for ZooKeeper the in-process server) and of the store's")
+                .append(" server processes (`/proc/<pid>/stat`: every PostgreSQL backend, `mariadbd`, `redis-server`")
+                .append(
+                        " of the port under test), per cycle; *cores busy* = both together ÷ window: the machine has 2,")
+                .append(" so a row near 2 is CPU-bound.\n");
         md.append("- **Latency**: `System.nanoTime` around the call, per-thread HdrHistogram (3 significant digits),")
                 .append(" merged after the run. 16 threads on 2 cores: it includes waiting for a core.\n");
         md.append("- **Instances**: every row has its own client and connections (own `RedisClient`, own Redisson")
@@ -254,7 +260,8 @@ final class LockReport {
                 .append(". Load average at the start of this store: ")
                 .append(s.loadAverage());
         md.append(".\n\n### Uncontended: lock + unlock, each thread on its own name\n\n");
-        md.append("| row | lock+unlock/s | p50 µs | p99 µs | every round (/s) |\n|---|---:|---:|---:|---|\n");
+        md.append("| row | lock+unlock/s | p50 µs | p99 µs | CPU µs/cycle JVM | CPU µs/cycle server | cores busy |")
+                .append(" every round (/s) |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (ImplInfo impl : s.impls()) {
             Optional<LockRun> b = best(s.runs(), impl.name(), Mode.UNCONTENDED);
             md.append("| ").append(label(impl)).append(" | ");
@@ -264,14 +271,15 @@ final class LockReport {
                     .append(" | ")
                     .append(b.map(r -> formatMicros(r.p99Micros())).orElse("—"))
                     .append(" | ")
+                    .append(cpu(b))
                     .append(rounds(s, impl.name(), Mode.UNCONTENDED))
                     .append(" |\n");
         }
         md.append("\n### Contended: ")
                 .append("every thread on one name\n\n")
                 .append("| row | acquisitions/s | wait p50 µs | wait p99 µs | hand-off gap p50 µs | gap p99 µs |")
-                .append(" per thread (min–max) | overlaps | every round (/s) |\n")
-                .append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                .append(" per thread (min–max) | overlaps | CPU µs/acq. JVM | CPU µs/acq. server | cores busy |")
+                .append(" every round (/s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ImplInfo impl : s.impls()) {
             Optional<LockRun> b = best(s.runs(), impl.name(), Mode.CONTENDED);
             long overlaps = s.runs().stream()
@@ -294,6 +302,7 @@ final class LockReport {
                     .append(" | ")
                     .append(overlaps)
                     .append(" | ")
+                    .append(cpu(b))
                     .append(rounds(s, impl.name(), Mode.CONTENDED))
                     .append(" |\n");
         }
@@ -400,6 +409,16 @@ final class LockReport {
         md.append('\n');
     }
 
+    /** The CPU cells of a row, each followed by " | ". */
+    private static String cpu(Optional<LockRun> b) {
+        return b.map(r -> formatMicros(r.jvmCpuMicrosPerCycle()) + " | "
+                        + (Double.isNaN(r.serverCpuMicrosPerCycle())
+                                ? "in the JVM"
+                                : formatMicros(r.serverCpuMicrosPerCycle()))
+                        + " | " + formatCores(r.coresBusy()) + " | ")
+                .orElse("— | — | — | ");
+    }
+
     private static String rounds(StoreResult s, String impl, Mode mode) {
         return s.runs().stream()
                 .filter(r -> r.impl().equals(impl) && r.mode() == mode)
@@ -454,6 +473,10 @@ final class LockReport {
             return "—";
         }
         return v < 100 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    static String formatCores(double v) {
+        return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.2f", v);
     }
 
     static String formatRatio(double v) {

@@ -15,6 +15,8 @@ import org.HdrHistogram.Histogram;
  * @param minPerThread fewest cycles one thread completed in the window
  * @param maxPerThread most cycles one thread completed in the window
  * @param allCycles cycles completed in the whole run (warmup and stop included): what the audit divides by
+ * @param jvmCpuNanos CPU time this JVM used in the measured window (every thread; NaN if unknown)
+ * @param serverCpuNanos CPU time the store's server processes used in the window (NaN if not measured)
  * @param errors calls that threw
  * @param firstError the first exception thrown, if any
  */
@@ -31,6 +33,8 @@ record LockRun(
         long minPerThread,
         long maxPerThread,
         long allCycles,
+        double jvmCpuNanos,
+        double serverCpuNanos,
         long errors,
         Throwable firstError) {
 
@@ -52,6 +56,22 @@ record LockRun(
 
     double gapP99Micros() {
         return percentile(gapNanos, 99);
+    }
+
+    /** JVM CPU per measured cycle, µs. */
+    double jvmCpuMicrosPerCycle() {
+        return ops == 0 ? Double.NaN : jvmCpuNanos / ops / 1000.0;
+    }
+
+    /** Server CPU per measured cycle, µs. */
+    double serverCpuMicrosPerCycle() {
+        return ops == 0 ? Double.NaN : serverCpuNanos / ops / 1000.0;
+    }
+
+    /** Cores kept busy by the JVM and the server together during the window (the machine has 2). */
+    double coresBusy() {
+        double total = jvmCpuNanos + (Double.isNaN(serverCpuNanos) ? 0 : serverCpuNanos);
+        return seconds <= 0 ? Double.NaN : total / (seconds * 1e9);
     }
 
     boolean failed() {
