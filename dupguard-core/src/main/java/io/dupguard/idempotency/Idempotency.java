@@ -69,7 +69,8 @@ public final class Idempotency {
         this.store = Objects.requireNonNull(store, "store");
         this.config = Objects.requireNonNull(config, "config");
         this.listener = config.listener();
-        this.renewEvery = config.inFlightLease().dividedBy(3);
+        // Not Duration.dividedBy, which goes through BigDecimal: executors may be built per call.
+        this.renewEvery = Duration.ofNanos(Checks.saturatedNanos(config.inFlightLease()) / 3);
         this.cache = config.localCacheSize() > 0 ? new LocalResultCache<>(config.localCacheSize()) : null;
     }
 
@@ -132,7 +133,11 @@ public final class Idempotency {
                 if (claimed.takeover()) {
                     listener.onTakeover(key);
                 }
-                return runClaimed(key, fingerprint, owner, work);
+                Outcome<T> first = runClaimed(key, fingerprint, owner, work);
+                if (first != null) {
+                    return first;
+                }
+                continue; // an optimistic claim lost to a concurrent call: claim again to find its record
             }
             IdempotencyRecord record = ((Claim.Existing) claim).record();
             if (record.status() != RecordStatus.IN_PROGRESS) {
@@ -165,6 +170,7 @@ public final class Idempotency {
         void run() throws E;
     }
 
+    /** The first call's outcome, or null if an optimistic claim lost to a concurrent call. */
     private <T, E extends Exception> Outcome<T> runClaimed(
             IdempotencyKey key, Fingerprint fingerprint, String owner, IdempotentWork<T, E> work) throws E {
         long start = System.nanoTime();
@@ -179,13 +185,17 @@ public final class Idempotency {
             value = work.call();
         } catch (Throwable failure) {
             stop(renewal);
-            onWorkFailure(key, owner, failure);
+            if (!onWorkFailure(key, owner, failure)) {
+                return null; // the failure came from racing a call that recorded the key first
+            }
             throw sneaky(failure);
         }
         stop(renewal);
         byte[] payload = config.codec().encode(value);
         try {
             store.complete(key, owner, RecordStatus.COMPLETED, payload, config.retention());
+        } catch (ClaimLostException e) {
+            return null;
         } catch (LeaseLostException e) {
             listener.onLeaseLost(key);
             throw e;
@@ -197,7 +207,12 @@ public final class Idempotency {
         return Outcome.first(value);
     }
 
-    private void onWorkFailure(IdempotencyKey key, String owner, Throwable failure) {
+    /**
+     * Releases or stores the failure. False if an optimistic store reports that another call recorded
+     * the key meanwhile and undid this call's work: its failure (often the other call's effect, such
+     * as a unique violation on the same order) is then not this key's outcome.
+     */
+    private boolean onWorkFailure(IdempotencyKey key, String owner, Throwable failure) {
         boolean stored = false;
         try {
             if (config.failurePolicy().isFinal(failure)) {
@@ -206,11 +221,14 @@ public final class Idempotency {
             } else {
                 store.release(key, owner);
             }
+        } catch (ClaimLostException lost) {
+            return false;
         } catch (RuntimeException storeFailure) {
             // The work's own failure is what the caller must see; the claim then simply expires.
             failure.addSuppressed(storeFailure);
         }
         listener.onFailure(key, failure, stored);
+        return true;
     }
 
     private <T> Outcome<T> replay(

@@ -36,12 +36,17 @@ public interface IdempotencyStore {
      * {@link RecordStatus#FAILED}) with {@code payload}, retained for {@code retention}.
      *
      * @throws LeaseLostException if the record is no longer in progress under {@code owner}
+     * @throws ClaimLostException only from a store that defers the claim to completion: another
+     *     call recorded the key first, and the store undid this call's work
      */
     void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention);
 
     /**
      * Deletes the owner's in-progress record so that a retry may run the work again. Does nothing if
      * the record is no longer the owner's.
+     *
+     * @throws ClaimLostException only from a store that defers the claim to completion: the work
+     *     failed while another call recorded the key, and the store undid this call's work
      */
     void release(IdempotencyKey key, String owner);
 

@@ -59,6 +59,15 @@ public final class Checks {
         return value;
     }
 
+    /** Nanos of a duration, saturating instead of overflowing. */
+    public static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
     /** Millis of a duration, saturating instead of overflowing. */
     public static long millis(Duration d) {
         try {

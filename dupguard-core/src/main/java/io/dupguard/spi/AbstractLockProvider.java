@@ -63,6 +63,26 @@ public abstract class AbstractLockProvider implements LockProvider {
     /** Releases the lock if {@code token} still holds it; otherwise does nothing. */
     protected abstract void unlock(String name, String token);
 
+    /**
+     * Releases as {@link #unlock(String, String)} does, and runs {@code sent} exactly once, as soon
+     * as the next acquisition attempt made in this JVM is certain to reach the store after this
+     * release; {@code sent} hands the lock to the next waiter of this JVM.
+     *
+     * <p>The default unlocks and then runs {@code sent}: the next waiter starts after a full round
+     * trip. A backend whose commands from this JVM run in the order they were sent (one pipelined
+     * connection, as Lettuce's) overrides this to send the release, run {@code sent} at once and
+     * only then wait for the answer: the next waiter's attempt is queued behind the release, so a
+     * contended hand-off costs one round trip instead of two. {@code sent} must run even when the
+     * release fails.
+     */
+    protected void unlock(String name, String token, Runnable sent) {
+        try {
+            unlock(name, token);
+        } finally {
+            sent.run();
+        }
+    }
+
     /** Whether {@code token} holds an unexpired lock. */
     protected abstract boolean isHeld(String name, String token);
 
@@ -241,6 +261,25 @@ public abstract class AbstractLockProvider implements LockProvider {
         }
     }
 
+    /** Opens this JVM's gate to the next waiter, once. Used by the releasing thread only. */
+    private final class HandOff implements Runnable {
+        private final LocalLock local;
+        private boolean done;
+
+        HandOff(LocalLock local) {
+            this.local = local;
+        }
+
+        @Override
+        public void run() {
+            if (!done) {
+                done = true;
+                local.gate.release();
+                leave(local.name);
+            }
+        }
+    }
+
     /** One acquisition (outer or reentrant) of a held lock. */
     private final class LeaseView implements Lease {
         private final LocalLock local;
@@ -329,15 +368,15 @@ public abstract class AbstractLockProvider implements LockProvider {
             if (renewal != null) {
                 renewal.stop();
             }
+            HandOff handOff = new HandOff(local);
             try {
-                unlock(local.name, token);
+                unlock(local.name, token, handOff);
             } catch (RuntimeException e) {
                 // The lease expires on its own; the caller's work already finished.
                 org.slf4j.LoggerFactory.getLogger(AbstractLockProvider.class)
                         .warn("could not release lock '{}'; it will expire", local.name, e);
             } finally {
-                local.gate.release();
-                leave(local.name);
+                handOff.run(); // no-op if the backend already ran it
             }
         }
 

@@ -1,6 +1,7 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.ClaimLostException;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyRecord;
@@ -14,16 +15,39 @@ import java.util.Optional;
 
 /**
  * The store's statements on one caller-owned connection inside the caller's transaction: nothing is
- * committed here. Re-reads lock the row so they see the newest committed version even under
- * REPEATABLE READ. Single-threaded, like the connection.
+ * committed here. Single-threaded, like the connection.
+ *
+ * <p>Writes less than the autocommit store, because the claim row stays invisible to everyone else
+ * until the transaction commits, and by then it is complete (or, after a failure, released):
+ *
+ * <ul>
+ *   <li><b>Deferred claim</b> (only in a transaction this library began and may roll back): the
+ *       claim is a plain read; with no row, the work runs and its result is recorded by one
+ *       insert-if-absent of the finished row — the same statements as a bare "seen it?" check plus
+ *       insert. An insert that meets a concurrent call's row waits for that transaction; if it
+ *       committed, this transaction is rolled back (undoing the work) and {@link
+ *       ClaimLostException} makes the executor claim again, which replays the other call's result.</li>
+ *   <li>The claim row gets the <em>retention</em> as its expiry at once; a lease would protect
+ *       nothing that the transaction's own row lock does not. The completion then changes no
+ *       indexed column (on PostgreSQL a HOT update; on InnoDB no secondary-index write).
+ *   <li>The re-read of an existing row locks it (newest committed version even under REPEATABLE
+ *       READ with an earlier snapshot), except in a transaction this library just began, which has
+ *       no snapshot yet: there the first re-read is plain.
+ * </ul>
  */
 final class ConnectionBoundStore implements IdempotencyStore {
     private final JdbcIdempotencyStore store;
     private final Connection connection;
+    private final long retentionMillis;
+    private final boolean freshTransaction;
+    private Fingerprint deferredFingerprint; // set while a deferred claim is pending
 
-    ConnectionBoundStore(JdbcIdempotencyStore store, Connection connection) {
+    ConnectionBoundStore(
+            JdbcIdempotencyStore store, Connection connection, Duration retention, boolean freshTransaction) {
         this.store = store;
         this.connection = connection;
+        this.retentionMillis = Checks.millis(retention);
+        this.freshTransaction = freshTransaction;
     }
 
     @FunctionalInterface
@@ -41,21 +65,62 @@ final class ConnectionBoundStore implements IdempotencyStore {
 
     @Override
     public Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease) {
-        long millis = Checks.millis(Checks.positive(lease, "lease"));
-        return run("claim " + key, () -> store.claim(connection, true, key, fingerprint, owner, millis));
+        Checks.positive(lease, "lease");
+        deferredFingerprint = null;
+        if (freshTransaction) {
+            return run("claim " + key, () -> {
+                Claim claim = store.readForDeferredClaim(connection, key, fingerprint, owner, retentionMillis);
+                if (claim != null) {
+                    return claim;
+                }
+                deferredFingerprint = fingerprint;
+                return Claim.FRESH;
+            });
+        }
+        return run(
+                "claim " + key,
+                () -> store.claim(connection, !freshTransaction, key, fingerprint, owner, retentionMillis));
     }
 
     @Override
     public void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention) {
         long millis = Checks.millis(Checks.positive(retention, "retention"));
+        Fingerprint deferred = deferredFingerprint;
+        if (deferred != null) {
+            deferredFingerprint = null;
+            boolean recorded = run(
+                    "complete " + key, () -> store.insertFinished(connection, key, deferred, status, payload, millis));
+            if (!recorded) {
+                run("roll back after losing " + key, () -> {
+                    connection.rollback();
+                    return null;
+                });
+                throw new ClaimLostException(key);
+            }
+            return;
+        }
         run("complete " + key, () -> {
-            store.complete(connection, key, owner, status, payload, millis);
+            store.complete(connection, key, owner, status, payload, millis, millis == retentionMillis);
             return null;
         });
     }
 
     @Override
     public void release(IdempotencyKey key, String owner) {
+        if (deferredFingerprint != null) {
+            // Nothing of ours was written, but the work may have failed because a concurrent call
+            // on the same key got there first (say, a unique order number): then that call's result
+            // is this key's outcome. Undo the work and look.
+            deferredFingerprint = null;
+            boolean recordedElsewhere = run("release " + key, () -> {
+                connection.rollback();
+                return store.find(connection, key).isPresent();
+            });
+            if (recordedElsewhere) {
+                throw new ClaimLostException(key);
+            }
+            return;
+        }
         run("release " + key, () -> {
             store.release(connection, key, owner);
             return null;

@@ -6,6 +6,8 @@ final class IdempotencySql {
 
     final SqlDialect dialect;
     final String insert;
+    /** Transactional mode: insert-if-absent of a finished row, written once the work has run. */
+    final String insertFinished;
     /** PostgreSQL: insert-if-absent and re-read in one statement; null elsewhere. */
     final String insertOrRead;
 
@@ -13,6 +15,9 @@ final class IdempotencySql {
     final String selectRowLocking;
     final String takeover;
     final String complete;
+    /** Transactional mode: the completion leaves {@code expires_at} as the claim set it. */
+    final String completeKeepingExpiry;
+
     final String release;
     final String renew;
     final String findLive;
@@ -29,6 +34,14 @@ final class IdempotencySql {
             case POSTGRESQL -> insertSql + " ON CONFLICT (scope, idem_key) DO NOTHING";
             case MYSQL -> MysqlInsertIfAbsent.rewrite(insertSql, "scope");
             case H2 -> insertSql;
+        };
+        String insertFinishedSql = "INSERT INTO " + table
+                + " (scope, idem_key, status, fingerprint, owner, payload, expires_at)"
+                + " VALUES (?, ?, ?, ?, NULL, ?, " + nowPlus + ")";
+        this.insertFinished = switch (dialect) {
+            case POSTGRESQL -> insertFinishedSql + " ON CONFLICT (scope, idem_key) DO NOTHING";
+            case MYSQL -> MysqlInsertIfAbsent.rewrite(insertFinishedSql, "scope");
+            case H2 -> insertFinishedSql;
         };
         // The data-modifying CTE inserts; the outer SELECT returns the existing row only when nothing
         // was inserted. Both parts share the statement's snapshot, so a conflicting row committed
@@ -48,6 +61,9 @@ final class IdempotencySql {
                 + " expires_at = " + nowPlus + byKey + " AND expires_at <= " + now;
         this.complete = "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL, expires_at = " + nowPlus
                 + byKey + " AND status = 'P' AND owner = ?";
+        // No indexed column changes: a HOT update on PostgreSQL, no secondary-index write on InnoDB.
+        this.completeKeepingExpiry = "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL" + byKey
+                + " AND status = 'P' AND owner = ?";
         this.release = "DELETE FROM " + table + byKey + " AND status = 'P' AND owner = ?";
         this.renew = "UPDATE " + table + " SET expires_at = " + nowPlus + byKey
                 + " AND status = 'P' AND owner = ? AND expires_at > " + now;

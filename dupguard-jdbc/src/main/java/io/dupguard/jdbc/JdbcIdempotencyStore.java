@@ -87,6 +87,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return withConnection("claim " + key, c -> claim(c, false, key, fingerprint, owner, leaseMillis));
     }
 
+    /**
+     * The claim on {@code c}. {@code lockingRead}: the re-read of an existing row locks it, so that
+     * it sees the newest committed version even in a transaction that already holds a snapshot
+     * (REPEATABLE READ); otherwise the first re-read is plain and later rounds lock.
+     */
     Claim claim(Connection c, boolean lockingRead, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
             throws SQLException {
         IdempotencySql s = sql(c);
@@ -102,7 +107,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 if (tryInsert(c, s, key, fp, owner, leaseMillis)) {
                     return Claim.FRESH;
                 }
-                row = selectRow(c, lockingRead ? s.selectRowLocking : s.selectRow, key, true);
+                row = selectRow(c, lockingRead || round > 0 ? s.selectRowLocking : s.selectRow, key, true);
             }
             if (row == null) {
                 continue;
@@ -150,28 +155,96 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /**
+     * First step of the transactional mode's deferred claim: a plain read. Returns null if no row
+     * exists (the caller runs the work and records it with {@link #insertFinished}); the live record
+     * if there is one; and takes an expired row over at once.
+     */
+    Claim readForDeferredClaim(Connection c, IdempotencyKey key, Fingerprint fp, String owner, long retentionMillis)
+            throws SQLException {
+        Row row = selectRow(c, sql(c).selectRow, key, true);
+        if (row == null) {
+            return null;
+        }
+        if (row.live) {
+            return new Claim.Existing(row.toRecord(key));
+        }
+        return claim(c, false, key, fp, owner, retentionMillis);
+    }
+
+    /**
+     * Inserts a finished row unless the key exists. False: another transaction recorded the key
+     * first (an insert that met its uncommitted row waited for that transaction to end).
+     */
+    boolean insertFinished(
+            Connection c, IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis)
+            throws SQLException {
+        IdempotencySql s = sql(c);
+        return insertIfAbsent(
+                c,
+                s,
+                s.insertFinished,
+                ps -> {
+                    bindKey(ps, 1, key, s);
+                    ps.setString(3, status == RecordStatus.COMPLETED ? "C" : "F");
+                    ps.setString(4, fp.hex());
+                    ps.setBytes(5, payload);
+                    ps.setLong(6, retentionMillis);
+                },
+                () -> {
+                    // Affected-row counts cannot tell an insert from an untouched duplicate here.
+                    throw new SQLException("the JDBC driver reported no insert id for an insert-if-absent");
+                });
+    }
+
     private boolean tryInsert(
             Connection c, IdempotencySql s, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
             throws SQLException {
+        return insertIfAbsent(
+                c,
+                s,
+                s.insert,
+                ps -> {
+                    bindKey(ps, 1, key, s);
+                    ps.setString(3, fp.hex());
+                    ps.setString(4, owner);
+                    ps.setLong(5, leaseMillis);
+                },
+                () -> {
+                    // A driver that does not report the insert id: owner tokens are unique per call,
+                    // so the row is ours exactly when it carries our token.
+                    Row row = selectRow(c, s.selectRow, key, true);
+                    return row != null && owner.equals(row.owner) && "P".equals(row.status.trim());
+                });
+    }
+
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    @FunctionalInterface
+    private interface InsertedCheck {
+        boolean inserted() throws SQLException;
+    }
+
+    /**
+     * Runs one of the dialect's insert-if-absent statements: true if it inserted, false if the key
+     * existed (PostgreSQL: no row; MySQL: the insert id; H2: a unique violation, and only that).
+     * {@code noInsertId} decides on MySQL when the driver reports no insert id.
+     */
+    private static boolean insertIfAbsent(
+            Connection c, IdempotencySql s, String sql, Binder binder, InsertedCheck noInsertId) throws SQLException {
         boolean mysql = s.dialect == SqlDialect.MYSQL;
         try (PreparedStatement ps =
-                mysql ? c.prepareStatement(s.insert, Statement.RETURN_GENERATED_KEYS) : c.prepareStatement(s.insert)) {
-            bindKey(ps, 1, key, s);
-            ps.setString(3, fp.hex());
-            ps.setString(4, owner);
-            ps.setLong(5, leaseMillis);
+                mysql ? c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS) : c.prepareStatement(sql)) {
+            binder.bind(ps);
             int rows = ps.executeUpdate();
             if (!mysql) {
                 return rows == 1;
             }
             Boolean inserted = MysqlInsertIfAbsent.inserted(ps);
-            if (inserted != null) {
-                return inserted;
-            }
-            // A driver that does not report the insert id: owner tokens are unique per call, so
-            // the row is ours exactly when it carries our token.
-            Row row = selectRow(c, s.selectRow, key, true);
-            return row != null && owner.equals(row.owner) && "P".equals(row.status.trim());
+            return inserted != null ? inserted : noInsertId.inserted();
         } catch (SQLException e) {
             if (!s.dialect.onConflictDoNothing() && UniqueViolation.test(e)) {
                 return false;
@@ -192,16 +265,36 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     void complete(
             Connection c, IdempotencyKey key, String owner, RecordStatus status, byte[] payload, long retentionMillis)
             throws SQLException {
+        complete(c, key, owner, status, payload, retentionMillis, false);
+    }
+
+    /**
+     * Completes the claim; with {@code keepExpiry} the row keeps the expiry its claim set (the
+     * transactional mode claims with the retention, so the completion needs to touch no indexed
+     * column) and {@code retentionMillis} is not used.
+     */
+    void complete(
+            Connection c,
+            IdempotencyKey key,
+            String owner,
+            RecordStatus status,
+            byte[] payload,
+            long retentionMillis,
+            boolean keepExpiry)
+            throws SQLException {
         if (status == RecordStatus.IN_PROGRESS) {
             throw new IllegalArgumentException("complete needs COMPLETED or FAILED, was " + status);
         }
         IdempotencySql s = sql(c);
-        try (PreparedStatement ps = c.prepareStatement(s.complete)) {
-            ps.setString(1, status == RecordStatus.COMPLETED ? "C" : "F");
-            ps.setBytes(2, payload);
-            ps.setLong(3, retentionMillis);
-            bindKey(ps, 4, key, s);
-            ps.setString(6, owner);
+        try (PreparedStatement ps = c.prepareStatement(keepExpiry ? s.completeKeepingExpiry : s.complete)) {
+            int i = 1;
+            ps.setString(i++, status == RecordStatus.COMPLETED ? "C" : "F");
+            ps.setBytes(i++, payload);
+            if (!keepExpiry) {
+                ps.setLong(i++, retentionMillis);
+            }
+            bindKey(ps, i, key, s);
+            ps.setString(i + 2, owner);
             if (ps.executeUpdate() != 1) {
                 throw new LeaseLostException(key.toString(), "claim on " + key + " is no longer held by this caller");
             }

@@ -21,13 +21,32 @@ import java.util.Objects;
  *         c -> insertOrder(c, order));          // commits once, with the record
  * }</pre>
  *
- * <p>How duplicates behave: the claim inserts the key row inside the transaction, so a concurrent
- * duplicate's insert waits on the database's row lock until the first transaction ends. If it
- * commits, the duplicate replays its result; if it rolls back, the duplicate runs the work. No
- * in-progress row is ever visible to others, so the {@link io.dupguard.idempotency.InFlightPolicy}
- * does not come into play; the database's lock-wait timeout bounds the wait. Failures are never
- * stored for replay here: the rollback that follows a failure removes the claim with everything
- * else.
+ * <p>The two entry points claim differently:
+ *
+ * <ul>
+ *   <li>{@link #executeInTransaction} owns its transaction and may roll it back, so it claims
+ *       <em>optimistically</em>: a plain read of the key; a recorded key replays at once (one
+ *       statement); an unrecorded one runs the work and records the finished row with one
+ *       insert-if-absent before the commit — the statements of a bare "seen it?" check plus insert,
+ *       as Camel's {@code JdbcMessageIdRepository} sends, while also storing the result. Two
+ *       concurrent calls on one key may both run the work: the second insert waits for the first
+ *       transaction, and if that commits, the second transaction is rolled back (its work undone)
+ *       and the call replays the first one's result. A duplicate whose work fails because of the
+ *       winner's rows (a unique order number, say) replays too. Keep the work's effects inside the
+ *       transaction, which this mode needs anyway: an effect outside it is not undone.
+ *   <li>{@link #execute(Connection, IdempotencyKey, Fingerprint, Class, SqlWork)} runs in the
+ *       caller's transaction, which it must not roll back, so it claims <em>first</em>: it inserts
+ *       the key row (with the retention as expiry: the row stays invisible until commit, so a lease
+ *       would protect nothing) before the work, and a concurrent duplicate's insert waits on the
+ *       database's row lock until the first transaction ends, then replays or, after a rollback,
+ *       runs. The completion changes no indexed column.
+ * </ul>
+ *
+ * <p>No in-progress row is ever visible to others, so the {@link
+ * io.dupguard.idempotency.InFlightPolicy} comes into play only when the same table is also used in
+ * autocommit mode; the database's lock-wait timeout bounds the wait. Failures are never stored for
+ * replay here: the rollback that follows a failure removes the claim with everything else. The work
+ * must not commit or roll back the connection itself.
  *
  * <p>Thread-safe; each call uses only the connection it is given.
  */
@@ -65,6 +84,17 @@ public final class JdbcTransactionalIdempotency {
     public <T, E extends Exception> Outcome<T> execute(
             Connection connection, IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work)
             throws E {
+        return execute(connection, false, key, fingerprint, type, work);
+    }
+
+    private <T, E extends Exception> Outcome<T> execute(
+            Connection connection,
+            boolean freshTransaction,
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            Class<T> type,
+            SqlWork<T, E> work)
+            throws E {
         Objects.requireNonNull(connection, "connection");
         boolean autoCommit;
         try {
@@ -82,7 +112,7 @@ public final class JdbcTransactionalIdempotency {
             store.dialect();
             storeReady = true;
         }
-        return Idempotency.of(new ConnectionBoundStore(store, connection), config)
+        return Idempotency.of(new ConnectionBoundStore(store, connection, config.retention(), freshTransaction), config)
                 .execute(key, fingerprint, type, () -> work.apply(connection));
     }
 
@@ -96,7 +126,7 @@ public final class JdbcTransactionalIdempotency {
         try {
             Outcome<T> outcome;
             try {
-                outcome = execute(c, key, fingerprint, type, work);
+                outcome = execute(c, true, key, fingerprint, type, work);
             } catch (Throwable t) {
                 rollbackQuietly(c, t);
                 throw t;

@@ -149,27 +149,110 @@ class JdbcTransactionalIdempotencyIT {
     @EnumSource(Db.class)
     void sixteenConcurrentTransactionsCreateOneOrder(Db db) throws Exception {
         JdbcTransactionalIdempotency tx = setUp(db);
-        int threads = 16;
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<Outcome<Integer>>> results = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            results.add(pool.submit(() -> {
-                start.await();
-                return tx.executeInTransaction(
-                        key("hot"), Fingerprint.ofString("same"), Integer.class, c -> insertOrder(c, "hot"));
-            }));
-        }
-        start.countDown();
-        int firsts = 0;
-        for (Future<Outcome<Integer>> f : results) {
-            Outcome<Integer> o = f.get(60, TimeUnit.SECONDS);
-            assertThat(o.value()).isEqualTo(1);
-            firsts += o.isReplay() ? 0 : 1;
-        }
-        pool.shutdown();
+        int firsts = sixteenAtOnce(() -> tx.executeInTransaction(
+                key("hot"), Fingerprint.ofString("same"), Integer.class, c -> insertOrder(c, "hot")));
+
         assertThat(firsts).isEqualTo(1);
         assertThat(orders("hot")).isEqualTo(1);
+    }
+
+    /** Runs {@code call} on 16 threads released at once; every one must return 1. Returns how many ran first. */
+    private static int sixteenAtOnce(java.util.concurrent.Callable<Outcome<Integer>> call) throws Exception {
+        int threads = 16;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Outcome<Integer>>> results = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                results.add(pool.submit(() -> {
+                    start.await();
+                    return call.call();
+                }));
+            }
+            start.countDown();
+            int firsts = 0;
+            for (Future<Outcome<Integer>> f : results) {
+                Outcome<Integer> o = f.get(60, TimeUnit.SECONDS);
+                assertThat(o.value()).isEqualTo(1);
+                firsts += o.isReplay() ? 0 : 1;
+            }
+            return firsts;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The order number is unique in the caller's own table, so a duplicate's work fails on the
+     * winner's row instead of finishing: it must still replay the winner's result, not throw.
+     */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void concurrentDuplicatesFailingOnTheCallersUniqueKeyReplayTheWinner(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE IF NOT EXISTS dupguard_test_unique_orders (scope VARCHAR(64) NOT NULL,"
+                    + " order_no VARCHAR(100) NOT NULL, PRIMARY KEY (scope, order_no))");
+        }
+        int firsts = sixteenAtOnce(
+                () -> tx.executeInTransaction(key("uniq"), Fingerprint.ofString("same"), Integer.class, c -> {
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO dupguard_test_unique_orders (scope, order_no) VALUES (?, 'uniq')")) {
+                        ps.setString(1, scope);
+                        return ps.executeUpdate();
+                    }
+                }));
+
+        assertThat(firsts).isEqualTo(1);
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT COUNT(*) FROM dupguard_test_unique_orders WHERE scope = ?")) {
+            ps.setString(1, scope);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                assertThat(rs.getInt(1)).isEqualTo(1);
+            }
+        }
+    }
+
+    /**
+     * Two calls both find the key unrecorded and run their work; the one that records second is
+     * rolled back (its order disappears) and replays the first one's result.
+     */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void theCallThatRecordsSecondIsUndoneAndReplaysTheFirst(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        CountDownLatch slowIsWorking = new CountDownLatch(1);
+        CountDownLatch fastCommitted = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Outcome<String>> slow = pool.submit(
+                    () -> tx.executeInTransaction(key("race"), Fingerprint.ofString("same"), String.class, c -> {
+                        insertOrder(c, "race");
+                        if (slowIsWorking.getCount() > 0) {
+                            slowIsWorking.countDown();
+                            assertThat(fastCommitted.await(30, TimeUnit.SECONDS))
+                                    .isTrue();
+                            return "slow";
+                        }
+                        return "slow, second attempt"; // never: the second attempt replays
+                    }));
+            assertThat(slowIsWorking.await(30, TimeUnit.SECONDS)).isTrue();
+            Outcome<String> fast =
+                    tx.executeInTransaction(key("race"), Fingerprint.ofString("same"), String.class, c -> {
+                        insertOrder(c, "race");
+                        return "fast";
+                    });
+            fastCommitted.countDown();
+
+            assertThat(fast).isEqualTo(Outcome.first("fast"));
+            assertThat(slow.get(30, TimeUnit.SECONDS)).isEqualTo(Outcome.replayed("fast"));
+            assertThat(orders("race")).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /** MariaDB's default REPEATABLE READ: the re-read must not trust the transaction's old snapshot. */

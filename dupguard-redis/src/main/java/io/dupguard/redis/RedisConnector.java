@@ -3,6 +3,7 @@ package io.dupguard.redis;
 import io.dupguard.StoreUnavailableException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -10,11 +11,15 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -40,7 +45,10 @@ final class RedisConnector implements AutoCloseable {
     static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
     /** An open connection and its sync commands (the same object for both topologies' callers). */
-    private record Open(StatefulConnection<String, byte[]> connection, RedisClusterCommands<String, byte[]> commands) {}
+    private record Open(
+            StatefulConnection<String, byte[]> connection,
+            RedisClusterCommands<String, byte[]> commands,
+            RedisClusterAsyncCommands<String, byte[]> async) {}
 
     private final Supplier<Open> opener;
     private final Object lock = new Object();
@@ -61,7 +69,7 @@ final class RedisConnector implements AutoCloseable {
         return new RedisConnector(() -> {
             StatefulRedisConnection<String, byte[]> c =
                     uri == null ? client.connect(CODEC) : client.connect(CODEC, uri);
-            return new Open(c, c.sync());
+            return new Open(c, c.sync(), c.async());
         });
     }
 
@@ -70,7 +78,7 @@ final class RedisConnector implements AutoCloseable {
         Objects.requireNonNull(client, "client");
         return new RedisConnector(() -> {
             StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
-            return new Open(c, c.sync());
+            return new Open(c, c.sync(), c.async());
         });
     }
 
@@ -97,6 +105,46 @@ final class RedisConnector implements AutoCloseable {
         });
     }
 
+    /**
+     * Sends {@code script} like {@link #eval(RedisScript, ScriptOutputType, String[], byte[]...)}, runs
+     * {@code sent} once the command is on its way, then waits for the answer. Lettuce writes the
+     * commands of one connection in the order they are issued and Redis runs them in that order, so
+     * whatever {@code sent} lets another thread send runs after this script. {@code sent} runs
+     * exactly once, whatever happens.
+     */
+    <T> T evalThen(RedisScript script, ScriptOutputType type, String[] keys, Runnable sent, byte[]... args) {
+        RedisFuture<T> future;
+        Open current;
+        try {
+            current = open();
+            future = current.async().evalsha(script.sha1(), type, keys, args);
+        } catch (RuntimeException e) {
+            sent.run();
+            throw e instanceof RedisException re
+                    ? new StoreUnavailableException(STORE, script.name() + " failed: " + e.getMessage(), re)
+                    : e;
+        }
+        sent.run();
+        try {
+            return future.get(current.connection().getTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RedisNoScriptException) {
+                return eval(script, type, keys, args);
+            }
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new StoreUnavailableException(STORE, script.name() + " failed: " + cause.getMessage(), cause);
+        } catch (TimeoutException e) {
+            future.cancel(false);
+            throw new StoreUnavailableException(
+                    STORE,
+                    script.name() + " timed out after " + current.connection().getTimeout(),
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException(STORE, script.name() + " interrupted while waiting for Redis", e);
+        }
+    }
+
     /** Runs {@code op} on the shared connection; {@code what} names it in the error message. */
     <T> T call(String what, Function<RedisClusterCommands<String, byte[]>, T> op) {
         RedisClusterCommands<String, byte[]> commands = commands();
@@ -108,9 +156,13 @@ final class RedisConnector implements AutoCloseable {
     }
 
     private RedisClusterCommands<String, byte[]> commands() {
+        return open().commands();
+    }
+
+    private Open open() {
         Open current = open;
         if (current != null) {
-            return current.commands();
+            return current;
         }
         long failuresSeen = failedAttempts;
         synchronized (lock) {
@@ -129,7 +181,7 @@ final class RedisConnector implements AutoCloseable {
                     throw cannotConnect(e);
                 }
             }
-            return open.commands();
+            return open;
         }
     }
 

@@ -168,6 +168,22 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
                 LockScripts.utf8(keys.channel(name)));
     }
 
+    /**
+     * Sends the release and lets the next waiter of this JVM go before the answer arrives: its
+     * lock script travels on the same connection behind the release, so Redis runs it after the
+     * key is gone. A contended hand-off then costs one round trip, not two.
+     */
+    @Override
+    protected void unlock(String name, String token, Runnable sent) {
+        redis.<Long>evalThen(
+                LockScripts.UNLOCK,
+                ScriptOutputType.INTEGER,
+                new String[] {keys.lock(name), keys.waiters(name)},
+                sent,
+                LockScripts.utf8(token),
+                LockScripts.utf8(keys.channel(name)));
+    }
+
     @Override
     protected boolean isHeld(String name, String token) {
         String key = keys.lock(name);
