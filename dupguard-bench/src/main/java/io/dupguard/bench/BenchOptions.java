@@ -71,7 +71,7 @@ record BenchOptions(
               --threads N          client threads (default 16)
               --prewarm DURATION   one unmeasured run of every row before round 1 (default 3s)
               --warmup DURATION    warmup before each measured run (default 1s)
-              --duration DURATION  measured time of each run (default 2s)
+              --duration DURATION  measured time of each run (default 3s)
               --rounds N           rounds per store, order alternating; best round kept (default 4)
               --targets LIST       comma-separated: memory,h2,postgresql,mariadb,redis or all (default all)
               --out FILE           Markdown report to write (default docs/benchmarks.md; '-' for none)
@@ -95,7 +95,7 @@ record BenchOptions(
                 16,
                 Duration.ofSeconds(3),
                 Duration.ofSeconds(1),
-                Duration.ofSeconds(2),
+                Duration.ofSeconds(3),
                 4,
                 List.of(Target.values()),
                 Path.of("docs/benchmarks.md"),

@@ -213,7 +213,10 @@ final class Report {
                 .append(" connections per database, shared by all rows; each row has its own table (the hand-written")
                 .append(
                         " table is dupguard's shipped DDL under another name), truncated before every run and dropped at")
-                .append(" the end. H2 is embedded and in-memory. Camel's table is the one its repository creates.\n");
+                .append(" the end; on PostgreSQL a `CHECKPOINT` follows the truncation, so that every run starts with")
+                .append(
+                        " the same full-page-write state instead of whichever row meets the next timed checkpoint paying")
+                .append(" for it. H2 is embedded and in-memory. Camel's table is the one its repository creates.\n");
         md.append("- **Redis**: dupguard's store on its one shared Lettuce connection; the hand-written row on another")
                 .append(
                         " shared Lettuce connection. Keys live under a per-run prefix, deleted (SCAN + UNLINK) before every")

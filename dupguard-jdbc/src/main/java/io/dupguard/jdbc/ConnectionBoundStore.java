@@ -55,11 +55,11 @@ final class ConnectionBoundStore implements IdempotencyStore {
         R run() throws SQLException;
     }
 
-    private <R> R run(String operation, Op<R> op) {
+    private <R> R run(String operation, IdempotencyKey key, Op<R> op) {
         try {
             return op.run();
         } catch (SQLException e) {
-            throw store.unavailable(operation, e);
+            throw store.unavailable(operation, key, e);
         }
     }
 
@@ -68,7 +68,7 @@ final class ConnectionBoundStore implements IdempotencyStore {
         Checks.positive(lease, "lease");
         deferredFingerprint = null;
         if (freshTransaction) {
-            return run("claim " + key, () -> {
+            return run("claim", key, () -> {
                 Claim claim = store.readForDeferredClaim(connection, key, fingerprint, owner, retentionMillis);
                 if (claim != null) {
                     return claim;
@@ -78,7 +78,8 @@ final class ConnectionBoundStore implements IdempotencyStore {
             });
         }
         return run(
-                "claim " + key,
+                "claim",
+                key,
                 () -> store.claim(connection, !freshTransaction, key, fingerprint, owner, retentionMillis));
     }
 
@@ -89,9 +90,9 @@ final class ConnectionBoundStore implements IdempotencyStore {
         if (deferred != null) {
             deferredFingerprint = null;
             boolean recorded = run(
-                    "complete " + key, () -> store.insertFinished(connection, key, deferred, status, payload, millis));
+                    "complete", key, () -> store.insertFinished(connection, key, deferred, status, payload, millis));
             if (!recorded) {
-                run("roll back after losing " + key, () -> {
+                run("roll back after losing", key, () -> {
                     connection.rollback();
                     return null;
                 });
@@ -99,7 +100,7 @@ final class ConnectionBoundStore implements IdempotencyStore {
             }
             return;
         }
-        run("complete " + key, () -> {
+        run("complete", key, () -> {
             store.complete(connection, key, owner, status, payload, millis, millis == retentionMillis);
             return null;
         });
@@ -112,7 +113,7 @@ final class ConnectionBoundStore implements IdempotencyStore {
             // on the same key got there first (say, a unique order number): then that call's result
             // is this key's outcome. Undo the work and look.
             deferredFingerprint = null;
-            boolean recordedElsewhere = run("release " + key, () -> {
+            boolean recordedElsewhere = run("release", key, () -> {
                 connection.rollback();
                 return store.find(connection, key).isPresent();
             });
@@ -121,7 +122,7 @@ final class ConnectionBoundStore implements IdempotencyStore {
             }
             return;
         }
-        run("release " + key, () -> {
+        run("release", key, () -> {
             store.release(connection, key, owner);
             return null;
         });
@@ -130,11 +131,11 @@ final class ConnectionBoundStore implements IdempotencyStore {
     @Override
     public boolean renew(IdempotencyKey key, String owner, Duration lease) {
         long millis = Checks.millis(Checks.positive(lease, "lease"));
-        return run("renew " + key, () -> store.renew(connection, key, owner, millis));
+        return run("renew", key, () -> store.renew(connection, key, owner, millis));
     }
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-        return run("find " + key, () -> store.find(connection, key));
+        return run("find", key, () -> store.find(connection, key));
     }
 }

@@ -57,7 +57,15 @@ final class JdbcAccess {
 
     /** Runs {@code fn} on a pooled connection as one unit, committing if the pool hands out transactions. */
     <R> R withConnection(String operation, SqlFunction<R> fn) {
-        return run(operation, fn, false);
+        return run(operation, null, fn, false);
+    }
+
+    /**
+     * As {@link #withConnection(String, SqlFunction)}; the error message names {@code operation}
+     * and {@code subject} (a key, say), joined only if it is needed: not on every call.
+     */
+    <R> R withConnection(String operation, Object subject, SqlFunction<R> fn) {
+        return run(operation, subject, fn, false);
     }
 
     /**
@@ -68,7 +76,7 @@ final class JdbcAccess {
     <R> R withConnectionRetryingTransient(String operation, SqlFunction<R> fn, int attempts) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return run(operation, fn, false);
+                return run(operation, null, fn, false);
             } catch (StoreUnavailableException e) {
                 if (!(e.getCause() instanceof SQLException sql && isTransient(sql)) || attempt >= attempts) {
                     throw e;
@@ -85,10 +93,10 @@ final class JdbcAccess {
 
     /** Runs {@code fn} in a new transaction on a pooled connection; commits, or rolls back on any failure. */
     <R> R inTransaction(String operation, SqlFunction<R> fn) {
-        return run(operation, fn, true);
+        return run(operation, null, fn, true);
     }
 
-    private <R> R run(String operation, SqlFunction<R> fn, boolean transaction) {
+    private <R> R run(String operation, Object subject, SqlFunction<R> fn, boolean transaction) {
         try (Connection c = dataSource.getConnection()) {
             boolean autoCommit = c.getAutoCommit();
             if (transaction && autoCommit) {
@@ -117,7 +125,7 @@ final class JdbcAccess {
                 }
             }
         } catch (SQLException e) {
-            throw unavailable(operation, e);
+            throw unavailable(operation, subject, e);
         }
     }
 
@@ -159,7 +167,14 @@ final class JdbcAccess {
     }
 
     StoreUnavailableException unavailable(String operation, SQLException e) {
+        return unavailable(operation, null, e);
+    }
+
+    StoreUnavailableException unavailable(String operation, Object subject, SQLException e) {
         return new StoreUnavailableException(
-                storeName(), operation + " failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+                storeName(),
+                operation + (subject == null ? "" : " " + subject) + " failed: " + e.getMessage() + " (SQLState "
+                        + e.getSQLState() + ")",
+                e);
     }
 }

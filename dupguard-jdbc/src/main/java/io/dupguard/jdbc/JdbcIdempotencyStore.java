@@ -84,7 +84,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease) {
         checkOwner(owner);
         long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
-        return withConnection("claim " + key, c -> claim(c, false, key, fingerprint, owner, leaseMillis));
+        return withConnection("claim", key, c -> claim(c, false, key, fingerprint, owner, leaseMillis));
     }
 
     /**
@@ -180,21 +180,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             Connection c, IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis)
             throws SQLException {
         IdempotencySql s = sql(c);
-        return insertIfAbsent(
-                c,
-                s,
-                s.insertFinished,
-                ps -> {
-                    bindKey(ps, 1, key, s);
-                    ps.setString(3, status == RecordStatus.COMPLETED ? "C" : "F");
-                    ps.setString(4, fp.hex());
-                    ps.setBytes(5, payload);
-                    ps.setLong(6, retentionMillis);
-                },
-                () -> {
-                    // Affected-row counts cannot tell an insert from an untouched duplicate here.
-                    throw new SQLException("the JDBC driver reported no insert id for an insert-if-absent");
-                });
+        try (PreparedStatement ps = c.prepareStatement(s.insertFinished)) {
+            bindKey(ps, 1, key, s);
+            ps.setString(3, status == RecordStatus.COMPLETED ? "C" : "F");
+            ps.setString(4, fp.hex());
+            ps.setBytes(5, payload);
+            ps.setLong(6, retentionMillis);
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (!s.dialect.onConflictDoNothing() && UniqueViolation.test(e)) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     private boolean tryInsert(
@@ -256,7 +254,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention) {
         long retentionMillis = Checks.millis(Checks.positive(retention, "retention"));
-        withConnection("complete " + key, c -> {
+        withConnection("complete", key, c -> {
             complete(c, key, owner, status, payload, retentionMillis);
             return null;
         });
@@ -303,7 +301,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public void release(IdempotencyKey key, String owner) {
-        withConnection("release " + key, c -> {
+        withConnection("release", key, c -> {
             release(c, key, owner);
             return null;
         });
@@ -321,7 +319,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean renew(IdempotencyKey key, String owner, Duration lease) {
         long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
-        return withConnection("renew " + key, c -> renew(c, key, owner, leaseMillis));
+        return withConnection("renew", key, c -> renew(c, key, owner, leaseMillis));
     }
 
     boolean renew(Connection c, IdempotencyKey key, String owner, long leaseMillis) throws SQLException {
@@ -336,7 +334,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-        return withConnection("find " + key, c -> find(c, key));
+        return withConnection("find", key, c -> find(c, key));
     }
 
     Optional<IdempotencyRecord> find(Connection c, IdempotencyKey key) throws SQLException {
@@ -442,8 +440,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return access.withConnection(operation, fn);
     }
 
+    <R> R withConnection(String operation, Object subject, JdbcAccess.SqlFunction<R> fn) {
+        return access.withConnection(operation, subject, fn);
+    }
+
     StoreUnavailableException unavailable(String operation, SQLException e) {
         return access.unavailable(operation, e);
+    }
+
+    StoreUnavailableException unavailable(String operation, Object subject, SQLException e) {
+        return access.unavailable(operation, subject, e);
     }
 
     /** Builder; not thread-safe. */

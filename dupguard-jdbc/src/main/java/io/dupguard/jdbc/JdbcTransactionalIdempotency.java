@@ -148,7 +148,7 @@ public final class JdbcTransactionalIdempotency {
             if (c != null) {
                 closeQuietly(c);
             }
-            throw store.unavailable("begin transaction for " + key, e);
+            throw store.unavailable("begin transaction for", key, e);
         }
     }
 
@@ -156,7 +156,7 @@ public final class JdbcTransactionalIdempotency {
         try {
             c.commit();
         } catch (SQLException e) {
-            throw store.unavailable("commit for " + key, e);
+            throw store.unavailable("commit for", key, e);
         }
     }
 
