@@ -145,8 +145,11 @@ public abstract class AbstractLockProvider implements LockProvider {
                     if (options.watchdog()) {
                         Duration lease = options.effectiveLease();
                         String token = local.token;
-                        local.renewal =
-                                Watchdog.shared().start(lease.dividedBy(3), () -> extend(name, token, lease), () -> {});
+                        local.renewal = Watchdog.shared()
+                                .start(
+                                        Duration.ofNanos(Checks.saturatedNanos(lease) / 3), // not BigDecimal
+                                        () -> extend(name, token, lease),
+                                        () -> {});
                     }
                 }
                 handedOver = true;

@@ -73,10 +73,10 @@ final class JdbcAccess {
      * database rolled it back as a deadlock victim or serialization failure — the statement changed
      * nothing, so running it again is safe.
      */
-    <R> R withConnectionRetryingTransient(String operation, SqlFunction<R> fn, int attempts) {
+    <R> R withConnectionRetryingTransient(String operation, Object subject, SqlFunction<R> fn, int attempts) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return run(operation, null, fn, false);
+                return run(operation, subject, fn, false);
             } catch (StoreUnavailableException e) {
                 if (!(e.getCause() instanceof SQLException sql && isTransient(sql)) || attempt >= attempts) {
                     throw e;

@@ -82,18 +82,18 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     @Override
     protected OptionalLong tryLock(String name, String token, Duration lease) {
         long millis = leaseMillis(lease);
-        return withConnection("lock '" + name + "'", c -> sql(c).tryLock(c, name, token, millis));
+        return withConnection("lock", name, c -> sql(c).tryLock(c, name, token, millis));
     }
 
     @Override
     protected boolean extend(String name, String token, Duration lease) {
         long millis = leaseMillis(lease);
-        return withConnection("extend lock '" + name + "'", c -> sql(c).extend(c, name, token, millis));
+        return withConnection("extend lock", name, c -> sql(c).extend(c, name, token, millis));
     }
 
     @Override
     protected void unlock(String name, String token) {
-        withConnection("unlock '" + name + "'", c -> {
+        withConnection("unlock", name, c -> {
             sql(c).unlock(c, name, token);
             return null;
         });
@@ -101,7 +101,7 @@ public final class JdbcLockProvider extends AbstractLockProvider {
 
     @Override
     protected boolean isHeld(String name, String token) {
-        return withConnection("check lock '" + name + "'", c -> sql(c).isHeld(c, name, token));
+        return withConnection("check lock", name, c -> sql(c).isHeld(c, name, token));
     }
 
     /** Whole milliseconds, rounded up so a sub-millisecond lease is not already expired. */
@@ -124,7 +124,19 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     }
 
     private <R> R withConnection(String operation, JdbcAccess.SqlFunction<R> fn) {
-        return access.withConnectionRetryingTransient(operation, fn, ATTEMPTS);
+        return access.withConnectionRetryingTransient(operation, null, fn, ATTEMPTS);
+    }
+
+    /** The error message names the operation and the lock, joined only on failure. */
+    private <R> R withConnection(String operation, String name, JdbcAccess.SqlFunction<R> fn) {
+        return access.withConnectionRetryingTransient(operation, new LockName(name), fn, ATTEMPTS);
+    }
+
+    private record LockName(String name) {
+        @Override
+        public String toString() {
+            return "'" + name + "'";
+        }
     }
 
     /** Builder; not thread-safe. */

@@ -62,7 +62,16 @@ final class LockSql {
         this.fenceOf = "SELECT fence FROM " + table + " WHERE name = ? AND owner = ?";
         this.extend = "UPDATE " + table + " SET lease_until = " + nowPlus
                 + " WHERE name = ? AND owner = ? AND lease_until > " + now;
-        this.unlock = "UPDATE " + table + " SET owner = NULL, lease_until = " + now + " WHERE name = ? AND owner = ?";
+        // PostgreSQL: the release commits without waiting for its WAL flush (synchronous_commit off
+        // for this statement's own transaction only, set by the statement itself). Safe for a
+        // release alone: one lost in a crash leaves the lock held until its lease ends, exactly
+        // like a crashed holder; it changes no fence, and the next acquisition (a synchronous
+        // commit) flushes the WAL up to and including it.
+        this.unlock = dialect == SqlDialect.POSTGRESQL
+                ? "UPDATE " + table + " SET owner = NULL, lease_until = " + now
+                        + " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit"
+                        + " WHERE name = ? AND owner = ?"
+                : "UPDATE " + table + " SET owner = NULL, lease_until = " + now + " WHERE name = ? AND owner = ?";
         this.isHeld = "SELECT 1 FROM " + table + " WHERE name = ? AND owner = ? AND lease_until > " + now;
     }
 
