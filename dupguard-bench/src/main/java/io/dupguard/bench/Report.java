@@ -74,6 +74,14 @@ final class Report {
         return Optional.of(a.get().opsPerSecond() / b.get().opsPerSecond());
     }
 
+    /**
+     * The issue sets hand-written ceilings for Redis and the SQL stores; for the in-memory store it
+     * sets an absolute target (≥ 2 M ops/s), and the bare map row is shown for scale only.
+     */
+    private static boolean hasCeilingTarget(StoreReport s) {
+        return !s.title().equals("memory");
+    }
+
     static List<TargetCheck> targets(List<StoreReport> stores) {
         List<TargetCheck> out = new ArrayList<>();
         for (StoreReport s : stores) {
@@ -83,7 +91,7 @@ final class Report {
             Optional<ImplInfo> dupguard = withRole(s, BenchImpl.Role.DUPGUARD);
             Optional<ImplInfo> tx = withRole(s, BenchImpl.Role.DUPGUARD_TX);
             for (Workload w : Workload.values()) {
-                if (dupguard.isPresent()) {
+                if (dupguard.isPresent() && hasCeilingTarget(s)) {
                     Optional<Double> r = ratio(s, dupguard.get().name(), BenchImpl.Role.CEILING, w);
                     r.ifPresent(v -> out.add(new TargetCheck(
                             s.title(),
@@ -243,6 +251,8 @@ final class Report {
             }
             md.append('\n');
         }
+        md.append("The in-memory store's target is absolute (≥ 2 M ops/s); its hand-written row, a bare")
+                .append(" `ConcurrentHashMap`, is shown for scale, not as a ceiling to reach.\n\n");
 
         md.append("## Results\n\n");
         for (StoreReport s : ctx.stores()) {
@@ -342,7 +352,10 @@ final class Report {
                 if (i.role() != BenchImpl.Role.CEILING) {
                     Optional<Double> vs = ratio(s, i.name(), BenchImpl.Role.CEILING, w);
                     vs.ifPresent(v -> md.append(formatRatio(v))
-                            .append(i.role() == BenchImpl.Role.DUPGUARD ? (v >= CEILING_TARGET ? " ✅" : " ❌") : ""));
+                            .append(
+                                    i.role() == BenchImpl.Role.DUPGUARD && hasCeilingTarget(s)
+                                            ? (v >= CEILING_TARGET ? " ✅" : " ❌")
+                                            : ""));
                 }
                 md.append(" | ");
                 if (hasCamel && i.role() == BenchImpl.Role.DUPGUARD_TX) {
