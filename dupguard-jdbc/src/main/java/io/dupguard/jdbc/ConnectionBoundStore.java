@@ -21,12 +21,14 @@ import java.util.Optional;
  * until the transaction commits, and by then it is complete (or, after a failure, released):
  *
  * <ul>
- *   <li><b>Deferred claim</b> (only in a transaction this library began and may roll back): the
- *       claim is a plain read; with no row, the work runs and its result is recorded by one
- *       insert-if-absent of the finished row — the same statements as a bare "seen it?" check plus
- *       insert. An insert that meets a concurrent call's row waits for that transaction; if it
- *       committed, this transaction is rolled back (undoing the work) and {@link
- *       ClaimLostException} makes the executor claim again, which replays the other call's result.</li>
+ *   <li><b>Deferred claim</b> (only in a transaction this library owns and may roll back, {@link
+ *       OwnTransaction}): the claim is a plain read, before any transaction is begun, so a
+ *       duplicate is answered by that one read. With no row, the transaction begins, the work runs
+ *       and its result is recorded by one insert-if-absent of the finished row — the same
+ *       statements as a bare "seen it?" check plus insert. An insert that meets a concurrent call's
+ *       row waits for that transaction; if it committed, this transaction is rolled back (undoing
+ *       the work) and {@link ClaimLostException} makes the executor claim again, which replays the
+ *       other call's result.
  *   <li>The claim row gets the <em>retention</em> as its expiry at once; a lease would protect
  *       nothing that the transaction's own row lock does not. The completion then changes no
  *       indexed column (on PostgreSQL a HOT update; on InnoDB no secondary-index write).
@@ -39,15 +41,18 @@ final class ConnectionBoundStore implements IdempotencyStore {
     private final JdbcIdempotencyStore store;
     private final Connection connection;
     private final long retentionMillis;
-    private final boolean freshTransaction;
+    private final OwnTransaction own; // null: the caller owns the transaction
     private Fingerprint deferredFingerprint; // set while a deferred claim is pending
 
-    ConnectionBoundStore(
-            JdbcIdempotencyStore store, Connection connection, Duration retention, boolean freshTransaction) {
+    /**
+     * @param own the transaction this library owns on {@code connection}, begun when needed; null
+     *     when the caller's transaction is already open and must not be ended here
+     */
+    ConnectionBoundStore(JdbcIdempotencyStore store, Connection connection, Duration retention, OwnTransaction own) {
         this.store = store;
         this.connection = connection;
         this.retentionMillis = Checks.millis(retention);
-        this.freshTransaction = freshTransaction;
+        this.own = own;
     }
 
     @FunctionalInterface
@@ -67,20 +72,19 @@ final class ConnectionBoundStore implements IdempotencyStore {
     public Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease) {
         Checks.positive(lease, "lease");
         deferredFingerprint = null;
-        if (freshTransaction) {
+        if (own != null) {
             return run("claim", key, () -> {
-                Claim claim = store.readForDeferredClaim(connection, key, fingerprint, owner, retentionMillis);
+                Claim claim =
+                        store.readForDeferredClaim(connection, key, fingerprint, owner, retentionMillis, own::begin);
                 if (claim != null) {
                     return claim;
                 }
+                own.begin();
                 deferredFingerprint = fingerprint;
                 return Claim.FRESH;
             });
         }
-        return run(
-                "claim",
-                key,
-                () -> store.claim(connection, !freshTransaction, key, fingerprint, owner, retentionMillis));
+        return run("claim", key, () -> store.claim(connection, true, key, fingerprint, owner, retentionMillis));
     }
 
     @Override
@@ -93,7 +97,7 @@ final class ConnectionBoundStore implements IdempotencyStore {
                     "complete", key, () -> store.insertFinished(connection, key, deferred, status, payload, millis));
             if (!recorded) {
                 run("roll back after losing", key, () -> {
-                    connection.rollback();
+                    own.rollback();
                     return null;
                 });
                 throw new ClaimLostException(key);
@@ -114,7 +118,7 @@ final class ConnectionBoundStore implements IdempotencyStore {
             // is this key's outcome. Undo the work and look.
             deferredFingerprint = null;
             boolean recordedElsewhere = run("release", key, () -> {
-                connection.rollback();
+                own.rollback();
                 return store.find(connection, key).isPresent();
             });
             if (recordedElsewhere) {

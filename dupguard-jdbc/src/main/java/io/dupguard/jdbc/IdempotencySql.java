@@ -8,8 +8,6 @@ final class IdempotencySql {
     final String insert;
     /** Transactional mode: insert-if-absent of a finished row, written once the work has run. */
     final String insertFinished;
-    /** PostgreSQL: insert-if-absent and re-read in one statement; null elsewhere. */
-    final String insertOrRead;
 
     final String selectRow;
     final String selectRowLocking;
@@ -45,16 +43,6 @@ final class IdempotencySql {
         this.insertFinished = dialect.onConflictDoNothing()
                 ? insertFinishedSql + " ON CONFLICT (scope, idem_key) DO NOTHING"
                 : insertFinishedSql;
-        // The data-modifying CTE inserts; the outer SELECT returns the existing row only when nothing
-        // was inserted. Both parts share the statement's snapshot, so a conflicting row committed
-        // while the insert waited for it is not seen: no row comes back, and the claim goes round
-        // again with a fresh snapshot.
-        this.insertOrRead = dialect.onConflictDoNothing()
-                ? "WITH ins AS (" + insert + " RETURNING 1)"
-                        + " SELECT 0, status, fingerprint, owner, payload, CASE WHEN expires_at > " + now
-                        + " THEN 1 ELSE 0 END FROM " + table + byKey + " AND NOT EXISTS (SELECT 1 FROM ins)"
-                        + " UNION ALL SELECT 1, NULL, NULL, NULL, NULL, 0 FROM ins"
-                : null;
         this.selectRow = "SELECT status, fingerprint, owner, payload, CASE WHEN expires_at > " + now
                 + " THEN 1 ELSE 0 END FROM " + table + byKey;
         this.selectRowLocking = selectRow + dialect.lockingRead();

@@ -55,6 +55,11 @@ final class JdbcAccess {
         R apply(Connection c) throws SQLException;
     }
 
+    @FunctionalInterface
+    interface SqlRunnable {
+        void run() throws SQLException;
+    }
+
     /** Runs {@code fn} on a pooled connection as one unit, committing if the pool hands out transactions. */
     <R> R withConnection(String operation, SqlFunction<R> fn) {
         return run(operation, null, fn, false);

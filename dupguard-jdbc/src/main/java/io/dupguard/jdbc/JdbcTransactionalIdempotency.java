@@ -1,5 +1,6 @@
 package io.dupguard.jdbc;
 
+import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
@@ -25,8 +26,8 @@ import java.util.Objects;
  *
  * <ul>
  *   <li>{@link #executeInTransaction} owns its transaction and may roll it back, so it claims
- *       <em>optimistically</em>: a plain read of the key; a recorded key replays at once (one
- *       statement); an unrecorded one runs the work and records the finished row with one
+ *       <em>optimistically</em>: a plain read of the key before any transaction begins; a recorded
+ *       key replays at once (one statement, no transaction); an unrecorded one runs the work and records the finished row with one
  *       insert-if-absent before the commit — the statements of a bare "seen it?" check plus insert,
  *       as Camel's {@code JdbcMessageIdRepository} sends, while also storing the result. Two
  *       concurrent calls on one key may both run the work: the second insert waits for the first
@@ -84,17 +85,6 @@ public final class JdbcTransactionalIdempotency {
     public <T, E extends Exception> Outcome<T> execute(
             Connection connection, IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work)
             throws E {
-        return execute(connection, false, key, fingerprint, type, work);
-    }
-
-    private <T, E extends Exception> Outcome<T> execute(
-            Connection connection,
-            boolean freshTransaction,
-            IdempotencyKey key,
-            Fingerprint fingerprint,
-            Class<T> type,
-            SqlWork<T, E> work)
-            throws E {
         Objects.requireNonNull(connection, "connection");
         boolean autoCommit;
         try {
@@ -106,57 +96,76 @@ public final class JdbcTransactionalIdempotency {
             throw new IllegalStateException(
                     "transactional idempotency needs a connection with autocommit off; the caller owns the transaction");
         }
+        ensureStoreReady();
+        return run(connection, null, key, fingerprint, type, work);
+    }
+
+    private <T, E extends Exception> Outcome<T> run(
+            Connection connection,
+            OwnTransaction own,
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            Class<T> type,
+            SqlWork<T, E> work)
+            throws E {
+        return Idempotency.of(new ConnectionBoundStore(store, connection, config.retention(), own), config)
+                .execute(key, fingerprint, type, () -> work.apply(connection));
+    }
+
+    private void ensureStoreReady() {
         if (!storeReady) {
             // Detection and schema creation on a pool connection, outside the caller's transaction
             // (DDL would commit it on MySQL); once is enough.
             store.dialect();
             storeReady = true;
         }
-        return Idempotency.of(new ConnectionBoundStore(store, connection, config.retention(), freshTransaction), config)
-                .execute(key, fingerprint, type, () -> work.apply(connection));
     }
 
     /**
-     * Opens a connection from the store's data source, runs {@link #execute} in a new transaction
-     * and commits it, or rolls it back if anything throws.
+     * Takes a connection from the store's data source and runs {@code work} once per key in a
+     * transaction of its own, which it commits, or rolls back if anything throws.
+     *
+     * <p>The key is read first, outside any transaction: a recorded key replays after that one
+     * statement, and no transaction is begun. Otherwise the transaction begins, the work runs on
+     * the connection, and the finished record is inserted before the commit. On MySQL/MariaDB a
+     * connection that comes in autocommit mode gets {@code START TRANSACTION} … {@code COMMIT}
+     * rather than {@code setAutoCommit(false)} (two round trips fewer), so inside the work {@code
+     * getAutoCommit()} still answers true there; as everywhere, the work must not commit, roll back
+     * or change the autocommit mode itself.
      */
     public <T, E extends Exception> Outcome<T> executeInTransaction(
             IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work) throws E {
-        Connection c = open(key);
+        ensureStoreReady();
+        Connection c;
         try {
+            c = store.dataSource().getConnection();
+        } catch (SQLException e) {
+            throw store.unavailable("begin transaction for", key, e);
+        }
+        try {
+            OwnTransaction own;
+            try {
+                own = OwnTransaction.on(c, store.sql(c).dialect);
+            } catch (SQLException e) {
+                throw store.unavailable("begin transaction for", key, e);
+            }
             Outcome<T> outcome;
             try {
-                outcome = execute(c, true, key, fingerprint, type, work);
+                outcome = run(c, own, key, fingerprint, type, work);
             } catch (Throwable t) {
-                rollbackQuietly(c, t);
+                rollbackQuietly(own, t);
                 throw t;
             }
-            commit(c, key);
+            try {
+                own.commit();
+            } catch (SQLException e) {
+                StoreUnavailableException failure = store.unavailable("commit for", key, e);
+                rollbackQuietly(own, failure);
+                throw failure;
+            }
             return outcome;
         } finally {
             closeQuietly(c);
-        }
-    }
-
-    private Connection open(IdempotencyKey key) {
-        Connection c = null;
-        try {
-            c = store.dataSource().getConnection();
-            c.setAutoCommit(false);
-            return c;
-        } catch (SQLException e) {
-            if (c != null) {
-                closeQuietly(c);
-            }
-            throw store.unavailable("begin transaction for", key, e);
-        }
-    }
-
-    private void commit(Connection c, IdempotencyKey key) {
-        try {
-            c.commit();
-        } catch (SQLException e) {
-            throw store.unavailable("commit for", key, e);
         }
     }
 
@@ -169,9 +178,9 @@ public final class JdbcTransactionalIdempotency {
         }
     }
 
-    private static void rollbackQuietly(Connection c, Throwable cause) {
+    private static void rollbackQuietly(OwnTransaction own, Throwable cause) {
         try {
-            c.rollback();
+            own.rollback();
         } catch (SQLException e) {
             cause.addSuppressed(e);
         }

@@ -147,6 +147,99 @@ class JdbcTransactionalIdempotencyIT {
 
     @ParameterizedTest
     @EnumSource(Db.class)
+    void theWorkRunsInsideAnOpenTransaction(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+
+        Outcome<Integer> out = tx.executeInTransaction(key("o-vis"), Fingerprint.none(), Integer.class, c -> {
+            insertOrder(c, "o-vis");
+            return orders("o-vis"); // another pooled connection: must not see the uncommitted row
+        });
+
+        assertThat(out).isEqualTo(Outcome.first(0));
+        assertThat(orders("o-vis")).isEqualTo(1);
+    }
+
+    /** A recorded key is answered by one read: no transaction begun, committed or rolled back. */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aDuplicateTakesOneStatementAndNoTransaction(Db db) throws Exception {
+        setUp(db);
+        JdbcIdempotencyStore warm = TestDatabases.store(ds);
+        JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(warm);
+        tx.executeInTransaction(key("o-dup"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "o-dup"));
+        List<String> calls = new ArrayList<>();
+        JdbcTransactionalIdempotency recorded = JdbcTransactionalIdempotency.of(
+                JdbcIdempotencyStore.builder(CallRecorder.wrap(ds, calls)).build());
+        recorded.executeInTransaction(key("warm-up"), Fingerprint.none(), Integer.class, c -> 1); // detection
+        calls.clear();
+
+        Outcome<Integer> again = recorded.executeInTransaction(
+                key("o-dup"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "o-dup"));
+
+        assertThat(again).isEqualTo(Outcome.replayed(1));
+        assertThat(calls)
+                .filteredOn(m -> m.startsWith("prepareStatement") || m.startsWith("createStatement"))
+                .hasSize(1);
+        assertThat(calls).noneMatch(m -> m.startsWith("setAutoCommit") || m.equals("commit") || m.equals("rollback"));
+        assertThat(orders("o-dup")).isEqualTo(1);
+    }
+
+    /** MySQL/MariaDB: START TRANSACTION … COMMIT, never a switch of the session's autocommit mode. */
+    @ParameterizedTest
+    @EnumSource(value = Db.class, names = "MARIADB")
+    void mariaDbBeginsWithStartTransactionNotSetAutoCommit(Db db) throws Exception {
+        setUp(db);
+        List<String> calls = new ArrayList<>();
+        JdbcTransactionalIdempotency recorded =
+                JdbcTransactionalIdempotency.of(JdbcIdempotencyStore.builder(CallRecorder.wrap(ds, calls))
+                        .createSchemaIfMissing(true)
+                        .build());
+        recorded.executeInTransaction(key("warm-up"), Fingerprint.none(), Integer.class, c -> 1);
+        calls.clear();
+
+        recorded.executeInTransaction(key("o-st"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "o-st"));
+        assertThatThrownBy(() -> recorded.executeInTransaction(key("o-st2"), Fingerprint.none(), Integer.class, c -> {
+                    insertOrder(c, "o-st2");
+                    throw new IllegalStateException("declined");
+                }))
+                .isInstanceOf(IllegalStateException.class);
+
+        assertThat(calls).noneMatch(m -> m.startsWith("setAutoCommit"));
+        assertThat(calls).contains("execute START TRANSACTION", "execute COMMIT", "execute ROLLBACK");
+        assertThat(orders("o-st")).isEqualTo(1);
+        assertThat(orders("o-st2")).isZero();
+        try (Connection c = ds.getConnection()) {
+            assertThat(c.getAutoCommit()).isTrue();
+        }
+    }
+
+    /** A pool that hands out connections with autocommit off: the read already runs in a transaction. */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aPoolWithAutocommitOffStillCommitsAndRollsBack(Db db) throws Exception {
+        setUp(db).executeInTransaction(key("init"), Fingerprint.none(), Integer.class, c -> 1); // schema
+        try (HikariDataSource manual = TestDatabases.pool(db, 4, false)) {
+            JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(TestDatabases.store(manual));
+
+            Outcome<Integer> first =
+                    tx.executeInTransaction(key("m-1"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "m-1"));
+            Outcome<Integer> again =
+                    tx.executeInTransaction(key("m-1"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "m-1"));
+            assertThatThrownBy(() -> tx.executeInTransaction(key("m-2"), Fingerprint.none(), Integer.class, c -> {
+                        insertOrder(c, "m-2");
+                        throw new IllegalStateException("declined");
+                    }))
+                    .isInstanceOf(IllegalStateException.class);
+
+            assertThat(first).isEqualTo(Outcome.first(1));
+            assertThat(again).isEqualTo(Outcome.replayed(1));
+            assertThat(orders("m-1")).isEqualTo(1);
+            assertThat(orders("m-2")).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
     void sixteenConcurrentTransactionsCreateOneOrder(Db db) throws Exception {
         JdbcTransactionalIdempotency tx = setUp(db);
         int firsts = sixteenAtOnce(() -> tx.executeInTransaction(

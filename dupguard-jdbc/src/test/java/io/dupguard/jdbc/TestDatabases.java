@@ -30,7 +30,13 @@ final class TestDatabases {
     }
 
     static HikariDataSource pool(Db db, int size) {
+        return pool(db, size, true);
+    }
+
+    /** A pool whose connections come with {@code autoCommit} as given. */
+    static HikariDataSource pool(Db db, int size, boolean autoCommit) {
         HikariConfig config = new HikariConfig();
+        config.setAutoCommit(autoCommit);
         config.setJdbcUrl(url(db));
         config.setMaximumPoolSize(size);
         config.setPoolName("test-" + db + "-" + H2_COUNTER.incrementAndGet());
