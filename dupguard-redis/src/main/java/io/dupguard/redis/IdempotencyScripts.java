@@ -1,15 +1,20 @@
 package io.dupguard.redis;
 
 /**
- * The Lua scripts of {@link RedisIdempotencyStore}, one per operation so that each is one atomic
- * round trip. Each touches exactly {@code KEYS[1]}, the record's hash.
+ * The record layout and Lua scripts of {@link RedisIdempotencyStore}. Each record is one string
+ * value (see {@link PackedRecord}):
  *
- * <p>Hash fields: {@code st} state ({@code P} in progress, {@code C} completed, {@code F} failed),
- * {@code fp} fingerprint hex (empty for none), {@code own} owner token of the claim, {@code pl}
- * payload (finished only). The key's TTL is the lease while in progress and the retention once
- * finished, so Redis itself expires abandoned claims and old records.
+ * <pre>
+ * P&lt;fingerprint hex&gt;\n&lt;owner&gt;\n              in progress
+ * C&lt;fingerprint hex&gt;\n&lt;owner&gt;\n+&lt;payload&gt;   completed (F: failed); "-" instead of "+&lt;payload&gt;" for null
+ * </pre>
  *
- * <p>Why {@code own} is kept after completion: with auto-reconnect Lettuce delivers at least once,
+ * <p>The claim needs no script: {@code SET key <P record> NX GET PX <lease>} creates the record or
+ * returns the existing one in one native command (Redis 7.0+; {@link #CLAIM} does the same on older
+ * servers). Complete, release and renew compare the owner and write in one script each, touching
+ * exactly {@code KEYS[1]}.
+ *
+ * <p>Why the owner is kept after completion: with auto-reconnect Lettuce delivers at least once,
  * re-sending a command whose reply was lost when the connection dropped. Owner tokens are unique per
  * call, so a claim or complete that finds its own owner's effect already applied reports success
  * instead of "someone else holds it" or a false {@link io.dupguard.LeaseLostException}.
@@ -17,23 +22,28 @@ package io.dupguard.redis;
 final class IdempotencyScripts {
     private IdempotencyScripts() {}
 
+    // Shared prologue: v = the record, nl = its first newline, tag = "\n<owner>\n"; own = whether
+    // the record carries this owner.
+    private static final String READ_OWNED =
+            """
+            local v = redis.call('GET', KEYS[1])
+            if not v then return 0 end
+            local nl = string.find(v, '\\n', 2, true)
+            local tag = '\\n' .. ARGV[1] .. '\\n'
+            if not nl or string.sub(v, nl, nl + #tag - 1) ~= tag then return 0 end
+            """;
+
     /**
-     * ARGV: fingerprint, owner, lease millis. Returns an empty array when the caller claimed the
-     * key, else the live record's {@code st, fp, own, pl} (nil for absent fields).
+     * The claim for servers before Redis 7.0, which refuse {@code SET … NX GET}. ARGV: the in-progress
+     * record, lease millis. Returns nil when the caller created the record, else the existing one.
      */
     static final RedisScript CLAIM = RedisScript.of(
             "claim",
             """
-            local found = redis.call('HMGET', KEYS[1], 'st', 'fp', 'own', 'pl')
-            if found[1] == 'P' and found[3] == ARGV[2] then
-              return {}
-            end
-            if found[1] then
-              return found
-            end
-            redis.call('HSET', KEYS[1], 'st', 'P', 'fp', ARGV[1], 'own', ARGV[2])
-            redis.call('PEXPIRE', KEYS[1], ARGV[3])
-            return {}
+            local v = redis.call('GET', KEYS[1])
+            if v then return v end
+            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+            return false
             """);
 
     /**
@@ -43,41 +53,32 @@ final class IdempotencyScripts {
      */
     static final RedisScript COMPLETE = RedisScript.of(
             "complete",
-            """
-            local found = redis.call('HMGET', KEYS[1], 'st', 'own')
-            if not found[1] or found[2] ~= ARGV[1] then
-              return 0
-            end
-            if found[1] ~= 'P' then
-              return 1
-            end
-            redis.call('HSET', KEYS[1], 'st', ARGV[2])
-            if ARGV[4] then
-              redis.call('HSET', KEYS[1], 'pl', ARGV[4])
-            end
-            redis.call('PEXPIRE', KEYS[1], ARGV[3])
+            READ_OWNED
+                    + """
+            local st = string.sub(v, 1, 1)
+            if st == 'C' or st == 'F' then return 1 end
+            if st ~= 'P' then return 0 end
+            local body = '-'
+            if ARGV[4] then body = '+' .. ARGV[4] end
+            redis.call('SET', KEYS[1], ARGV[2] .. string.sub(v, 2, nl - 1) .. tag .. body, 'PX', ARGV[3])
             return 1
             """);
 
     /** ARGV: owner. Deletes the owner's in-progress record; returns 1 if deleted, else 0. */
     static final RedisScript RELEASE = RedisScript.of(
             "release",
-            """
-            local found = redis.call('HMGET', KEYS[1], 'st', 'own')
-            if found[1] ~= 'P' or found[2] ~= ARGV[1] then
-              return 0
-            end
+            READ_OWNED
+                    + """
+            if string.sub(v, 1, 1) ~= 'P' then return 0 end
             return redis.call('DEL', KEYS[1])
             """);
 
     /** ARGV: owner, lease millis. Resets the owner's lease; returns 1 if renewed, else 0. */
     static final RedisScript RENEW = RedisScript.of(
             "renew",
-            """
-            local found = redis.call('HMGET', KEYS[1], 'st', 'own')
-            if found[1] ~= 'P' or found[2] ~= ARGV[1] then
-              return 0
-            end
+            READ_OWNED
+                    + """
+            if string.sub(v, 1, 1) ~= 'P' then return 0 end
             redis.call('PEXPIRE', KEYS[1], ARGV[2])
             return 1
             """);

@@ -15,7 +15,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,16 +68,12 @@ class RedisIdempotencyStoreRedisIT {
     }
 
     @Test
-    void claimWritesOneHashUnderTheHashTaggedKeyWithTheLeaseAsTtl() {
+    void claimWritesOneStringUnderTheHashTaggedKeyWithTheLeaseAsTtl() {
         assertThat(store.claim(key("order-1"), FP, "owner-a", LEASE)).isEqualTo(Claim.FRESH);
 
         String name = "dupguard:idem:{" + scope + ":order-1}";
         assertThat(store.redisKey(key("order-1"))).isEqualTo(name);
-        Map<String, byte[]> hash = redis().hgetall(name);
-        assertThat(hash).containsOnlyKeys("st", "fp", "own");
-        assertThat(text(hash.get("st"))).isEqualTo("P");
-        assertThat(text(hash.get("fp"))).isEqualTo(FP.hex());
-        assertThat(text(hash.get("own"))).isEqualTo("owner-a");
+        assertThat(text(redis().get(name))).isEqualTo("P" + FP.hex() + "\nowner-a\n");
         assertThat(redis().pttl(name)).isBetween(LEASE.toMillis() - 5_000, LEASE.toMillis());
     }
 
@@ -88,8 +83,8 @@ class RedisIdempotencyStoreRedisIT {
         store.complete(key("order-2"), "owner-a", RecordStatus.COMPLETED, new byte[] {0, 1, (byte) 0xff}, RETENTION);
 
         String name = store.redisKey(key("order-2"));
-        assertThat(text(redis().hget(name, "st"))).isEqualTo("C");
-        assertThat(redis().hget(name, "pl")).containsExactly(0, 1, 0xff);
+        byte[] head = ("C" + FP.hex() + "\nowner-a\n+").getBytes(StandardCharsets.UTF_8);
+        assertThat(redis().get(name)).startsWith(head).endsWith(0, 1, 0xff).hasSize(head.length + 3);
         assertThat(redis().pttl(name)).isGreaterThan(LEASE.toMillis()).isLessThanOrEqualTo(RETENTION.toMillis());
         IdempotencyRecord record = store.find(key("order-2")).orElseThrow();
         assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
@@ -104,8 +99,7 @@ class RedisIdempotencyStoreRedisIT {
         store.complete(
                 key("declined"), "owner-a", RecordStatus.FAILED, "boom".getBytes(StandardCharsets.UTF_8), RETENTION);
 
-        assertThat(text(redis().hget(store.redisKey(key("declined")), "st"))).isEqualTo("F");
-        assertThat(text(redis().hget(store.redisKey(key("declined")), "fp"))).isEmpty();
+        assertThat(text(redis().get(store.redisKey(key("declined"))))).isEqualTo("F\nowner-a\n+boom");
         assertThat(store.claim(key("declined"), Fingerprint.none(), "owner-b", LEASE))
                 .isInstanceOfSatisfying(Claim.Existing.class, e -> {
                     assertThat(e.record().status()).isEqualTo(RecordStatus.FAILED);
@@ -204,18 +198,61 @@ class RedisIdempotencyStoreRedisIT {
 
     @Test
     void anUnreadableRecordIsReportedNeverTakenForAbsent() {
-        redis().hset(store.redisKey(key("alien")), "st", "X".getBytes(StandardCharsets.UTF_8));
-        redis().set(store.redisKey(key("string")), new byte[] {1});
+        redis().set(store.redisKey(key("alien")), "X\no\n".getBytes(StandardCharsets.UTF_8));
+        redis().set(store.redisKey(key("short")), new byte[] {'C', 1});
+        redis().set(store.redisKey(key("no-marker")), "C\no\n".getBytes(StandardCharsets.UTF_8));
+        redis().hset(store.redisKey(key("hash")), "st", "P".getBytes(StandardCharsets.UTF_8));
 
         assertThatThrownBy(() -> store.find(key("alien")))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("unknown state 'X'");
         assertThatThrownBy(() -> store.claim(key("alien"), FP, "o", LEASE))
                 .isInstanceOf(StoreUnavailableException.class);
-        assertThatThrownBy(() -> store.claim(key("string"), FP, "o", LEASE))
+        assertThatThrownBy(() -> store.claim(key("short"), FP, "o", LEASE))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("unreadable record");
+        assertThatThrownBy(() -> store.find(key("no-marker")))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("payload marker");
+        assertThatThrownBy(() -> store.claim(key("hash"), FP, "o", LEASE))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("WRONGTYPE");
-        redis().del(store.redisKey(key("alien")), store.redisKey(key("string")));
+        assertThatThrownBy(() -> store.complete(key("alien"), "o", RecordStatus.COMPLETED, new byte[0], RETENTION))
+                .isInstanceOf(LeaseLostException.class);
+        assertThat(text(redis().get(store.redisKey(key("alien"))))).isEqualTo("X\no\n"); // left alone
+        redis().del(
+                        store.redisKey(key("alien")),
+                        store.redisKey(key("short")),
+                        store.redisKey(key("no-marker")),
+                        store.redisKey(key("hash")));
+    }
+
+    /** Servers before Redis 7.0 refuse SET … NX GET; the script claim behaves the same. */
+    @Test
+    void theScriptClaimForOlderServersBehavesLikeTheNativeOne() {
+        try (RedisIdempotencyStore old =
+                RedisIdempotencyStore.builder(client).scriptClaim().build()) {
+            assertThat(old.claim(key("s"), FP, "owner-a", LEASE)).isEqualTo(Claim.FRESH);
+            assertThat(old.claim(key("s"), FP, "owner-a", LEASE)).isEqualTo(Claim.FRESH); // re-sent
+            assertThat(old.claim(key("s"), FP, "owner-b", LEASE))
+                    .isInstanceOfSatisfying(
+                            Claim.Existing.class,
+                            e -> assertThat(e.record().owner()).isEqualTo("owner-a"));
+            assertThat(redis().pttl(old.redisKey(key("s")))).isBetween(LEASE.toMillis() - 5_000, LEASE.toMillis());
+            old.complete(key("s"), "owner-a", RecordStatus.COMPLETED, new byte[] {9}, RETENTION);
+            assertThat(old.claim(key("s"), FP, "owner-c", LEASE))
+                    .isInstanceOfSatisfying(
+                            Claim.Existing.class,
+                            e -> assertThat(e.record().payload()).containsExactly(9));
+        }
+    }
+
+    @Test
+    void anOwnerWithAControlCharacterIsRefusedBeforeAnyCall() {
+        assertThatThrownBy(() -> store.claim(key("nl"), FP, "own\ner", LEASE))
+                .isInstanceOf(io.dupguard.InvalidKeyException.class)
+                .hasMessageContaining("owner");
+        assertThat(redis().exists(store.redisKey(key("nl")))).isZero();
     }
 
     @Test
