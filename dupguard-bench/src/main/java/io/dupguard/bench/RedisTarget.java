@@ -71,8 +71,8 @@ final class RedisTarget implements AutoCloseable {
                 "dupguard",
                 BenchImpl.Role.DUPGUARD,
                 Idempotency.of(store),
-                "Idempotency.execute over RedisIdempotencyStore (default config): EVALSHA claim script +"
-                        + " EVALSHA complete script on the store's one shared connection; duplicate = EVALSHA claim"));
+                "Idempotency.execute over RedisIdempotencyStore (default config): SET NX GET PX (claim) +"
+                        + " EVALSHA complete script on the store's one shared connection; duplicate = the SET NX GET"));
         if (diagnostics) {
             out.add(new Dupguard(
                     "dupguard, renewLease(false)",

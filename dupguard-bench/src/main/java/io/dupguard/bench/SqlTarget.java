@@ -290,18 +290,16 @@ final class SqlTarget implements AutoCloseable {
 
         @Override
         public String description() {
-            return "JdbcTransactionalIdempotency.executeInTransaction: BEGIN, "
-                    + (dialect == SqlDialect.POSTGRESQL ? "INSERT … ON CONFLICT DO NOTHING" : "INSERT")
-                    + ", UPDATE, COMMIT on one connection; duplicate = INSERT (no row) + SELECT …"
-                    + lockingRead() + " + COMMIT";
-        }
-
-        private String lockingRead() {
-            return switch (dialect) {
-                case POSTGRESQL -> " FOR SHARE";
-                case MYSQL -> " LOCK IN SHARE MODE";
-                case H2 -> " FOR UPDATE";
-            };
+            String begin =
+                    switch (dialect) {
+                        case MYSQL -> "START TRANSACTION";
+                        case POSTGRESQL -> "setAutoCommit(false) (BEGIN goes with the next statement)";
+                        case H2 -> "setAutoCommit(false)";
+                    };
+            return "JdbcTransactionalIdempotency.executeInTransaction: SELECT of the key in autocommit; if absent, "
+                    + begin + ", the work, INSERT of the finished row"
+                    + (dialect == SqlDialect.POSTGRESQL ? " … ON CONFLICT DO NOTHING" : "")
+                    + ", COMMIT; duplicate = the SELECT alone (no transaction)";
         }
 
         @Override

@@ -56,8 +56,9 @@ import java.util.function.Supplier;
  * </ol>
  *
  * <p>One string rather than a hash with a field each: the claim is then a single native command,
- * and complete one {@code GET} + {@code SET} inside its script, which costs Redis about a third less
- * CPU per call than hash reads and writes in scripts (docs/benchmarks.md).
+ * and complete one {@code GET} + {@code SET} inside its script. Measured against the earlier layout
+ * (a hash, a script per claim), Redis spends about 15 % less CPU per fresh call and 25 % less per
+ * duplicate (docs/benchmarks.md).
  *
  * <p>Expiry is Redis's own: the key's TTL is the lease while in progress and the retention once
  * finished. An owner that crashed leaves a key that simply disappears when its lease runs out, and
