@@ -38,6 +38,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Release compares the owner token atomically in the store (L3), then opens the gate. Each
  * acquisition has a unique owner token, so a lease that expired and was taken over can never
  * release or extend its successor's lock.
+ *
+ * <p><b>Direct hand-off</b> (backends that implement {@link #transfer}): when a holder closes while
+ * another thread of this JVM waits for the same name, the lock is not released and taken again
+ * (two store operations, one after the other) but moved in the store straight to a fresh owner token
+ * with a new lease and the next fencing token (one operation), and the next waiter starts holding
+ * it. At most {@value #MAX_LOCAL_HANDOFFS} hand-offs follow each other; then the lock is released
+ * in the store, so that waiters in other JVMs get their chance. If every local waiter gives up
+ * before taking a handed lock, the last one to leave releases it in the store.
  */
 public abstract class AbstractLockProvider implements LockProvider {
     /** Longest lock name accepted. */
@@ -46,6 +54,12 @@ public abstract class AbstractLockProvider implements LockProvider {
     private static final String TOKEN_PREFIX = randomPrefix();
     private static final AtomicLong TOKEN_SEQUENCE = new AtomicLong();
     private static final long STEAL_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    /**
+     * Most direct hand-offs in a row between threads of this JVM before the lock is released in the
+     * store, where waiters of other JVMs can take it.
+     */
+    public static final int MAX_LOCAL_HANDOFFS = 8;
 
     private final ConcurrentHashMap<String, LocalLock> locals = new ConcurrentHashMap<>();
 
@@ -85,6 +99,26 @@ public abstract class AbstractLockProvider implements LockProvider {
 
     /** Whether {@code token} holds an unexpired lock. */
     protected abstract boolean isHeld(String name, String token);
+
+    /**
+     * Moves the lock that {@code fromToken} holds straight to {@code toToken}, with expiry {@code
+     * lease} from now and the next fencing token, in one atomic step, as a release immediately
+     * followed by {@code toToken}'s acquisition would. Only called if {@link #transfersLocally()}.
+     *
+     * @return the new fencing token, or empty if {@code fromToken} no longer holds an unexpired lock
+     *     (then nothing changed)
+     */
+    protected OptionalLong transfer(String name, String fromToken, String toToken, Duration lease) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not transfer locks");
+    }
+
+    /**
+     * Whether this backend implements {@link #transfer}, and a contended lock is therefore handed
+     * to the next waiter of this JVM with one store operation instead of two.
+     */
+    protected boolean transfersLocally() {
+        return false;
+    }
 
     /**
      * Blocks up to {@code nanos} or until the store signals that {@code name} may be free. The
@@ -130,11 +164,20 @@ public abstract class AbstractLockProvider implements LockProvider {
             }
             long started = System.nanoTime();
             try {
-                OptionalLong fence = acquireRemote(local, options, wait, deadline);
+                OptionalLong fence = OptionalLong.empty();
+                Handed handed = takeHanded(local, options);
+                if (handed != null) {
+                    fence = OptionalLong.of(handed.fence);
+                    started = handed.leaseStartNanos;
+                }
+                if (fence.isEmpty()) {
+                    fence = acquireRemote(local, options, wait, deadline);
+                }
                 if (fence.isEmpty()) {
                     return Optional.empty();
                 }
                 synchronized (local) {
+                    local.lease = options.effectiveLease();
                     local.owner = owner;
                     local.holds = 1;
                     local.holderExpiresNanos = options.watchdog()
@@ -194,10 +237,93 @@ public abstract class AbstractLockProvider implements LockProvider {
         }
     }
 
+    /**
+     * The lock a closing holder of this JVM moved to a fresh token for the next waiter, now this
+     * caller's; null if there is none, or if it ran out before this caller came (then the usual
+     * acquisition follows). A lease different from this caller's is reset to this caller's.
+     */
+    private Handed takeHanded(LocalLock local, LockOptions options) {
+        Handed h;
+        synchronized (local) {
+            h = local.handed;
+            local.handed = null;
+        }
+        if (h == null) {
+            return null;
+        }
+        local.pendingToken = h.token;
+        Duration lease = options.effectiveLease();
+        long leaseNanos = Checks.saturatedNanos(lease);
+        if (h.lease.equals(lease) && System.nanoTime() - h.leaseStartNanos < leaseNanos / 2) {
+            return h;
+        }
+        long resetAt = System.nanoTime();
+        boolean extended;
+        try {
+            extended = extend(local.name, h.token, lease);
+        } catch (RuntimeException e) {
+            unlockQuietly(local.name, h.token);
+            throw e;
+        }
+        return extended ? new Handed(h.token, h.fence, resetAt, lease) : null;
+    }
+
+    /**
+     * Closing the outermost hold while another thread of this JVM waits for the name: moves the
+     * lock in the store to a fresh token for that waiter and opens the gate. False if the store
+     * lock cannot be handed (not a transferring backend, nobody waiting, the hand-off streak is
+     * long enough, or this holder's lease ran out): then the caller releases as usual.
+     */
+    private boolean handOffDirectly(LocalLock local, String token) {
+        if (!transfersLocally()) {
+            return false;
+        }
+        Duration lease;
+        synchronized (local) {
+            if (local.streak >= MAX_LOCAL_HANDOFFS || !local.gate.hasQueuedThreads()) {
+                local.streak = 0;
+                return false;
+            }
+            lease = local.lease;
+        }
+        String next = newToken();
+        long sentAt = System.nanoTime();
+        OptionalLong fence;
+        try {
+            fence = transfer(local.name, token, next, lease);
+        } catch (RuntimeException e) {
+            // Unknown whether it moved: release under both tokens (each a no-op if not the holder).
+            unlockQuietly(local.name, next);
+            return false;
+        }
+        if (fence.isEmpty()) {
+            return false;
+        }
+        synchronized (local) {
+            local.handed = new Handed(next, fence.getAsLong(), sentAt, lease);
+            local.streak++;
+        }
+        new HandOff(local).run();
+        return true;
+    }
+
+    private void unlockQuietly(String name, String token) {
+        try {
+            unlock(name, token);
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(AbstractLockProvider.class)
+                    .debug("could not release lock '{}'; it will expire", name, e);
+        }
+    }
+
+    private static String newToken() {
+        return TOKEN_PREFIX + TOKEN_SEQUENCE.incrementAndGet();
+    }
+
     private OptionalLong acquireRemote(LocalLock local, LockOptions options, boolean wait, long deadline)
             throws InterruptedException {
         String name = local.name;
-        String token = TOKEN_PREFIX + TOKEN_SEQUENCE.incrementAndGet();
+        String token = newToken();
         local.pendingToken = token;
         long pause = options.retryInterval().toNanos();
         long maxPause = options.maxRetryInterval().toNanos();
@@ -228,7 +354,18 @@ public abstract class AbstractLockProvider implements LockProvider {
     }
 
     private void leave(String name) {
-        locals.computeIfPresent(name, (k, v) -> --v.users == 0 ? null : v);
+        LocalLock local = locals.get(name);
+        if (locals.computeIfPresent(name, (k, v) -> --v.users == 0 ? null : v) == null && local != null) {
+            // The last user left: a lock handed to a waiter that then gave up is released here.
+            Handed orphan;
+            synchronized (local) {
+                orphan = local.handed;
+                local.handed = null;
+            }
+            if (orphan != null) {
+                unlockQuietly(name, orphan.token);
+            }
+        }
     }
 
     private static long remaining(long deadline) {
@@ -258,11 +395,17 @@ public abstract class AbstractLockProvider implements LockProvider {
         long holderExpiresNanos; // when the holder's fixed lease runs out; MAX_VALUE with a watchdog
         int generation; // bumped when an abandoned holder's gate is taken over
         Watchdog.Renewal renewal;
+        Duration lease; // the holder's store lease
+        Handed handed; // a lock moved to a fresh token for the next waiter, not yet taken
+        int streak; // direct hand-offs in a row
 
         LocalLock(String name) {
             this.name = name;
         }
     }
+
+    /** A lock held in the store under {@code token} since {@code leaseStartNanos}, for the next waiter. */
+    private record Handed(String token, long fence, long leaseStartNanos, Duration lease) {}
 
     /** Opens this JVM's gate to the next waiter, once. Used by the releasing thread only. */
     private final class HandOff implements Runnable {
@@ -370,6 +513,9 @@ public abstract class AbstractLockProvider implements LockProvider {
             }
             if (renewal != null) {
                 renewal.stop();
+            }
+            if (handOffDirectly(local, token)) {
+                return;
             }
             HandOff handOff = new HandOff(local);
             try {

@@ -100,6 +100,18 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     }
 
     @Override
+    protected OptionalLong transfer(String name, String fromToken, String toToken, Duration lease) {
+        long millis = leaseMillis(lease);
+        return withConnection("hand over lock", name, c -> sql(c).transfer(c, name, fromToken, toToken, millis));
+    }
+
+    /** One guarded UPDATE moves a contended lock to the next waiter of this JVM. */
+    @Override
+    protected boolean transfersLocally() {
+        return true;
+    }
+
+    @Override
     protected boolean isHeld(String name, String token) {
         return withConnection("check lock", name, c -> sql(c).isHeld(c, name, token));
     }

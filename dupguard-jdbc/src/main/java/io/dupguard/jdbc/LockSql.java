@@ -21,6 +21,9 @@ final class LockSql {
     private final String insert;
 
     private final String fenceOf;
+    /** Binds (new owner, lease millis, name, old owner); returns or reports the new fence. */
+    private final String transfer;
+
     private final String extend;
     private final String unlock;
     private final String isHeld;
@@ -60,6 +63,14 @@ final class LockSql {
                         + " lease_until = IF(owner <=> ? OR " + free + ", " + nowPlus + ", lease_until)";
         };
         this.fenceOf = "SELECT fence FROM " + table + " WHERE name = ? AND owner = ?";
+        String transferSet = "UPDATE " + table + " SET owner = ?, lease_until = " + nowPlus + ", fence = "
+                + (dialect == SqlDialect.MYSQL ? "LAST_INSERT_ID(fence + 1)" : "fence + 1") + ", locked_at = " + now
+                + " WHERE name = ? AND owner = ? AND lease_until > " + now;
+        this.transfer = switch (dialect) {
+            case POSTGRESQL -> transferSet + " RETURNING fence";
+            case H2 -> "SELECT fence FROM FINAL TABLE (" + transferSet + ")";
+            case MYSQL -> transferSet; // the new fence travels as the statement's insert id
+        };
         this.extend = "UPDATE " + table + " SET lease_until = " + nowPlus
                 + " WHERE name = ? AND owner = ? AND lease_until > " + now;
         // PostgreSQL: the release commits without waiting for its WAL flush (synchronous_commit off
@@ -142,6 +153,50 @@ final class LockSql {
                 return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
             }
         }
+    }
+
+    /**
+     * Moves the lock from {@code fromToken}, if it holds an unexpired lease, to {@code toToken} with
+     * a new lease and the next fence.
+     *
+     * @return the new fence, or empty if {@code fromToken} does not hold the lock
+     */
+    OptionalLong transfer(Connection c, String name, String fromToken, String toToken, long leaseMillis)
+            throws SQLException {
+        if (dialect != SqlDialect.MYSQL) {
+            try (PreparedStatement ps = c.prepareStatement(transfer)) {
+                bindTransfer(ps, name, fromToken, toToken, leaseMillis);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(transfer, Statement.RETURN_GENERATED_KEYS)) {
+            bindTransfer(ps, name, fromToken, toToken, leaseMillis);
+            if (ps.executeUpdate() == 0) {
+                return OptionalLong.empty();
+            }
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                if (keys.next() && keys.getLong(1) > 0) {
+                    return OptionalLong.of(keys.getLong(1));
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(fenceOf)) { // a driver that reports no insert id
+            bindName(ps, 1, name);
+            ps.setString(2, toToken);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+            }
+        }
+    }
+
+    private void bindTransfer(PreparedStatement ps, String name, String fromToken, String toToken, long leaseMillis)
+            throws SQLException {
+        ps.setString(1, toToken);
+        ps.setLong(2, leaseMillis);
+        bindName(ps, 3, name);
+        ps.setString(4, fromToken);
     }
 
     boolean extend(Connection c, String name, String token, long leaseMillis) throws SQLException {

@@ -26,7 +26,8 @@ final class CallRecorder {
             String name = method.getName();
             switch (name) {
                 case "setAutoCommit" -> calls.add("setAutoCommit " + args[0]);
-                case "commit", "rollback", "prepareStatement", "createStatement" -> calls.add(name);
+                case "commit", "rollback", "createStatement" -> calls.add(name);
+                case "prepareStatement" -> calls.add(name + " " + args[0]);
                 case "execute", "executeUpdate", "executeQuery" -> {
                     if (target instanceof Statement
                             && args != null

@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -25,6 +26,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -78,6 +83,95 @@ class JdbcLockProviderIT {
         }
         try (HikariDataSource restarted = TestDatabases.pool(db, 2)) {
             assertThat(acquireAndRelease(TestDatabases.locks(restarted), name)).isEqualTo(3);
+        }
+    }
+
+    /**
+     * A holder that closes while another thread of this JVM waits moves the row to the waiter in
+     * one statement (owner, lease and the next fence), instead of a release and an acquisition.
+     */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aContendedLockPassesToTheNextLocalWaiterInOneStatement(Db db) throws Exception {
+        String name = name("handoff");
+        try (HikariDataSource ds = TestDatabases.pool(db, 4)) {
+            TestDatabases.locks(ds).tryAcquire(name("schema")).orElseThrow().close();
+            List<String> calls = Collections.synchronizedList(new ArrayList<>());
+            JdbcLockProvider locks =
+                    JdbcLockProvider.builder(CallRecorder.wrap(ds, calls)).build();
+            Lease first = locks.acquire(name, WAIT);
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                AtomicReference<Thread> waiter = new AtomicReference<>();
+                Future<Lease> second = pool.submit(() -> {
+                    waiter.set(Thread.currentThread());
+                    return locks.acquire(name, WAIT);
+                });
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> waiter.get() != null && waiter.get().getState() == Thread.State.TIMED_WAITING);
+                calls.clear();
+
+                first.close();
+                Lease next = second.get(20, TimeUnit.SECONDS);
+
+                assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
+                assertThat(next.isHeld()).isTrue();
+                assertThat(calls)
+                        .filteredOn(m -> m.startsWith("prepareStatement"))
+                        .hasSize(2) // the hand-over, and isHeld()
+                        .first()
+                        .asString()
+                        .contains("UPDATE dupguard_locks SET owner = ?");
+                assertThat(row(ds, db, name)).doesNotStartWith("null/");
+                next.close();
+                assertThat(row(ds, db, name)).isEqualTo("null/" + next.fencingToken());
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * Four threads of one JVM take turns on a lock without pause; a provider on another pool (another
+     * machine) still gets it, because the direct hand-offs stop every few turns for a release.
+     */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void anotherMachineGetsALockThatLocalThreadsKeepPassingOn(Db db) throws Exception {
+        String name = name("streak");
+        try (HikariDataSource here = TestDatabases.pool(db, 4);
+                HikariDataSource there = TestDatabases.pool(db, 1)) {
+            JdbcLockProvider local = TestDatabases.locks(here);
+            JdbcLockProvider remote = TestDatabases.locks(there);
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger localTurns = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<?>> loops = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    loops.add(pool.submit(() -> {
+                        while (!stop.get()) {
+                            try (Lease lease = local.acquire(name, WAIT)) {
+                                localTurns.incrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> localTurns.get() > 50);
+
+                try (Lease theirs = remote.acquire(name, WAIT)) {
+                    assertThat(theirs.isHeld()).isTrue();
+                }
+                stop.set(true);
+                for (Future<?> loop : loops) {
+                    loop.get(20, TimeUnit.SECONDS);
+                }
+            } finally {
+                stop.set(true);
+                pool.shutdownNow();
+            }
         }
     }
 

@@ -59,18 +59,37 @@ class RedisOutageIT {
     @Test
     void scriptsAreReloadedWhenTheServerForgotThem() {
         store.claim(key("a"), Fingerprint.none(), "o", LEASE);
+        store.complete(key("a"), "o", RecordStatus.COMPLETED, new byte[] {1}, LEASE);
         try (StatefulRedisConnection<String, String> admin = client.connect()) {
             admin.sync().scriptFlush();
-            assertThat(admin.sync().scriptExists(IdempotencyScripts.CLAIM.sha1()))
+            assertThat(admin.sync().scriptExists(IdempotencyScripts.COMPLETE.sha1()))
                     .containsExactly(false);
 
             assertThat(store.claim(key("b"), Fingerprint.none(), "o", LEASE)).isEqualTo(Claim.FRESH);
             store.complete(key("b"), "o", RecordStatus.COMPLETED, new byte[] {1}, LEASE);
 
-            assertThat(admin.sync().scriptExists(IdempotencyScripts.CLAIM.sha1(), IdempotencyScripts.COMPLETE.sha1()))
-                    .containsExactly(true, true);
+            assertThat(admin.sync().scriptExists(IdempotencyScripts.COMPLETE.sha1()))
+                    .containsExactly(true);
         }
         assertThat(store.find(key("b"))).isPresent();
+    }
+
+    /** The claim script of servers before Redis 7.0 is reloaded the same way. */
+    @Test
+    void theFallbackClaimScriptIsReloadedToo() {
+        RedisIdempotencyStore old =
+                RedisIdempotencyStore.builder(client).scriptClaim().build();
+        try (StatefulRedisConnection<String, String> admin = client.connect()) {
+            old.claim(key("c"), Fingerprint.none(), "o", LEASE);
+            admin.sync().scriptFlush();
+
+            assertThat(old.claim(key("d"), Fingerprint.none(), "o", LEASE)).isEqualTo(Claim.FRESH);
+
+            assertThat(admin.sync().scriptExists(IdempotencyScripts.CLAIM.sha1()))
+                    .containsExactly(true);
+        } finally {
+            old.close();
+        }
     }
 
     @Test
