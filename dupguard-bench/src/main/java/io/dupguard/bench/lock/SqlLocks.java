@@ -189,8 +189,11 @@ final class SqlLocks implements Backend {
                 "acquire: one autocommit upsert guarded by `owner IS NULL OR lease_until <= now` that returns the"
                         + " new fence; release: one autocommit `UPDATE … SET owner = NULL`. Defaults: 30 s lease"
                         + " renewed by the Watchdog, 30 s wait.",
-                "FIFO gate per name in the JVM, only its head asks the database; a refused head polls with a"
-                        + " jittered pause of 5 ms doubling to 100 ms (cross-JVM waiters only)",
+                "FIFO gate per name in the JVM, only its head asks the database; a holder closing while a"
+                        + " thread of its JVM waits hands the lock over with one guarded `UPDATE … SET owner = <next>,"
+                        + " fence = fence + 1` instead of release + acquire, at most 8 times in a row before a real"
+                        + " release; a refused head polls with a jittered pause of 5 ms doubling to 100 ms"
+                        + " (cross-JVM waiters only)",
                 () -> name -> {
                     Lease lease = locks.acquire(name, options);
                     return lease::close;
