@@ -180,8 +180,6 @@ class AbstractLockProviderHandOffTest {
             Future<Lease> next = waitInAnotherThread(locks, "n", new AtomicReference<>());
             held.close();
             held = next.get(20, TimeUnit.SECONDS);
-            System.err.println(
-                    "DEBUG iteration " + i + " transfers=" + locks.transfers() + " unlocks=" + locks.unlocks());
         }
         held.close();
 
