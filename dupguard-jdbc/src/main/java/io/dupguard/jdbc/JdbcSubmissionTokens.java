@@ -26,6 +26,9 @@ import javax.sql.DataSource;
  * Thread-safe.
  */
 public final class JdbcSubmissionTokens implements SubmissionTokens {
+    /** Tries of a statement the database rolled back as a deadlock victim or serialization failure. */
+    static final int TRANSIENT_ATTEMPTS = 3;
+
     /** Default table name. */
     public static final String DEFAULT_TABLE = "dupguard_tokens";
 
@@ -81,16 +84,22 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
         if (!Tokens.wellFormed(token)) {
             return false;
         }
-        return access.withConnection("consume token", c -> {
-            SqlDialect d = access.dialect(c);
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + access.table()
-                    + " WHERE scope = ? AND token_hash = ? AND subject = ? AND expires_at > " + d.now())) {
-                ps.setString(1, scope);
-                ps.setString(2, hash(token));
-                JdbcText.bind(ps, 3, subject, d);
-                return ps.executeUpdate() == 1;
-            }
-        });
+        // A deadlock victim (InnoDB picks one among concurrent deletes of the same row) deleted
+        // nothing and may simply run again: still only one consume can delete the row.
+        return access.withConnectionRetryingTransient(
+                "consume token",
+                null,
+                c -> {
+                    SqlDialect d = access.dialect(c);
+                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + access.table()
+                            + " WHERE scope = ? AND token_hash = ? AND subject = ? AND expires_at > " + d.now())) {
+                        ps.setString(1, scope);
+                        ps.setString(2, hash(token));
+                        JdbcText.bind(ps, 3, subject, d);
+                        return ps.executeUpdate() == 1;
+                    }
+                },
+                TRANSIENT_ATTEMPTS);
     }
 
     /** Deletes up to {@code batchSize} expired tokens; returns how many. */

@@ -54,19 +54,25 @@ public final class JdbcSubmitThrottle implements SubmitThrottle {
         Tokens.checkScope(scope);
         Tokens.checkSubject(subject);
         long windowMillis = Checks.millis(Checks.positive(window, "window"));
-        return access.withConnection("throttle " + scope, c -> {
-            SqlDialect d = access.dialect(c);
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + access.table() + " SET window_end = "
-                    + d.nowPlusMillisParam() + " WHERE scope = ? AND subject = ? AND window_end <= " + d.now())) {
-                ps.setLong(1, windowMillis);
-                ps.setString(2, scope);
-                JdbcText.bind(ps, 3, subject, d);
-                if (ps.executeUpdate() == 1) {
-                    return true;
-                }
-            }
-            return insert(c, d, scope, subject, windowMillis);
-        });
+        // Deadlock victims and serialization failures changed nothing and run again.
+        return access.withConnectionRetryingTransient(
+                "throttle " + scope,
+                null,
+                c -> {
+                    SqlDialect d = access.dialect(c);
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "UPDATE " + access.table() + " SET window_end = " + d.nowPlusMillisParam()
+                                    + " WHERE scope = ? AND subject = ? AND window_end <= " + d.now())) {
+                        ps.setLong(1, windowMillis);
+                        ps.setString(2, scope);
+                        JdbcText.bind(ps, 3, subject, d);
+                        if (ps.executeUpdate() == 1) {
+                            return true;
+                        }
+                    }
+                    return insert(c, d, scope, subject, windowMillis);
+                },
+                JdbcSubmissionTokens.TRANSIENT_ATTEMPTS);
     }
 
     private boolean insert(Connection c, SqlDialect d, String scope, String subject, long windowMillis)
