@@ -105,9 +105,7 @@ final class LockSql {
     private OptionalLong queryFence(Connection c, String name, String token, long leaseMillis) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(acquire)) {
             bindAcquire(ps, name, token, leaseMillis);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-            }
+            return queryOneFence(ps);
         }
     }
 
@@ -136,23 +134,15 @@ final class LockSql {
             ps.setString(5, token);
             ps.setLong(6, leaseMillis);
             rows = ps.executeUpdate();
-            try (ResultSet keys = ps.getGeneratedKeys()) {
-                if (keys.next() && keys.getLong(1) > 0) {
-                    driverReportsInsertId = true;
-                    return OptionalLong.of(keys.getLong(1));
-                }
+            OptionalLong reported = reportedFence(ps);
+            if (reported.isPresent()) {
+                return reported;
             }
         }
         if (rows == 0 || driverReportsInsertId) {
             return OptionalLong.empty();
         }
-        try (PreparedStatement ps = c.prepareStatement(fenceOf)) {
-            bindName(ps, 1, name);
-            ps.setString(2, token);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-            }
-        }
+        return fenceOf(c, name, token);
     }
 
     /**
@@ -166,9 +156,7 @@ final class LockSql {
         if (dialect != SqlDialect.MYSQL) {
             try (PreparedStatement ps = c.prepareStatement(transfer)) {
                 bindTransfer(ps, name, fromToken, toToken, leaseMillis);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-                }
+                return queryOneFence(ps);
             }
         }
         try (PreparedStatement ps = c.prepareStatement(transfer, Statement.RETURN_GENERATED_KEYS)) {
@@ -176,18 +164,38 @@ final class LockSql {
             if (ps.executeUpdate() == 0) {
                 return OptionalLong.empty();
             }
-            try (ResultSet keys = ps.getGeneratedKeys()) {
-                if (keys.next() && keys.getLong(1) > 0) {
-                    return OptionalLong.of(keys.getLong(1));
-                }
+            OptionalLong reported = reportedFence(ps);
+            if (reported.isPresent()) {
+                return reported;
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(fenceOf)) { // a driver that reports no insert id
-            bindName(ps, 1, name);
-            ps.setString(2, toToken);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+        return fenceOf(c, name, toToken); // the update moved the row, but the driver reports no id
+    }
+
+    /** The fence a statement returns as its single row and column; empty for no row. */
+    private static OptionalLong queryOneFence(PreparedStatement ps) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+        }
+    }
+
+    /** MySQL/MariaDB: the fence the statement set through {@code LAST_INSERT_ID(…)}, if the driver reports it. */
+    private OptionalLong reportedFence(PreparedStatement ps) throws SQLException {
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+            if (keys.next() && keys.getLong(1) > 0) {
+                driverReportsInsertId = true;
+                return OptionalLong.of(keys.getLong(1));
             }
+        }
+        return OptionalLong.empty();
+    }
+
+    /** The fence of the row {@code token} holds; empty if it holds none. */
+    private OptionalLong fenceOf(Connection c, String name, String token) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(fenceOf)) {
+            bindName(ps, 1, name);
+            ps.setString(2, token);
+            return queryOneFence(ps);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.Outcome;
@@ -21,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -210,6 +212,23 @@ class JdbcTransactionalIdempotencyIT {
         assertThat(orders("o-st2")).isZero();
         try (Connection c = ds.getConnection()) {
             assertThat(c.getAutoCommit()).isTrue();
+        }
+    }
+
+    /** An unreachable database is a store error before any work runs, never "not a duplicate". */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void anUnreachableDatabaseFailsBeforeTheWorkRuns(Db db) {
+        ds = TestDatabases.pool(db, 1); // closed by @AfterEach
+        scope = "tx-down";
+        AtomicInteger ran = new AtomicInteger();
+        try (HikariDataSource down = TestDatabases.unreachable(db)) {
+            JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(JdbcIdempotencyStore.create(down));
+
+            assertThatThrownBy(() -> tx.executeInTransaction(
+                            key("o-down"), Fingerprint.none(), Integer.class, c -> ran.incrementAndGet()))
+                    .isInstanceOf(StoreUnavailableException.class);
+            assertThat(ran).hasValue(0);
         }
     }
 
