@@ -16,6 +16,9 @@ final class BasicResultCodec implements ResultCodec {
     static final BasicResultCodec INSTANCE = new BasicResultCodec();
 
     private static final byte NULL = 0;
+    /** A String with malformed UTF-16, stored as its code units so that it replays exactly. */
+    private static final byte UTF16_STRING = 10;
+
     private static final Map<Class<?>, Byte> TAGS = Map.of(
             String.class, (byte) 1,
             byte[].class, (byte) 2,
@@ -33,9 +36,10 @@ final class BasicResultCodec implements ResultCodec {
     @Override
     public void checkSupported(Class<?> type) {
         if (!TAGS.containsKey(box(type))) {
-            throw new IllegalArgumentException("the basic ResultCodec cannot store results of type "
-                    + type.getName()
-                    + "; configure a ResultCodec for it (e.g. the Jackson codec of dupguard-spring-boot-starter)");
+            throw new IllegalArgumentException(
+                    "the basic ResultCodec cannot store results of type "
+                            + type.getName()
+                            + "; configure a ResultCodec for it (implement io.dupguard.idempotency.ResultCodec, e.g. on Jackson)");
         }
     }
 
@@ -62,6 +66,14 @@ final class BasicResultCodec implements ResultCodec {
             body = bi.toByteArray();
         } else if (value instanceof BigDecimal bd) {
             body = bd.toString().getBytes(StandardCharsets.UTF_8);
+        } else if (value instanceof String text && !Fingerprint.wellFormed(text)) {
+            // UTF-8 would turn a lone surrogate into '?': store the UTF-16 code units instead.
+            tag = UTF16_STRING;
+            body = new byte[2 * text.length()];
+            for (int i = 0; i < text.length(); i++) {
+                body[2 * i] = (byte) (text.charAt(i) >>> 8);
+                body[2 * i + 1] = (byte) text.charAt(i);
+            }
         } else {
             body = value.toString().getBytes(StandardCharsets.UTF_8);
         }
@@ -80,6 +92,15 @@ final class BasicResultCodec implements ResultCodec {
             return null;
         }
         Class<?> boxed = box(type);
+        if (bytes[0] == UTF16_STRING && boxed == String.class) {
+            char[] chars = new char[(bytes.length - 1) / 2];
+            for (int i = 0; i < chars.length; i++) {
+                chars[i] = (char) (((bytes[1 + 2 * i] & 0xFF) << 8) | (bytes[2 + 2 * i] & 0xFF));
+            }
+            @SuppressWarnings("unchecked")
+            T text = (T) new String(chars);
+            return text;
+        }
         Byte expected = TAGS.get(boxed);
         if (expected == null || expected != bytes[0]) {
             throw new IllegalArgumentException(

@@ -1,14 +1,17 @@
 package io.dupguard.idempotency;
 
+import java.lang.reflect.Array;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -42,15 +45,59 @@ public final class Fingerprint {
     /** SHA-256 of the UTF-8 bytes of a string. */
     public static Fingerprint ofString(String canonical) {
         Objects.requireNonNull(canonical, "canonical");
-        return of(canonical.getBytes(StandardCharsets.UTF_8));
+        return of(exactBytes(canonical));
     }
 
     /**
-     * SHA-256 of a map in canonical form: entries sorted by key, nested maps and collections
-     * encoded recursively, every string length-prefixed so that no two different maps share an
-     * encoding. Values other than maps and collections are encoded by {@code toString()}, so pass
-     * values whose {@code toString()} is stable (numbers as {@code BigDecimal#toPlainString()} if
-     * scale may vary).
+     * UTF-8 for well-formed text (so fingerprints stay what they always were); malformed UTF-16
+     * (a lone surrogate, which UTF-8 would turn into {@code ?}) as a 0xFF marker, never found in
+     * UTF-8, followed by the UTF-16 code units — so {@code "k\uD800"} and {@code "k\uDBFF"} differ.
+     */
+    private static byte[] exactBytes(String s) {
+        if (wellFormed(s)) {
+            return s.getBytes(StandardCharsets.UTF_8);
+        }
+        byte[] out = new byte[1 + 2 * s.length()];
+        out[0] = (byte) 0xFF;
+        for (int i = 0; i < s.length(); i++) {
+            out[1 + 2 * i] = (byte) (s.charAt(i) >>> 8);
+            out[2 + 2 * i] = (byte) s.charAt(i);
+        }
+        return out;
+    }
+
+    /** Whether {@code s} has no lone surrogate. */
+    static boolean wellFormed(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                } else {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * SHA-256 of a map in canonical form, the same in every JVM for equal content:
+     *
+     * <ul>
+     *   <li>map entries sorted by {@code String.valueOf(key)} (two keys that print alike are
+     *       refused, since one would hide the other);
+     *   <li>sets in a canonical order (by their elements' encodings), whatever their iteration order
+     *       ({@code Set.of} differs between JVMs, {@code HashSet} by capacity); lists and arrays in
+     *       their own order;
+     *   <li>every string length-prefixed, so that no two different maps share an encoding.
+     * </ul>
+     *
+     * <p>Other values are encoded by {@code toString()}, so pass values whose {@code toString()} is
+     * stable (numbers as {@code BigDecimal#toPlainString()} if scale may vary; no objects with an
+     * identity-based {@code toString()}).
+     *
+     * @throws IllegalArgumentException if two keys of one map print alike
      */
     public static Fingerprint ofFields(Map<String, ?> fields) {
         Objects.requireNonNull(fields, "fields");
@@ -109,17 +156,42 @@ public final class Fingerprint {
             out.append('n');
         } else if (value instanceof Map<?, ?> map) {
             TreeMap<String, Object> sorted = new TreeMap<>();
-            map.forEach((k, v) -> sorted.put(String.valueOf(k), v));
+            map.forEach((k, v) -> {
+                String name = String.valueOf(k);
+                if (sorted.containsKey(name)) {
+                    throw new IllegalArgumentException(
+                            "two map keys print as '" + name + "'; fingerprint fields need distinct names");
+                }
+                sorted.put(name, v);
+            });
             out.append('{').append(sorted.size()).append(':');
             sorted.forEach((k, v) -> {
                 string(k, out);
                 canonical(v, out);
             });
             out.append('}');
+        } else if (value instanceof Set<?> set) {
+            List<String> encoded = new ArrayList<>(set.size());
+            for (Object item : set) {
+                StringBuilder one = new StringBuilder();
+                canonical(item, one);
+                encoded.add(one.toString());
+            }
+            Collections.sort(encoded);
+            out.append('[').append(encoded.size()).append(':');
+            encoded.forEach(out::append);
+            out.append(']');
         } else if (value instanceof Collection<?> items) {
             List<Object> list = new ArrayList<>(items);
             out.append('[').append(list.size()).append(':');
             list.forEach(item -> canonical(item, out));
+            out.append(']');
+        } else if (value.getClass().isArray()) {
+            int n = Array.getLength(value);
+            out.append('[').append(n).append(':');
+            for (int i = 0; i < n; i++) {
+                canonical(Array.get(value, i), out);
+            }
             out.append(']');
         } else {
             out.append('s');

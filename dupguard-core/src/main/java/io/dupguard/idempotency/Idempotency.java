@@ -1,7 +1,7 @@
 package io.dupguard.idempotency;
 
 import io.dupguard.LeaseLostException;
-import io.dupguard.internal.Checks;
+import io.dupguard.StoreUnavailableException;
 import io.dupguard.internal.LocalResultCache;
 import io.dupguard.internal.Watchdog;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +57,6 @@ public final class Idempotency {
     private final IdempotencyConfig config;
     private final IdempotencyListener listener;
     private final LocalResultCache<IdempotencyKey, CachedResult> cache;
-    private final Duration renewEvery;
     // Owner tokens: a per-JVM random prefix and a counter — unique across machines and restarts
     // without paying for SecureRandom on every call, so building an executor per call is cheap.
     private static final String OWNER_PREFIX = randomPrefix();
@@ -69,8 +68,6 @@ public final class Idempotency {
         this.store = Objects.requireNonNull(store, "store");
         this.config = Objects.requireNonNull(config, "config");
         this.listener = config.listener();
-        // Not Duration.dividedBy, which goes through BigDecimal: executors may be built per call.
-        this.renewEvery = Duration.ofNanos(Checks.saturatedNanos(config.inFlightLease()) / 3);
         this.cache = config.localCacheSize() > 0 ? new LocalResultCache<>(config.localCacheSize()) : null;
     }
 
@@ -125,15 +122,27 @@ public final class Idempotency {
             }
         }
         String owner = OWNER_PREFIX + OWNER_SEQUENCE.incrementAndGet();
+        // maxWait is at most 100 years (InFlightPolicy), so this cannot overflow.
         long deadline =
-                config.clock().millis() + Checks.millis(config.inFlightPolicy().maxWait());
+                config.clock().millis() + config.inFlightPolicy().maxWait().toMillis();
         while (true) {
-            Claim claim = store.claim(key, fingerprint, owner, config.inFlightLease());
+            long claimSent = System.nanoTime();
+            Claim claim;
+            try {
+                claim = store.claim(key, fingerprint, owner, config.inFlightLease());
+            } catch (StoreUnavailableException unknownOutcome) {
+                // The claim may still take effect (a Redis command that timed out here runs when the
+                // server wakes up) and would block the key for a whole lease. Withdraw it: release
+                // compares the owner, so it is harmless if the claim never happened, and on one
+                // pipelined connection it runs after the claim even if it times out too.
+                releaseQuietly(key, owner, unknownOutcome);
+                throw unknownOutcome;
+            }
             if (claim instanceof Claim.Claimed claimed) {
                 if (claimed.takeover()) {
                     listener.onTakeover(key);
                 }
-                Outcome<T> first = runClaimed(key, fingerprint, owner, work);
+                Outcome<T> first = runClaimed(key, fingerprint, owner, claimSent, work);
                 if (first != null) {
                     return first;
                 }
@@ -172,32 +181,42 @@ public final class Idempotency {
 
     /** The first call's outcome, or null if an optimistic claim lost to a concurrent call. */
     private <T, E extends Exception> Outcome<T> runClaimed(
-            IdempotencyKey key, Fingerprint fingerprint, String owner, IdempotentWork<T, E> work) throws E {
+            IdempotencyKey key, Fingerprint fingerprint, String owner, long claimSent, IdempotentWork<T, E> work)
+            throws E {
         long start = System.nanoTime();
         Watchdog.Renewal renewal = null;
         if (config.renewLease()) {
             Duration lease = config.inFlightLease();
             renewal = Watchdog.shared()
-                    .start(renewEvery, () -> store.renew(key, owner, lease), () -> listener.onLeaseLost(key));
+                    .start(lease, claimSent, () -> store.renew(key, owner, lease), () -> listener.onLeaseLost(key));
         }
         T value;
         try {
             value = work.call();
         } catch (Throwable failure) {
             stop(renewal);
-            if (!onWorkFailure(key, owner, failure)) {
+            if (!onWorkFailure(key, fingerprint, owner, failure)) {
                 return null; // the failure came from racing a call that recorded the key first
             }
             throw sneaky(failure);
         }
         stop(renewal);
-        byte[] payload = config.codec().encode(value);
+        byte[] payload;
         try {
-            store.complete(key, owner, RecordStatus.COMPLETED, payload, config.retention());
+            payload = config.codec().encode(value);
+        } catch (RuntimeException unencodable) {
+            // Nothing can be stored, so nothing may claim the key: let a retry run again.
+            releaseQuietly(key, owner, unencodable);
+            throw unencodable;
+        }
+        try {
+            store.complete(key, fingerprint, owner, RecordStatus.COMPLETED, payload, config.retention());
         } catch (ClaimLostException e) {
             return null;
         } catch (LeaseLostException e) {
-            listener.onLeaseLost(key);
+            if (renewal == null || !renewal.lost()) {
+                listener.onLeaseLost(key); // once per call: the watchdog may have reported it already
+            }
             throw e;
         }
         if (cache != null) {
@@ -212,11 +231,12 @@ public final class Idempotency {
      * the key meanwhile and undid this call's work: its failure (often the other call's effect, such
      * as a unique violation on the same order) is then not this key's outcome.
      */
-    private boolean onWorkFailure(IdempotencyKey key, String owner, Throwable failure) {
+    private boolean onWorkFailure(IdempotencyKey key, Fingerprint fingerprint, String owner, Throwable failure) {
         boolean stored = false;
         try {
             if (config.failurePolicy().isFinal(failure)) {
-                store.complete(key, owner, RecordStatus.FAILED, encodeFailure(failure), config.retention());
+                store.complete(
+                        key, fingerprint, owner, RecordStatus.FAILED, encodeFailure(failure), config.retention());
                 stored = true;
             } else {
                 store.release(key, owner);
@@ -229,6 +249,14 @@ public final class Idempotency {
         }
         listener.onFailure(key, failure, stored);
         return true;
+    }
+
+    private void releaseQuietly(IdempotencyKey key, String owner, RuntimeException failure) {
+        try {
+            store.release(key, owner);
+        } catch (RuntimeException storeFailure) {
+            failure.addSuppressed(storeFailure);
+        }
     }
 
     private <T> Outcome<T> replay(

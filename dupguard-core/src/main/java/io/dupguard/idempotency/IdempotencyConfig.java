@@ -1,6 +1,7 @@
 package io.dupguard.idempotency;
 
 import io.dupguard.internal.Checks;
+import io.dupguard.internal.Watchdog;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -18,6 +19,21 @@ public final class IdempotencyConfig {
     public static final int DEFAULT_LOCAL_CACHE_SIZE = 0;
     /** How long a locally cached result may be served without asking the store. */
     public static final Duration DEFAULT_LOCAL_CACHE_TTL = Duration.ofMinutes(1);
+
+    /**
+     * Longest retention, lease or wait any setting accepts: 100 years, which every store can
+     * represent. Use it for "keep forever"; {@code ChronoUnit.FOREVER} is refused.
+     */
+    public static final Duration MAX_DURATION = Checks.MAX_DURATION;
+
+    /**
+     * Shortest {@link Builder#inFlightLease} while {@link Builder#renewLease} is on: the lease is
+     * renewed every third of it on a 20 ms tick, with room for retries after a failed renewal.
+     */
+    public static final Duration MIN_RENEWED_LEASE = Watchdog.MIN_LEASE;
+
+    /** Shortest lease or retention a store can represent (Redis counts in milliseconds). */
+    public static final Duration MIN_DURATION = Duration.ofMillis(1);
 
     private final Duration inFlightLease;
     private final Duration retention;
@@ -124,15 +140,22 @@ public final class IdempotencyConfig {
 
         private Builder() {}
 
-        /** Lease of an in-progress claim; after it, a crashed owner's claim may be taken over. */
+        /**
+         * Lease of an in-progress claim; after it, a crashed owner's claim may be taken over.
+         * Between {@link #MIN_DURATION} and {@link #MAX_DURATION}; with {@link #renewLease} on (the
+         * default) at least {@link #MIN_RENEWED_LEASE}, checked by {@link #build()}.
+         */
         public Builder inFlightLease(Duration lease) {
-            this.inFlightLease = Checks.positive(lease, "inFlightLease");
+            this.inFlightLease = Checks.between(lease, MIN_DURATION, MAX_DURATION, "inFlightLease");
             return this;
         }
 
-        /** How long a finished result is replayed; after it the key may run again. */
+        /**
+         * How long a finished result is replayed; after it the key may run again. Between {@link
+         * #MIN_DURATION} and {@link #MAX_DURATION}.
+         */
         public Builder retention(Duration retention) {
-            this.retention = Checks.positive(retention, "retention");
+            this.retention = Checks.between(retention, MIN_DURATION, MAX_DURATION, "retention");
             return this;
         }
 
@@ -151,7 +174,11 @@ public final class IdempotencyConfig {
             return this;
         }
 
-        /** Renew the lease every third of its length while the work runs (default true). */
+        /**
+         * Renew the lease every third of its length while the work runs (default true). A failed
+         * renewal is retried with backoff until the lease would run out; see {@code
+         * docs/idempotency.md}, "Lease renewal".
+         */
         public Builder renewLease(boolean renew) {
             this.renewLease = renew;
             return this;
@@ -183,7 +210,17 @@ public final class IdempotencyConfig {
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException if {@link #inFlightLease} is shorter than {@link
+         *     #MIN_RENEWED_LEASE} while {@link #renewLease} is on
+         */
         public IdempotencyConfig build() {
+            if (renewLease && inFlightLease.compareTo(MIN_RENEWED_LEASE) < 0) {
+                throw new IllegalArgumentException("inFlightLease must be at least " + MIN_RENEWED_LEASE
+                        + " while renewLease is on (it is renewed every third of it, on a "
+                        + Watchdog.TICK.toMillis() + " ms tick), was " + inFlightLease
+                        + "; use a longer lease or renewLease(false)");
+            }
             return new IdempotencyConfig(this);
         }
     }

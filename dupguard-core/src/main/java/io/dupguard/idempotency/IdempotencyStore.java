@@ -1,5 +1,6 @@
 package io.dupguard.idempotency;
 
+import io.dupguard.LeaseLostException;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -40,6 +41,29 @@ public interface IdempotencyStore {
      *     call recorded the key first, and the store undid this call's work
      */
     void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention);
+
+    /**
+     * Like {@link #complete(IdempotencyKey, String, RecordStatus, byte[], Duration)}, with the
+     * fingerprint the owner claimed with. {@link Idempotency} calls this one.
+     *
+     * <p>A completion whose lease ran out but which nobody took over must be <b>recorded</b>: the
+     * owner's work ran, and refusing its result would make a retry run it again. Only a real
+     * takeover (the key is in progress or finished under another owner) refuses it. A store that
+     * keeps expired claims until they are taken over (the SQL stores, the in-memory store) gets
+     * this from the owner check alone and need not override; a store whose expired claims vanish
+     * (Redis) re-creates the record from {@code fingerprint} when the key is absent.
+     *
+     * @throws LeaseLostException if another owner took the key over
+     */
+    default void complete(
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            String owner,
+            RecordStatus status,
+            byte[] payload,
+            Duration retention) {
+        complete(key, owner, status, payload, retention);
+    }
 
     /**
      * Deletes the owner's in-progress record so that a retry may run the work again. Does nothing if

@@ -31,7 +31,8 @@ public final class InFlightPolicy {
     /**
      * Wait up to {@code maxWait} for the running request to finish, then replay its result.
      *
-     * @throws IllegalArgumentException if {@code maxWait} is not positive
+     * @throws IllegalArgumentException if {@code maxWait} is not positive or longer than {@link
+     *     IdempotencyConfig#MAX_DURATION} (100 years)
      */
     public static InFlightPolicy waitUpTo(Duration maxWait) {
         return new InFlightPolicy(Checks.positive(maxWait, "maxWait"));

@@ -16,17 +16,43 @@ import org.slf4j.LoggerFactory;
 /**
  * Renews leases of long-running work from one shared daemon thread.
  *
- * <p>Almost all work finishes long before its first renewal is due, so registering must cost next
- * to nothing: each thread owns a slot, registered once, and a call registers its renewal with one
- * compare-and-set on its own slot — no shared map, no timer. Nested registrations on one thread, or
- * a slot still busy, fall back to a shared set. The thread scans every {@link #TICK}, so leases
- * shorter than about three ticks cannot be renewed in time. Due renewals run on a pool of daemon
- * threads, so one store that blocks (a command timeout) does not delay every other lease in the JVM.
+ * <p><b>Cadence and failures.</b> A lease of length {@code L} is renewed every {@code L/3}. A
+ * renewal that <em>fails</em> (the store threw: refused connection, timeout) does not end renewal:
+ * it is retried after {@code max(TICK, L/24)}, doubling up to {@code L/6}, for as long as the lease
+ * can still be extended in time, i.e. until {@code L} has passed since the start of the last renewal
+ * that succeeded (the store counts the lease from when it received that renewal, which is later).
+ * With a failure at the regular renewal point, about {@code 2L/3} of consecutive failures fit in one
+ * lease (for {@code L} = 30 s: retries at +1.25, +2.5, +5, +5, +5 s …). Only two things end a lease:
+ *
+ * <ul>
+ *   <li>the store answers that the lease is no longer this holder's (renew returned false: it
+ *       expired and someone else took it), or
+ *   <li>{@code L} has passed since the start of the last successful renewal (every attempt failed,
+ *       or one attempt hangs that long) — from then on another caller may take over.
+ * </ul>
+ *
+ * <p>Either way {@code onLost} runs exactly once (on a renewal thread) and {@link Renewal#lost()}
+ * turns true.
+ *
+ * <p><b>Cost.</b> Almost all work finishes long before its first renewal is due, so registering
+ * must cost next to nothing: each thread owns a slot, registered once, and a call registers its
+ * renewal with one compare-and-set on its own slot — no shared map, no timer. Nested registrations
+ * on one thread, or a slot still busy, fall back to a shared set. The thread scans every {@link
+ * #TICK}; leases shorter than {@link #MIN_LEASE} are refused by the configurations because they
+ * cannot be renewed in time. Due renewals run on a pool of daemon threads, so one store that blocks
+ * (a command timeout) does not delay every other lease in the JVM.
  */
 public final class Watchdog {
     /** Scan period. */
     public static final Duration TICK = Duration.ofMillis(20);
 
+    /**
+     * Shortest lease the watchdog can keep: renewal every 100 ms on a 20 ms tick, with room for
+     * retries after a failed renewal.
+     */
+    public static final Duration MIN_LEASE = Duration.ofMillis(300);
+
+    private static final long TICK_NANOS = TICK.toNanos();
     private static final Logger LOG = LoggerFactory.getLogger(Watchdog.class);
     private static final Watchdog SHARED = new Watchdog();
 
@@ -60,12 +86,14 @@ public final class Watchdog {
     }
 
     /**
-     * Calls {@code renew} every {@code interval} until {@link Renewal#stop()} or until {@code renew}
-     * returns false or throws (the lease is then considered lost and {@code onLost} runs).
+     * Keeps a lease of length {@code lease}, granted by a request sent at {@code leaseStartNanos}
+     * ({@link System#nanoTime()}), alive by calling {@code renew} (which extends it by {@code lease}
+     * from when the store receives it) until {@link Renewal#stop()}. See the class comment for the
+     * cadence; {@code onLost} runs once if the lease ends.
      */
-    public Renewal start(Duration interval, BooleanSupplier renew, Runnable onLost) {
+    public Renewal start(Duration lease, long leaseStartNanos, BooleanSupplier renew, Runnable onLost) {
         Slot slot = ownSlot.get();
-        Renewal r = new Renewal(interval.toNanos(), renew, onLost);
+        Renewal r = new Renewal(Checks.saturatedNanos(lease), leaseStartNanos, renew, onLost);
         if (slot.compareAndSet(null, r)) {
             r.slot = slot;
         } else {
@@ -89,9 +117,8 @@ public final class Watchdog {
     }
 
     private void loop() {
-        long tick = TICK.toNanos();
         while (true) {
-            LockSupport.parkNanos(tick);
+            LockSupport.parkNanos(TICK_NANOS);
             long now = System.nanoTime();
             for (Slot slot : slots) {
                 Renewal r = slot.get();
@@ -108,10 +135,17 @@ public final class Watchdog {
     }
 
     private void consider(Renewal r, long now) {
-        if (!r.stopped && now - r.due >= 0 && r.running.compareAndSet(false, true)) {
+        if (r.stopped) {
+            return;
+        }
+        if (now - r.validUntil >= 0) {
+            r.lose("no renewal succeeded within the lease"); // also when an attempt hangs
+            return;
+        }
+        if (now - r.due >= 0 && r.running.compareAndSet(false, true)) {
             renewers.execute(() -> {
                 try {
-                    r.fire(now);
+                    r.fire();
                 } finally {
                     r.running.set(false);
                 }
@@ -121,45 +155,105 @@ public final class Watchdog {
 
     /** One registered renewal. */
     public final class Renewal {
+        private final long leaseNanos;
         private final long intervalNanos;
+        private final long firstRetryNanos;
+        private final long maxRetryNanos;
         private final BooleanSupplier renew;
         private final Runnable onLost;
         private final AtomicBoolean running = new AtomicBoolean();
+        private final AtomicBoolean lostOnce = new AtomicBoolean();
         private volatile Slot slot;
         private volatile long due;
-        private volatile boolean lost;
+        private volatile long validUntil;
+        private volatile int failures;
         private volatile boolean stopped;
 
-        private Renewal(long intervalNanos, BooleanSupplier renew, Runnable onLost) {
-            this.intervalNanos = intervalNanos;
+        // nanoTime values are compared by subtraction, which stays right across wrap-around as long as
+        // leases are below 2^62 ns (the configurations cap them at 100 years).
+        private Renewal(long leaseNanos, long leaseStartNanos, BooleanSupplier renew, Runnable onLost) {
+            this.leaseNanos = leaseNanos;
+            this.intervalNanos = leaseNanos / 3; // not Duration.dividedBy, which goes through BigDecimal
+            this.firstRetryNanos = Math.max(TICK_NANOS, leaseNanos / 24);
+            this.maxRetryNanos = Math.max(firstRetryNanos, leaseNanos / 6);
             this.renew = renew;
             this.onLost = onLost;
-            this.due = System.nanoTime() + intervalNanos;
+            this.validUntil = leaseStartNanos + leaseNanos;
+            this.due = leaseStartNanos + intervalNanos;
         }
 
-        private void fire(long now) {
+        private void fire() {
+            long sent = System.nanoTime();
             boolean ok;
             try {
                 ok = renew.getAsBoolean();
             } catch (RuntimeException e) {
-                LOG.warn("lease renewal failed; treating the lease as lost", e);
-                ok = false;
+                onFailure(sent, e);
+                return;
             }
             if (stopped) {
                 return;
             }
             if (ok) {
-                due = now + intervalNanos;
+                if (failures > 0) {
+                    LOG.info("lease renewal succeeded again after {} failed attempt(s)", failures);
+                }
+                failures = 0;
+                validUntil = sent + leaseNanos;
+                due = sent + intervalNanos;
             } else {
-                lost = true;
-                stop();
-                onLost.run();
+                lose("the store no longer records this holder");
             }
         }
 
-        /** Whether a renewal was refused. */
+        private void onFailure(long sent, RuntimeException e) {
+            if (stopped) {
+                return;
+            }
+            int n = ++failures;
+            long now = System.nanoTime();
+            long left = validUntil - now;
+            if (left <= 0) {
+                LOG.warn("lease renewal failed ({} attempt(s)) and the lease has run out", n, e);
+                lose("every renewal within the lease failed");
+                return;
+            }
+            long backoff = n >= 20 ? maxRetryNanos : Math.min(maxRetryNanos, firstRetryNanos << (n - 1));
+            // One more try just before the lease would run out beats none.
+            long next = Math.min(sent + backoff, validUntil - TICK_NANOS);
+            due = next - now < 0 ? now : next;
+            if (n == 1) {
+                LOG.warn("lease renewal failed; retrying within the remaining {} ms of the lease", left / 1_000_000, e);
+            } else {
+                LOG.warn(
+                        "lease renewal failed again ({} attempts); {} ms of the lease left: {}",
+                        n,
+                        left / 1_000_000,
+                        e.toString());
+            }
+        }
+
+        private void lose(String why) {
+            if (stopped || !lostOnce.compareAndSet(false, true)) {
+                return;
+            }
+            LOG.warn("lease lost: {}", why);
+            stop();
+            try {
+                onLost.run();
+            } catch (RuntimeException e) {
+                LOG.warn("lease-lost callback threw", e);
+            }
+        }
+
+        /** Whether the lease ended while registered: a renewal was refused or none succeeded in time. */
         public boolean lost() {
-            return lost;
+            return lostOnce.get();
+        }
+
+        /** Consecutive failed renewal attempts so far (0 after a success). */
+        public int failures() {
+            return failures;
         }
 
         /** Stops renewing. Idempotent; may be called from any thread. */

@@ -1,8 +1,11 @@
 package io.dupguard.lock;
 
 import io.dupguard.internal.Checks;
+import io.dupguard.internal.Watchdog;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * How to acquire a lock. Immutable; start from {@link #ofDefaults()} or {@link #custom()}. Every
@@ -18,6 +21,16 @@ public final class LockOptions {
     /** Largest pause between polls (the pause doubles, with jitter, up to this). */
     public static final Duration DEFAULT_MAX_RETRY_INTERVAL = Duration.ofMillis(100);
 
+    /** Longest lease or wait accepted: 100 years, which every store can represent. */
+    public static final Duration MAX_DURATION = Checks.MAX_DURATION;
+    /** Shortest fixed lease: stores count leases in milliseconds. */
+    public static final Duration MIN_LEASE = Duration.ofMillis(1);
+    /**
+     * Shortest watchdog lease: renewed every third of it on a 20 ms tick, with room for retries
+     * after a failed renewal.
+     */
+    public static final Duration MIN_WATCHDOG_LEASE = Watchdog.MIN_LEASE;
+
     private static final LockOptions DEFAULTS = new Builder().build();
 
     private final Duration leaseTime;
@@ -26,6 +39,7 @@ public final class LockOptions {
     private final Duration retryInterval;
     private final Duration maxRetryInterval;
     private final String owner;
+    private final Consumer<Lease> onLeaseLost;
 
     private LockOptions(Builder b) {
         this.leaseTime = b.leaseTime;
@@ -34,6 +48,7 @@ public final class LockOptions {
         this.retryInterval = b.retryInterval;
         this.maxRetryInterval = b.maxRetryInterval;
         this.owner = b.owner;
+        this.onLeaseLost = b.onLeaseLost;
     }
 
     /** Watchdog lease, 30 s wait for {@code acquire}, thread ownership. */
@@ -53,6 +68,7 @@ public final class LockOptions {
         b.retryInterval = base.retryInterval;
         b.maxRetryInterval = base.maxRetryInterval;
         b.owner = base.owner;
+        b.onLeaseLost = base.onLeaseLost;
         return b;
     }
 
@@ -88,6 +104,11 @@ public final class LockOptions {
         return Optional.ofNullable(owner);
     }
 
+    /** Called once if a watchdog-renewed lease is lost while held; a no-op by default. */
+    public Consumer<Lease> onLeaseLost() {
+        return onLeaseLost;
+    }
+
     /** Builder; not thread-safe. */
     public static final class Builder {
         private Duration leaseTime;
@@ -96,12 +117,16 @@ public final class LockOptions {
         private Duration retryInterval = DEFAULT_RETRY_INTERVAL;
         private Duration maxRetryInterval = DEFAULT_MAX_RETRY_INTERVAL;
         private String owner;
+        private Consumer<Lease> onLeaseLost = lease -> {};
 
         private Builder() {}
 
-        /** A fixed lease without watchdog renewal: the lock frees itself after it (L2). */
+        /**
+         * A fixed lease without watchdog renewal: the lock frees itself after it (L2). Between
+         * {@link #MIN_LEASE} and {@link #MAX_DURATION}.
+         */
         public Builder leaseTime(Duration leaseTime) {
-            this.leaseTime = Checks.positive(leaseTime, "leaseTime");
+            this.leaseTime = Checks.between(leaseTime, MIN_LEASE, MAX_DURATION, "leaseTime");
             return this;
         }
 
@@ -113,10 +138,13 @@ public final class LockOptions {
 
         /**
          * Watchdog renewal with this lease: a crashed holder's lock frees within it, a live holder
-         * renews every third of it (default {@link #DEFAULT_WATCHDOG_LEASE}).
+         * renews every third of it (default {@link #DEFAULT_WATCHDOG_LEASE}). A failed renewal is
+         * retried with backoff until the lease would run out; only then is the lease lost ({@link
+         * Lease#isHeld()} false, {@link #onLeaseLost} called). Between {@link #MIN_WATCHDOG_LEASE}
+         * and {@link #MAX_DURATION}.
          */
         public Builder watchdog(Duration lease) {
-            this.watchdogLease = Checks.positive(lease, "watchdogLease");
+            this.watchdogLease = Checks.between(lease, MIN_WATCHDOG_LEASE, MAX_DURATION, "watchdogLease");
             this.leaseTime = null;
             return this;
         }
@@ -145,6 +173,18 @@ public final class LockOptions {
          */
         public Builder owner(String owner) {
             this.owner = Checks.text(owner, 128, "owner");
+            return this;
+        }
+
+        /**
+         * Called once, on a renewal thread, when a watchdog-renewed lease is lost while held: the
+         * store answered that another holder has the lock, or no renewal succeeded within the lease
+         * (see {@link #watchdog(Duration)}). From then on {@link Lease#isHeld()} is false. The
+         * callback must be fast and must not throw; stop the protected work, or rely on the fencing
+         * token to reject its writes.
+         */
+        public Builder onLeaseLost(Consumer<Lease> callback) {
+            this.onLeaseLost = Objects.requireNonNull(callback, "onLeaseLost");
             return this;
         }
 

@@ -1,6 +1,7 @@
 package io.dupguard.spi;
 
 import io.dupguard.internal.Checks;
+import io.dupguard.internal.LockOwners;
 import io.dupguard.internal.Watchdog;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
@@ -145,26 +146,33 @@ public abstract class AbstractLockProvider implements LockProvider {
 
     private Optional<Lease> acquire(String name, LockOptions options, boolean wait) {
         Checks.text(name, MAX_NAME_LENGTH, "lock name");
-        String owner = options.owner()
-                .orElseGet(() -> "thread:" + Thread.currentThread().getId());
-        long deadline = System.nanoTime() + (wait ? saturatedNanos(options.waitTime()) : 0);
+        String owner = LockOwners.of(options);
+        long deadline = System.nanoTime() + (wait ? options.waitTime().toNanos() : 0);
 
         LocalLock local = enter(name);
         boolean handedOver = false;
         try {
+            boolean gateInherited = false;
             synchronized (local) {
                 if (owner.equals(local.owner)) {
-                    local.holds++;
-                    handedOver = true;
-                    return Optional.of(new LeaseView(local));
+                    if (local.stillHeld()) {
+                        local.holds++;
+                        handedOver = true;
+                        return Optional.of(new LeaseView(local));
+                    }
+                    // The same owner's earlier lease ran out (or its renewal was lost) without a
+                    // close: it holds nothing any more, so this is no reentry. Retire it like an
+                    // abandoned holder and acquire anew; its gate permit passes to this call.
+                    retireStaleHolder(local);
+                    gateInherited = true;
                 }
             }
-            if (!acquireGate(local, wait, deadline)) {
+            if (!gateInherited && !acquireGate(local, wait, deadline)) {
                 return Optional.empty();
             }
-            long started = System.nanoTime();
             try {
                 OptionalLong fence = OptionalLong.empty();
+                long started = 0;
                 Handed handed = takeHanded(local, options);
                 if (handed != null) {
                     fence = OptionalLong.of(handed.fence);
@@ -172,31 +180,34 @@ public abstract class AbstractLockProvider implements LockProvider {
                 }
                 if (fence.isEmpty()) {
                     fence = acquireRemote(local, options, wait, deadline);
+                    started = local.lastAttemptNanos;
                 }
                 if (fence.isEmpty()) {
                     return Optional.empty();
                 }
+                LeaseView view;
                 synchronized (local) {
                     local.lease = options.effectiveLease();
                     local.owner = owner;
                     local.holds = 1;
                     local.holderExpiresNanos = options.watchdog()
                             ? Long.MAX_VALUE
-                            : started + options.effectiveLease().toNanos();
+                            : started + options.effectiveLease().toNanos(); // lease ≤ 100 years: no overflow
                     local.token = local.pendingToken;
                     local.fence = fence.getAsLong();
+                    view = new LeaseView(local);
                     if (options.watchdog()) {
                         Duration lease = options.effectiveLease();
                         String token = local.token;
                         local.renewal = Watchdog.shared()
-                                .start(
-                                        Duration.ofNanos(Checks.saturatedNanos(lease) / 3), // not BigDecimal
-                                        () -> extend(name, token, lease),
-                                        () -> {});
+                                .start(lease, started, () -> extend(name, token, lease), () -> {
+                                    local.lostToken = token;
+                                    options.onLeaseLost().accept(view);
+                                });
                     }
                 }
                 handedOver = true;
-                return Optional.of(new LeaseView(local));
+                return Optional.of(view);
             } finally {
                 if (!handedOver) {
                     local.gate.release();
@@ -224,10 +235,8 @@ public abstract class AbstractLockProvider implements LockProvider {
                 return true;
             }
             synchronized (local) {
-                if (local.owner != null && System.nanoTime() - local.holderExpiresNanos > 0) {
-                    local.owner = null;
-                    local.holds = 0;
-                    local.generation++;
+                if (local.owner != null && !local.stillHeld()) {
+                    retireStaleHolder(local);
                     return true; // the abandoned holder's permit is now ours
                 }
             }
@@ -235,6 +244,17 @@ public abstract class AbstractLockProvider implements LockProvider {
                 return false;
             }
         }
+    }
+
+    /** Retires a holder whose lease ran out without a close; its later close leaves the gate alone. */
+    private static void retireStaleHolder(LocalLock local) {
+        if (local.renewal != null) {
+            local.renewal.stop();
+            local.renewal = null;
+        }
+        local.owner = null;
+        local.holds = 0;
+        local.generation++;
     }
 
     /**
@@ -328,6 +348,7 @@ public abstract class AbstractLockProvider implements LockProvider {
         long pause = options.retryInterval().toNanos();
         long maxPause = options.maxRetryInterval().toNanos();
         while (true) {
+            local.lastAttemptNanos = System.nanoTime(); // the lease counts from before the request
             OptionalLong fence = tryLock(name, token, options.effectiveLease());
             if (fence.isPresent() || !wait) {
                 return fence;
@@ -372,10 +393,6 @@ public abstract class AbstractLockProvider implements LockProvider {
         return Math.max(0, deadline - System.nanoTime());
     }
 
-    private static long saturatedNanos(Duration d) {
-        return d.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toNanos() : d.toNanos();
-    }
-
     private static String randomPrefix() {
         byte[] random = new byte[8];
         new SecureRandom().nextBytes(random);
@@ -393,6 +410,8 @@ public abstract class AbstractLockProvider implements LockProvider {
         volatile String pendingToken;
         long fence;
         long holderExpiresNanos; // when the holder's fixed lease runs out; MAX_VALUE with a watchdog
+        volatile String lostToken; // the token whose watchdog renewal was lost
+        volatile long lastAttemptNanos; // when the last tryLock was sent
         int generation; // bumped when an abandoned holder's gate is taken over
         Watchdog.Renewal renewal;
         Duration lease; // the holder's store lease
@@ -401,6 +420,11 @@ public abstract class AbstractLockProvider implements LockProvider {
 
         LocalLock(String name) {
             this.name = name;
+        }
+
+        /** Whether the current holder's lease still runs, as far as this JVM knows. Guarded by this. */
+        boolean stillHeld() {
+            return System.nanoTime() - holderExpiresNanos < 0 && (token == null || !token.equals(lostToken));
         }
     }
 
@@ -455,20 +479,29 @@ public abstract class AbstractLockProvider implements LockProvider {
 
         @Override
         public boolean extend(Duration leaseTime) {
-            Checks.positive(leaseTime, "leaseTime");
+            Checks.between(leaseTime, LockOptions.MIN_LEASE, LockOptions.MAX_DURATION, "leaseTime");
             synchronized (local) {
-                if (closed) {
+                if (closed || token.equals(local.lostToken)) {
                     return false;
                 }
             }
-            return AbstractLockProvider.this.extend(local.name, token, leaseTime);
+            long sent = System.nanoTime();
+            boolean extended = AbstractLockProvider.this.extend(local.name, token, leaseTime);
+            if (extended) {
+                synchronized (local) {
+                    if (local.generation == generation && local.holderExpiresNanos != Long.MAX_VALUE) {
+                        local.holderExpiresNanos = sent + leaseTime.toNanos(); // the fixed lease moved
+                    }
+                }
+            }
+            return extended;
         }
 
         @Override
         public boolean isHeld() {
             synchronized (local) {
-                if (closed) {
-                    return false;
+                if (closed || token.equals(local.lostToken)) {
+                    return false; // a lost watchdog lease is not asked about again
                 }
             }
             return AbstractLockProvider.this.isHeld(local.name, token);

@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.test.AbstractIdempotencyStoreContractTest;
+import io.dupguard.test.FlakyDataSource;
+import io.dupguard.test.StoreOutage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
@@ -15,6 +17,9 @@ abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreCo
     private final HikariDataSource down;
     private final JdbcIdempotencyStore storeA;
     private final JdbcIdempotencyStore storeB;
+    private final HikariDataSource flakyPool;
+    private final FlakyDataSource flaky;
+    private final JdbcIdempotencyStore flakyStore;
 
     AbstractJdbcIdempotencyStoreIT(Db db) {
         machineA = TestDatabases.pool(db, 16);
@@ -22,6 +27,9 @@ abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreCo
         down = TestDatabases.unreachable(db);
         storeA = TestDatabases.store(machineA);
         storeB = TestDatabases.store(machineB);
+        flakyPool = TestDatabases.pool(db, 4);
+        flaky = new FlakyDataSource(flakyPool);
+        flakyStore = TestDatabases.store(flaky);
     }
 
     @AfterAll
@@ -29,6 +37,7 @@ abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreCo
         machineA.close();
         machineB.close();
         down.close();
+        flakyPool.close();
     }
 
     @Override
@@ -39,6 +48,12 @@ abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreCo
     @Override
     protected IdempotencyStore otherMachineStore() {
         return storeB;
+    }
+
+    /** A machine whose pool refuses connections during the outage; machine B stays healthy. */
+    @Override
+    protected StoreOutage.Fixture<IdempotencyStore> outageFixture() {
+        return new StoreOutage.Fixture<>(flakyStore, storeB, flaky);
     }
 
     @Override

@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.lock.LockProvider;
 import io.dupguard.test.AbstractLockProviderContractTest;
+import io.dupguard.test.FlakyDataSource;
+import io.dupguard.test.StoreOutage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
@@ -12,12 +14,24 @@ import org.junit.jupiter.api.TestInstance;
 abstract class AbstractJdbcLockProviderIT extends AbstractLockProviderContractTest {
     private final HikariDataSource[] pools = new HikariDataSource[3];
     private final JdbcLockProvider[] machines = new JdbcLockProvider[3];
+    private final HikariDataSource flakyPool;
+    private final FlakyDataSource flaky;
+    private final JdbcLockProvider flakyMachine;
 
     AbstractJdbcLockProviderIT(Db db) {
         for (int i = 0; i < 3; i++) {
             pools[i] = TestDatabases.pool(db, 8);
             machines[i] = TestDatabases.locks(pools[i]);
         }
+        flakyPool = TestDatabases.pool(db, 4);
+        flaky = new FlakyDataSource(flakyPool);
+        flakyMachine = TestDatabases.locks(flaky);
+    }
+
+    /** A machine whose pool refuses connections during the outage; machine 1 stays healthy. */
+    @Override
+    protected StoreOutage.Fixture<LockProvider> outageFixture() {
+        return new StoreOutage.Fixture<>(flakyMachine, machines[1], flaky);
     }
 
     @AfterAll
@@ -25,6 +39,7 @@ abstract class AbstractJdbcLockProviderIT extends AbstractLockProviderContractTe
         for (HikariDataSource pool : pools) {
             pool.close();
         }
+        flakyPool.close();
     }
 
     @Override

@@ -47,19 +47,29 @@ final class IdempotencyScripts {
             """);
 
     /**
-     * ARGV: owner, new state (C or F), retention millis, [payload] (absent for a null payload).
-     * Returns 1 if the owner's in-progress record was finished (or already had been, by this same
-     * owner), 0 if the owner lost it.
+     * ARGV: owner, new state (C or F), retention millis, fingerprint hex (or {@code ?} if unknown),
+     * [payload] (absent for a null payload). Returns 1 if the owner's in-progress record was finished
+     * (or already had been, by this same owner), or if the key was absent and the record was
+     * re-created from the fingerprint: the owner's lease ran out but nobody took the key over, so its
+     * result still counts. Returns 0 if another owner holds the key (a real takeover).
      */
     static final RedisScript COMPLETE = RedisScript.of(
             "complete",
-            READ_OWNED
-                    + """
+            """
+            local body = '-'
+            if ARGV[5] then body = '+' .. ARGV[5] end
+            local tag = '\\n' .. ARGV[1] .. '\\n'
+            local v = redis.call('GET', KEYS[1])
+            if not v then
+              if ARGV[4] == '?' then return 0 end
+              redis.call('SET', KEYS[1], ARGV[2] .. ARGV[4] .. tag .. body, 'PX', ARGV[3])
+              return 1
+            end
+            local nl = string.find(v, '\\n', 2, true)
+            if not nl or string.sub(v, nl, nl + #tag - 1) ~= tag then return 0 end
             local st = string.sub(v, 1, 1)
             if st == 'C' or st == 'F' then return 1 end
             if st ~= 'P' then return 0 end
-            local body = '-'
-            if ARGV[4] then body = '+' .. ARGV[4] end
             redis.call('SET', KEYS[1], ARGV[2] .. string.sub(v, 2, nl - 1) .. tag .. body, 'PX', ARGV[3])
             return 1
             """);

@@ -58,9 +58,16 @@ final class RedisConnector implements AutoCloseable {
     private volatile long failedAttempts;
     private RedisException lastFailure;
     private boolean closed;
+    private volatile EvictionPolicyCheck evictionCheck = EvictionPolicyCheck.REFUSE;
 
     private RedisConnector(Supplier<Open> opener) {
         this.opener = opener;
+    }
+
+    /** Sets what happens when the server may evict keys; call before the first command. */
+    RedisConnector evictionCheck(EvictionPolicyCheck check) {
+        this.evictionCheck = Objects.requireNonNull(check, "evictionPolicyCheck");
+        return this;
     }
 
     /** Standalone or Sentinel: {@code uri} may be null to use the client's default URI. */
@@ -173,13 +180,21 @@ final class RedisConnector implements AutoCloseable {
                 if (failedAttempts != failuresSeen) {
                     throw cannotConnect(lastFailure);
                 }
+                Open opened;
                 try {
-                    open = opener.get();
+                    opened = opener.get();
                 } catch (RedisException e) {
                     lastFailure = e;
                     failedAttempts++;
                     throw cannotConnect(e);
                 }
+                try {
+                    EvictionPolicies.check(opened.connection(), evictionCheck);
+                } catch (RuntimeException refused) {
+                    opened.connection().close();
+                    throw refused;
+                }
+                open = opened;
             }
             return open;
         }

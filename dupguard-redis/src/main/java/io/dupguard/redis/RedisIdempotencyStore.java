@@ -48,8 +48,10 @@ import java.util.function.Supplier;
  *       claim (a command re-sent after a reconnect), which counts as claimed.
  *   <li><b>complete</b> (Lua): if the record is in progress under the caller's owner token, rewrite
  *       it as {@code C} or {@code F} with the payload and the retention as TTL. If it is already
- *       finished under the same owner (a re-sent command), do nothing. Otherwise throw {@link
- *       LeaseLostException}.
+ *       finished under the same owner (a re-sent command), do nothing. If the key is absent (the
+ *       lease ran out and nobody claimed the key since), re-create it finished: the work ran, and
+ *       refusing its result would make a retry run it again. Only another owner's record (a real
+ *       takeover) throws {@link LeaseLostException}.
  *   <li><b>release</b> (Lua): if in progress under the caller's owner, delete it.
  *   <li><b>renew</b> (Lua): if in progress under the caller's owner, {@code PEXPIRE} by the lease.
  *   <li><b>find</b>: {@code GET}.
@@ -63,8 +65,8 @@ import java.util.function.Supplier;
  * <p>Expiry is Redis's own: the key's TTL is the lease while in progress and the retention once
  * finished. An owner that crashed leaves a key that simply disappears when its lease runs out, and
  * the next claim creates a fresh one; a takeover is therefore reported as {@link Claim#FRESH} (the
- * expired record is gone, not replaced). A late {@code complete} by the old owner finds a different
- * owner (or no record) and fails. Durations are sent in milliseconds; one beyond what Redis accepts
+ * expired record is gone, not replaced). A late {@code complete} by the old owner fails if it finds
+ * a different owner, and is recorded if it finds no record. Durations are sent in milliseconds; one beyond what Redis accepts
  * is treated as practically forever.
  *
  * <p>Failures: any Lettuce error (cannot connect, command timeout, server error) throws {@link
@@ -169,6 +171,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
     @Override
     public void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention) {
+        complete(key, null, owner, status, payload, retention);
+    }
+
+    /**
+     * Finishes the owner's record; if its lease ran out and Redis dropped it, and nobody claimed the
+     * key since, re-creates it finished from {@code fingerprint} (null: refuse instead).
+     */
+    @Override
+    public void complete(
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            String owner,
+            RecordStatus status,
+            byte[] payload,
+            Duration retention) {
         Objects.requireNonNull(key, "key");
         checkOwner(owner);
         Objects.requireNonNull(status, "status");
@@ -179,12 +196,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         byte[] state = utf8(status == RecordStatus.COMPLETED ? "C" : "F");
         byte[] ttl = utf8(Long.toString(retentionMillis));
         // A null payload is sent as no argument at all, so it reads back as null, not as empty.
+        byte[] fp = utf8(fingerprint == null ? "?" : fingerprint.hex());
         byte[][] args = payload == null
-                ? new byte[][] {utf8(owner), state, ttl}
-                : new byte[][] {utf8(owner), state, ttl, payload};
+                ? new byte[][] {utf8(owner), state, ttl, fp}
+                : new byte[][] {utf8(owner), state, ttl, fp, payload};
         Long done = redis.eval(IdempotencyScripts.COMPLETE, ScriptOutputType.INTEGER, redisKey(key), args);
         if (done == null || done != 1L) {
-            throw new LeaseLostException(key.toString(), "claim on " + key + " is no longer held by this caller");
+            throw new LeaseLostException(
+                    key.toString(), "claim on " + key + " ran out and was taken over by another caller");
         }
     }
 
@@ -274,6 +293,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         private final Supplier<RedisConnector> connector;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private boolean nativeClaim = true;
+        private EvictionPolicyCheck evictionCheck = EvictionPolicyCheck.REFUSE;
 
         private Builder(Supplier<RedisConnector> connector) {
             this.connector = connector;
@@ -295,8 +315,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             return this;
         }
 
+        /**
+         * What to do if the server may evict keys (default {@link EvictionPolicyCheck#REFUSE}):
+         * checked once per connection with {@code CONFIG GET maxmemory-policy}.
+         */
+        public Builder evictionPolicyCheck(EvictionPolicyCheck check) {
+            this.evictionCheck = Objects.requireNonNull(check, "evictionPolicyCheck");
+            return this;
+        }
+
         public RedisIdempotencyStore build() {
-            return new RedisIdempotencyStore(connector.get(), keyPrefix, nativeClaim);
+            return new RedisIdempotencyStore(connector.get().evictionCheck(evictionCheck), keyPrefix, nativeClaim);
         }
     }
 }

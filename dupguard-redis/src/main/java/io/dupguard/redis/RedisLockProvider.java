@@ -240,6 +240,7 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
         private final Supplier<StatefulRedisPubSubConnection<String, String>> pubSub;
         private final ScheduledExecutorService scheduler;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private EvictionPolicyCheck evictionCheck = EvictionPolicyCheck.REFUSE;
 
         private Builder(
                 Supplier<RedisConnector> connector,
@@ -260,8 +261,20 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
             return this;
         }
 
+        /**
+         * What to do if the server may evict keys (default {@link EvictionPolicyCheck#REFUSE}):
+         * checked once per connection with {@code CONFIG GET maxmemory-policy}.
+         */
+        public Builder evictionPolicyCheck(EvictionPolicyCheck check) {
+            this.evictionCheck = Objects.requireNonNull(check, "evictionPolicyCheck");
+            return this;
+        }
+
         public RedisLockProvider build() {
-            return new RedisLockProvider(connector.get(), new ReleaseNotifications(pubSub, scheduler), keyPrefix);
+            return new RedisLockProvider(
+                    connector.get().evictionCheck(evictionCheck),
+                    new ReleaseNotifications(pubSub, scheduler),
+                    keyPrefix);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.dupguard.redis;
 
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.test.AbstractIdempotencyStoreContractTest;
+import io.dupguard.test.StoreOutage;
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +34,34 @@ class RedisClusterIdempotencyStoreIT extends AbstractIdempotencyStoreContractTes
         client.shutdown();
         otherMachine.shutdown();
         dead.shutdown();
+    }
+
+    private static RedisClusterClient impatientA;
+    private static RedisClusterClient impatientB;
+    private static RedisIdempotencyStore impatientStoreA;
+    private static RedisIdempotencyStore impatientStoreB;
+
+    @BeforeAll
+    static void connectImpatient() {
+        impatientA = RedisFixtures.impatientClusterClient();
+        impatientB = RedisFixtures.impatientClusterClient();
+        impatientStoreA = RedisIdempotencyStore.create(impatientA);
+        impatientStoreB = RedisIdempotencyStore.create(impatientB);
+    }
+
+    @AfterAll
+    static void shutdownImpatient() {
+        impatientStoreA.close();
+        impatientStoreB.close();
+        impatientA.shutdown();
+        impatientB.shutdown();
+    }
+
+    /** Clients with a short timeout; the outage pauses every master of the real cluster. */
+    @Override
+    protected StoreOutage.Fixture<IdempotencyStore> outageFixture() {
+        return new StoreOutage.Fixture<>(
+                impatientStoreA, impatientStoreB, d -> RedisFixtures.pauseAll(RedisFixtures.clusterSeeds(), d));
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
 import io.dupguard.test.AbstractLockProviderContractTest;
+import io.dupguard.test.StoreOutage;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -46,6 +47,32 @@ class RedisClusterLockProviderIT extends AbstractLockProviderContractTest {
         for (int i = 0; i < 3; i++) {
             MACHINES[i].close();
             CLIENTS[i].shutdown();
+        }
+    }
+
+    /** Clients with a short timeout; the outage pauses every master of the real cluster. */
+    @Override
+    protected StoreOutage.Fixture<LockProvider> outageFixture() {
+        return new StoreOutage.Fixture<>(
+                IMPATIENT[0], IMPATIENT[1], d -> RedisFixtures.pauseAll(RedisFixtures.clusterSeeds(), d));
+    }
+
+    private static final RedisClusterClient[] IMPATIENT_CLIENTS = new RedisClusterClient[2];
+    private static final RedisLockProvider[] IMPATIENT = new RedisLockProvider[2];
+
+    @BeforeAll
+    static void connectImpatient() {
+        for (int i = 0; i < 2; i++) {
+            IMPATIENT_CLIENTS[i] = RedisFixtures.impatientClusterClient();
+            IMPATIENT[i] = RedisLockProvider.create(IMPATIENT_CLIENTS[i]);
+        }
+    }
+
+    @AfterAll
+    static void shutdownImpatient() {
+        for (int i = 0; i < 2; i++) {
+            IMPATIENT[i].close();
+            IMPATIENT_CLIENTS[i].shutdown();
         }
     }
 

@@ -41,6 +41,28 @@ final class RedisFixtures {
         return uri;
     }
 
+    /** Command timeout of the clients in outage tests: a paused server fails a command this fast. */
+    static final Duration OUTAGE_TIMEOUT = Duration.ofMillis(300);
+
+    /** A client on {@code url} whose commands time out after {@link #OUTAGE_TIMEOUT}. */
+    static RedisClient impatientClient(String url) {
+        RedisURI uri = RedisURI.create(url);
+        uri.setTimeout(OUTAGE_TIMEOUT);
+        return RedisClient.create(uri);
+    }
+
+    /** A Redis Cluster client whose commands time out after {@link #OUTAGE_TIMEOUT}. */
+    static RedisClusterClient impatientClusterClient() {
+        List<RedisURI> seeds = clusterSeeds();
+        seeds.forEach(u -> u.setTimeout(OUTAGE_TIMEOUT));
+        return RedisClusterClient.create(seeds);
+    }
+
+    /** Pauses every node of {@code uris} at once, as a stalled cluster or quorum. */
+    static void pauseAll(List<RedisURI> uris, Duration duration) {
+        uris.forEach(u -> ThrowawayRedis.pause(u.getHost(), u.getPort(), duration));
+    }
+
     static RedisClient standaloneClient() {
         return RedisClient.create(uri(standaloneUrl()));
     }

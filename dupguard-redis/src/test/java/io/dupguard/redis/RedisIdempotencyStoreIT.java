@@ -2,6 +2,7 @@ package io.dupguard.redis;
 
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.test.AbstractIdempotencyStoreContractTest;
+import io.dupguard.test.StoreOutage;
 import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +25,34 @@ class RedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
         store = RedisIdempotencyStore.create(client);
         otherStore = RedisIdempotencyStore.create(otherMachine);
         deadStore = RedisIdempotencyStore.create(dead);
+    }
+
+    private static ThrowawayRedis pausable;
+    private static RedisClient pausableA;
+    private static RedisClient pausableB;
+    private static RedisIdempotencyStore pausableStoreA;
+    private static RedisIdempotencyStore pausableStoreB;
+
+    /** A private server (pausing the shared one would stall other tests), two impatient clients. */
+    @BeforeAll
+    static void startPausable() throws Exception {
+        pausable = new ThrowawayRedis();
+        pausableA = RedisFixtures.impatientClient(pausable.url());
+        pausableB = RedisFixtures.impatientClient(pausable.url());
+        pausableStoreA = RedisIdempotencyStore.create(pausableA);
+        pausableStoreB = RedisIdempotencyStore.create(pausableB);
+    }
+
+    @AfterAll
+    static void stopPausable() throws Exception {
+        pausableA.shutdown();
+        pausableB.shutdown();
+        pausable.close();
+    }
+
+    @Override
+    protected StoreOutage.Fixture<IdempotencyStore> outageFixture() {
+        return new StoreOutage.Fixture<>(pausableStoreA, pausableStoreB, pausable::pause);
     }
 
     @AfterAll

@@ -7,6 +7,7 @@ import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyRecord;
 import io.dupguard.idempotency.RecordStatus;
@@ -145,7 +146,7 @@ class RedisIdempotencyStoreRedisIT {
         assertThatThrownBy(() ->
                         store.complete(key("twice"), "owner-b", RecordStatus.COMPLETED, new byte[] {8}, RETENTION))
                 .isInstanceOf(LeaseLostException.class)
-                .hasMessage("claim on " + key("twice") + " is no longer held by this caller");
+                .hasMessage("claim on " + key("twice") + " ran out and was taken over by another caller");
         assertThat(store.find(key("twice")).orElseThrow().payload()).containsExactly(7);
     }
 
@@ -174,11 +175,16 @@ class RedisIdempotencyStoreRedisIT {
     }
 
     @Test
-    void hugeDurationsMeanPracticallyForever() {
-        store.claim(key("forever"), FP, "o", Duration.ofSeconds(Long.MAX_VALUE));
+    void longestDurationIsStoredAndLongerOnesAreRefusedNamingTheLimit() {
+        store.claim(key("forever"), FP, "o", IdempotencyConfig.MAX_DURATION);
         assertThat(redis().pttl(store.redisKey(key("forever"))))
-                .isGreaterThan(Duration.ofDays(365_000).toMillis());
+                .isGreaterThan(Duration.ofDays(36_000).toMillis());
         store.release(key("forever"), "o");
+        assertThatThrownBy(() -> store.claim(key("too-long"), FP, "o", Duration.ofSeconds(Long.MAX_VALUE)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease")
+                .hasMessageContaining("100 years");
+        assertThat(store.find(key("too-long"))).isEmpty();
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.dupguard.redis;
 
 import io.dupguard.lock.LockProvider;
 import io.dupguard.test.AbstractLockProviderContractTest;
+import io.dupguard.test.StoreOutage;
 import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,6 +18,34 @@ class RedisLockProviderIT extends AbstractLockProviderContractTest {
             CLIENTS[i] = RedisFixtures.standaloneClient();
             MACHINES[i] = RedisLockProvider.create(CLIENTS[i]);
         }
+    }
+
+    private static ThrowawayRedis pausable;
+    private static final RedisClient[] PAUSABLE_CLIENTS = new RedisClient[2];
+    private static final RedisLockProvider[] PAUSABLE = new RedisLockProvider[2];
+
+    /** A private server (pausing the shared one would stall other tests), two impatient clients. */
+    @BeforeAll
+    static void startPausable() throws Exception {
+        pausable = new ThrowawayRedis();
+        for (int i = 0; i < 2; i++) {
+            PAUSABLE_CLIENTS[i] = RedisFixtures.impatientClient(pausable.url());
+            PAUSABLE[i] = RedisLockProvider.create(PAUSABLE_CLIENTS[i]);
+        }
+    }
+
+    @AfterAll
+    static void stopPausable() throws Exception {
+        for (int i = 0; i < 2; i++) {
+            PAUSABLE[i].close();
+            PAUSABLE_CLIENTS[i].shutdown();
+        }
+        pausable.close();
+    }
+
+    @Override
+    protected StoreOutage.Fixture<LockProvider> outageFixture() {
+        return new StoreOutage.Fixture<>(PAUSABLE[0], PAUSABLE[1], pausable::pause);
     }
 
     @AfterAll

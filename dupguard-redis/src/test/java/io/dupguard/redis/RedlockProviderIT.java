@@ -2,6 +2,7 @@ package io.dupguard.redis;
 
 import io.dupguard.lock.LockProvider;
 import io.dupguard.test.AbstractLockProviderContractTest;
+import io.dupguard.test.StoreOutage;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -50,6 +51,12 @@ class RedlockProviderIT extends AbstractLockProviderContractTest {
             MACHINES[i].close();
             CLIENTS[i].shutdown();
         }
+    }
+
+    /** The outage pauses every Redlock node: no quorum can answer. */
+    @Override
+    protected StoreOutage.Fixture<LockProvider> outageFixture() {
+        return new StoreOutage.Fixture<>(MACHINES[0], MACHINES[1], d -> RedisFixtures.pauseAll(redlockNodes(), d));
     }
 
     @Override

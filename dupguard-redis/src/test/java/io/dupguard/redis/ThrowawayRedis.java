@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -23,7 +24,15 @@ final class ThrowawayRedis implements AutoCloseable {
     private final Path dir;
     private Process process;
 
+    private final List<String> extraArgs;
+
     ThrowawayRedis() throws IOException {
+        this(List.of());
+    }
+
+    /** A server started with extra {@code redis-server} arguments (e.g. an eviction policy). */
+    ThrowawayRedis(List<String> extraArgs) throws IOException {
+        this.extraArgs = List.copyOf(extraArgs);
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
         }
@@ -41,18 +50,20 @@ final class ThrowawayRedis implements AutoCloseable {
 
     /** Starts the server (no persistence, so a restart comes back empty) and waits for PING. */
     void start() throws IOException {
-        process = new ProcessBuilder(List.of(
-                        "redis-server",
-                        "--port",
-                        Integer.toString(port),
-                        "--bind",
-                        "127.0.0.1",
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no",
-                        "--dir",
-                        dir.toString()))
+        List<String> command = new java.util.ArrayList<>(List.of(
+                "redis-server",
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString()));
+        command.addAll(extraArgs);
+        process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile())
                 .start();
@@ -77,6 +88,33 @@ final class ThrowawayRedis implements AutoCloseable {
         kill();
         Files.deleteIfExists(dir.resolve("redis.log"));
         Files.deleteIfExists(dir);
+    }
+
+    /**
+     * Pauses every client of this server for {@code duration} ({@code CLIENT PAUSE … ALL}), a real
+     * stall: commands queue on the server while clients with a shorter timeout give up.
+     */
+    void pause(Duration duration) {
+        pause("127.0.0.1", port, duration);
+    }
+
+    /** Pauses every client of the server at {@code host:port} for {@code duration}. */
+    static void pause(String host, int port, Duration duration) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(host, port), 1000);
+            s.setSoTimeout(2000);
+            OutputStream out = s.getOutputStream();
+            out.write(("CLIENT PAUSE " + duration.toMillis() + " ALL\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            byte[] buf = new byte[64];
+            int n = s.getInputStream().read(buf);
+            String reply = n > 0 ? new String(buf, 0, n, StandardCharsets.US_ASCII) : "";
+            if (!reply.startsWith("+OK")) {
+                throw new IllegalStateException("CLIENT PAUSE on " + host + ":" + port + " answered " + reply);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot pause Redis at " + host + ":" + port, e);
+        }
     }
 
     private boolean pong() {

@@ -12,6 +12,7 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyListener;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.InFlightPolicy;
 import io.dupguard.idempotency.Outcome;
@@ -69,6 +70,13 @@ public abstract class AbstractIdempotencyStoreContractTest {
 
     /** A store configured against an address where no server answers. */
     protected abstract IdempotencyStore unreachableStore();
+
+    /**
+     * A store on its own connections whose server can be made unreachable for a while (a refused
+     * connection, a paused server with a short client timeout), and another machine's store on the
+     * same server. Every backend provides one: the renewal-blip and lost-lease cases run on it.
+     */
+    protected abstract StoreOutage.Fixture<IdempotencyStore> outageFixture();
 
     @BeforeEach
     void setUpContract() {
@@ -374,6 +382,179 @@ public abstract class AbstractIdempotencyStoreContractTest {
         });
 
         assertThat(out).isEqualTo(firstOf("done"));
+    }
+
+    /** Runs for {@code d}: stands in for work that takes that long. */
+    private static void workFor(Duration d) {
+        long end = System.nanoTime() + d.toNanos();
+        await().atMost(d.plusSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> System.nanoTime() - end >= 0);
+    }
+
+    /** A listener that counts lost leases. */
+    private static final class LeaseLossCounter implements IdempotencyListener {
+        final AtomicInteger lost = new AtomicInteger();
+
+        @Override
+        public void onLeaseLost(IdempotencyKey key) {
+            lost.incrementAndGet();
+        }
+    }
+
+    /**
+     * One store blip must never let a second caller in: renewal fails while the store is
+     * unreachable, is retried, and succeeds once the store is back, long before the lease ends.
+     */
+    @Test
+    public void renewalSurvivesAStoreBlipAndNoDuplicateRuns() throws Exception {
+        StoreOutage.Fixture<IdempotencyStore> f = outageFixture();
+        Duration lease = Duration.ofSeconds(3);
+        LeaseLossCounter losses = new LeaseLossCounter();
+        Idempotency owner = Idempotency.of(
+                f.store(),
+                IdempotencyConfig.custom().inFlightLease(lease).listener(losses).build());
+        Idempotency duplicate = Idempotency.of(
+                f.otherMachine(),
+                IdempotencyConfig.custom().inFlightLease(lease).build());
+        AtomicInteger effects = new AtomicInteger();
+        AtomicInteger duplicatesThatRan = new AtomicInteger();
+        CountDownLatch running = new CountDownLatch(1);
+
+        Future<Outcome<String>> first =
+                pool.submit(() -> owner.execute(key("blip"), Fingerprint.none(), String.class, () -> {
+                    effects.incrementAndGet();
+                    f.outage().begin(Duration.ofMillis(1200)); // the first renewal (at 1 s) falls inside it
+                    running.countDown();
+                    workFor(lease.plusMillis(1500)); // far past the lease: only renewal keeps the claim
+                    return "charged";
+                }));
+        running.await(20, TimeUnit.SECONDS);
+        while (!first.isDone()) {
+            try {
+                duplicate.execute(key("blip"), Fingerprint.none(), String.class, () -> {
+                    duplicatesThatRan.incrementAndGet();
+                    effects.incrementAndGet();
+                    return "charged twice";
+                });
+            } catch (RequestInFlightException | StoreUnavailableException expected) {
+                // in flight, or the duplicate's own store is paused too
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Duration.ofMillis(50).toNanos()); // pacing
+        }
+
+        assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(firstOf("charged"));
+        assertThat(duplicatesThatRan).hasValue(0);
+        assertThat(effects).hasValue(1);
+        assertThat(losses.lost).hasValue(0);
+        assertThat(duplicate.execute(key("blip"), Fingerprint.none(), String.class, () -> "late"))
+                .isEqualTo(replayOf("charged"));
+    }
+
+    /**
+     * When no renewal can succeed within the lease the owner learns it lost the lease; a caller
+     * that took over in the meantime wins, and the owner's completion is refused.
+     */
+    @Test
+    public void ownerLearnsItLostTheLeaseWhenNoRenewalSucceedsInTime() throws Exception {
+        StoreOutage.Fixture<IdempotencyStore> f = outageFixture();
+        Duration lease = Duration.ofSeconds(1);
+        LeaseLossCounter losses = new LeaseLossCounter();
+        Idempotency owner = Idempotency.of(
+                f.store(),
+                IdempotencyConfig.custom().inFlightLease(lease).listener(losses).build());
+        Idempotency rescuer =
+                Idempotency.of(f.otherMachine(), IdempotencyConfig.custom().build());
+        CountDownLatch takenOver = new CountDownLatch(1);
+        Duration outage = Duration.ofSeconds(4);
+        long outageEnds =
+                System.nanoTime() + outage.toNanos() + Duration.ofSeconds(1).toNanos();
+
+        Future<Object> ownerCall = pool.submit(() -> {
+            try {
+                return owner.execute(key("outage"), Fingerprint.none(), String.class, () -> {
+                    f.outage().begin(outage);
+                    takenOver.await(30, TimeUnit.SECONDS);
+                    return "stale";
+                });
+            } catch (LeaseLostException e) {
+                return e;
+            }
+        });
+        Outcome<String> rescued = await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptionsMatching(
+                        e -> e instanceof RequestInFlightException || e instanceof StoreUnavailableException)
+                .until(
+                        () -> rescuer.execute(key("outage"), Fingerprint.none(), String.class, () -> "rescued"),
+                        o -> true);
+        // The owner's work still runs: only the watchdog can have told it.
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(losses.lost).hasValue(1));
+        workFor(Duration.ofNanos(Math.max(1, outageEnds - System.nanoTime()))); // the store is back
+        takenOver.countDown();
+
+        assertThat(rescued).isEqualTo(firstOf("rescued"));
+        assertThat(ownerCall.get(30, TimeUnit.SECONDS)).isInstanceOf(LeaseLostException.class);
+        assertThat(losses.lost).hasValue(1); // told once: the refused completion does not repeat it
+        assertThat(rescuer.execute(key("outage"), Fingerprint.none(), String.class, () -> "again"))
+                .isEqualTo(replayOf("rescued"));
+    }
+
+    /**
+     * A completion whose claim expired but which nobody took over is recorded on every store: the
+     * work ran, and refusing its result would make the client's retry run it again.
+     */
+    @Test
+    public void lateCompletionIsRecordedWhenNobodyTookOver() {
+        Idempotency slow =
+                idempotency(IdempotencyConfig.custom().inFlightLease(SHORT).renewLease(false));
+        AtomicInteger effects = new AtomicInteger();
+
+        Outcome<String> out = slow.execute(key("late"), Fingerprint.ofString("p"), String.class, () -> {
+            effects.incrementAndGet();
+            workFor(SHORT.multipliedBy(3)); // the lease runs out; nobody else asks for the key
+            return "recorded";
+        });
+
+        assertThat(out).isEqualTo(firstOf("recorded"));
+        assertThat(Idempotency.of(otherMachineStore())
+                        .execute(key("late"), Fingerprint.ofString("p"), String.class, () -> {
+                            effects.incrementAndGet();
+                            return "ran twice";
+                        }))
+                .isEqualTo(replayOf("recorded"));
+        assertThat(effects).hasValue(1);
+    }
+
+    /** The longest retention and lease any configuration accepts are stored and honoured. */
+    @Test
+    public void longestRetentionAndLeaseAreStoredAndReplayed() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom()
+                .retention(IdempotencyConfig.MAX_DURATION)
+                .inFlightLease(IdempotencyConfig.MAX_DURATION));
+        AtomicInteger effects = new AtomicInteger();
+
+        assertThat(idem.execute(key("forever"), Fingerprint.none(), Integer.class, effects::incrementAndGet))
+                .isEqualTo(firstOf(1));
+        assertThat(idem.execute(key("forever"), Fingerprint.none(), Integer.class, effects::incrementAndGet))
+                .isEqualTo(replayOf(1));
+        assertThat(Idempotency.of(otherMachineStore())
+                        .execute(key("forever"), Fingerprint.none(), Integer.class, effects::incrementAndGet))
+                .isEqualTo(replayOf(1));
+        assertThat(effects).hasValue(1);
+    }
+
+    /** Results holding malformed UTF-16 replay exactly, not with '?' in place of the surrogate. */
+    @Test
+    public void resultWithALoneSurrogateReplaysExactly() {
+        Idempotency idem = idempotency(IdempotencyConfig.custom());
+        String odd = "k\uD800x\uDBFF";
+        idem.execute(key("surrogate"), Fingerprint.none(), String.class, () -> odd);
+
+        assertThat(Idempotency.of(otherMachineStore())
+                        .execute(key("surrogate"), Fingerprint.none(), String.class, () -> "ran again")
+                        .value())
+                .isEqualTo(odd);
     }
 
     private static boolean inFlight(Idempotency idem, IdempotencyKey key) {

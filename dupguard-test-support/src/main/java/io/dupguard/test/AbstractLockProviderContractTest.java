@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.dupguard.InvalidKeyException;
+import io.dupguard.StoreUnavailableException;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
 import io.dupguard.lock.LockUnavailableException;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -41,6 +43,13 @@ public abstract class AbstractLockProviderContractTest {
 
     /** Provider {@code i} (1 or 2) on its own connection, standing in for another machine. */
     protected abstract LockProvider machine(int i);
+
+    /**
+     * A provider on its own connections whose server can be made unreachable for a while (a
+     * refused connection, a paused server with a short client timeout), and another machine's
+     * provider on the same server. Every backend provides one.
+     */
+    protected abstract StoreOutage.Fixture<LockProvider> outageFixture();
 
     /** Acquisitions per thread in the mutual-exclusion test (16 threads). */
     protected int acquisitionsPerThread() {
@@ -280,7 +289,7 @@ public abstract class AbstractLockProviderContractTest {
 
     @Test
     public void rejectsBadNames() {
-        for (String bad : new String[] {"", "  ", "a\nb", "x".repeat(201)}) {
+        for (String bad : new String[] {"", "  ", "a\nb", "x".repeat(201), "k\uD800", "k\uDBFF", "\uDC00k"}) {
             assertThatThrownBy(() -> provider().tryAcquire(bad)).isInstanceOf(InvalidKeyException.class);
         }
         assertThatThrownBy(() -> provider().tryAcquire(null)).isInstanceOf(InvalidKeyException.class);
@@ -296,6 +305,144 @@ public abstract class AbstractLockProviderContractTest {
         assertThatThrownBy(() -> LockOptions.custom().waitTime(Duration.ofMillis(-1)))
                 .hasMessageContaining("waitTime");
         assertThatThrownBy(() -> LockOptions.custom().watchdog(Duration.ZERO)).hasMessageContaining("watchdogLease");
+    }
+
+    /**
+     * One store blip must never let a second holder in: a failed renewal is retried and succeeds
+     * once the store is back, long before the lease ends; nobody else acquires meanwhile.
+     */
+    @Test
+    public void watchdogRenewalSurvivesAStoreBlip() {
+        StoreOutage.Fixture<LockProvider> f = outageFixture();
+        Duration lease = Duration.ofSeconds(3);
+        AtomicInteger lost = new AtomicInteger();
+        LockOptions renewed = LockOptions.custom()
+                .watchdog(lease)
+                .onLeaseLost(l -> lost.incrementAndGet())
+                .build();
+        try (Lease held = f.store().tryAcquire(name("blip"), renewed).orElseThrow()) {
+            f.outage().begin(Duration.ofMillis(1200)); // the first renewal (at 1 s) falls inside it
+            long end = System.nanoTime() + lease.plusMillis(1500).toNanos();
+            AtomicInteger intruders = new AtomicInteger();
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        if (acquiredByOther(f.otherMachine(), name("blip"))) {
+                            intruders.incrementAndGet();
+                        }
+                        return System.nanoTime() - end >= 0;
+                    });
+
+            assertThat(intruders).hasValue(0);
+            assertThat(lost).hasValue(0);
+            assertThat(held.isHeld()).isTrue();
+        }
+    }
+
+    private static boolean acquiredByOther(LockProvider other, String name) {
+        try {
+            Optional<Lease> got = other.tryAcquire(name);
+            got.ifPresent(Lease::close);
+            return got.isPresent();
+        } catch (StoreUnavailableException paused) {
+            return false; // the other machine's server is paused too
+        }
+    }
+
+    /**
+     * When no renewal can succeed within the lease, the holder is told: the callback runs, {@link
+     * Lease#isHeld()} turns false, and another machine's later holder has a greater fence.
+     */
+    @Test
+    public void holderLearnsItLostTheLeaseWhenNoRenewalSucceedsInTime() {
+        StoreOutage.Fixture<LockProvider> f = outageFixture();
+        AtomicInteger lost = new AtomicInteger();
+        LockOptions renewed = LockOptions.custom()
+                .watchdog(Duration.ofSeconds(1))
+                .onLeaseLost(l -> lost.incrementAndGet())
+                .build();
+        Lease held = f.store().tryAcquire(name("outage"), renewed).orElseThrow();
+        f.outage().begin(Duration.ofSeconds(4));
+
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(lost).hasValue(1));
+        assertThat(held.isHeld()).isFalse();
+        Lease next = await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreException(StoreUnavailableException.class)
+                .until(() -> f.otherMachine().tryAcquire(name("outage")), Optional::isPresent)
+                .orElseThrow();
+        try (next) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+            held.close(); // the stale holder's close must leave the new holder alone
+            assertThat(next.isHeld()).isTrue();
+        }
+    }
+
+    /**
+     * A thread whose earlier lease expired (and was taken by another machine) does not "re-enter"
+     * with the stale fence: it gets nothing while the other holds the lock, then a fresh lease.
+     */
+    @Test
+    public void sameThreadAfterItsLeaseExpiredAcquiresAnewInsteadOfReentering() throws Exception {
+        LockProvider locks = provider();
+        Lease stale = locks.tryAcquire(name("stale"), fixed(SHORT)).orElseThrow();
+        Lease other = machine(1).acquire(name("stale"), waiting(Duration.ofSeconds(20)));
+
+        assertThat(locks.tryAcquire(name("stale"))).isEmpty();
+        long otherFence = other.fencingToken();
+        other.close();
+        try (Lease fresh = locks.tryAcquire(name("stale")).orElseThrow()) {
+            assertThat(fresh.fencingToken()).isGreaterThan(otherFence);
+            assertThat(fresh.isHeld()).isTrue();
+            stale.close(); // closing the expired lease later must not release the fresh one
+            assertThat(fresh.isHeld()).isTrue();
+            assertThat(machine(1).tryAcquire(name("stale"))).isEmpty();
+        }
+    }
+
+    /** An explicit owner id that looks like a thread's implicit owner cannot re-enter its lock. */
+    @Test
+    public void explicitOwnerCannotImpersonateAThread() throws Exception {
+        LockProvider locks = provider();
+        try (Lease held = locks.tryAcquire(name("spoof")).orElseThrow()) {
+            String impersonated = "thread:" + Thread.currentThread().getId();
+            LockOptions spoof = LockOptions.custom()
+                    .owner(impersonated)
+                    .waitTime(Duration.ZERO)
+                    .build();
+
+            Optional<Lease> stolen =
+                    pool.submit(() -> locks.tryAcquire(name("spoof"), spoof)).get(10, TimeUnit.SECONDS);
+
+            assertThat(stolen).isEmpty();
+            assertThat(held.isHeld()).isTrue();
+        }
+    }
+
+    /** The longest lease any configuration accepts is stored; anything longer is refused up front. */
+    @Test
+    public void longestLeaseIsStoredAndLongerOrTooShortOnesAreRefused() {
+        try (Lease lease = provider()
+                .tryAcquire(name("forever"), fixed(LockOptions.MAX_DURATION))
+                .orElseThrow()) {
+            assertThat(lease.isHeld()).isTrue();
+            assertThat(machine(1).tryAcquire(name("forever"))).isEmpty();
+            assertThat(lease.extend(LockOptions.MAX_DURATION)).isTrue();
+        }
+        assertThat(machine(1).tryAcquire(name("forever"))).hasValueSatisfying(Lease::close);
+
+        assertThatThrownBy(() -> LockOptions.custom().leaseTime(Duration.ofDays(365L * 300)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("leaseTime")
+                .hasMessageContaining("100 years");
+        assertThatThrownBy(() -> LockOptions.custom().leaseTime(ChronoUnit.FOREVER.getDuration()))
+                .hasMessageContaining("leaseTime");
+        assertThatThrownBy(() -> LockOptions.custom().waitTime(ChronoUnit.FOREVER.getDuration()))
+                .hasMessageContaining("waitTime");
+        assertThatThrownBy(() -> LockOptions.custom().watchdog(Duration.ofMillis(10)))
+                .hasMessageContaining("watchdogLease")
+                .hasMessageContaining(LockOptions.MIN_WATCHDOG_LEASE.toString());
     }
 
     /** A resource that refuses writes carrying a fencing token lower than one it has seen (L5). */

@@ -8,6 +8,14 @@ import java.util.Optional;
 class InMemoryIdempotencyStoreTest extends AbstractIdempotencyStoreContractTest {
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
 
+    private final OutageClock outageClock = new OutageClock();
+    private final InMemoryIdempotencyStore flaky = new InMemoryIdempotencyStore(outageClock);
+
+    @Override
+    protected StoreOutage.Fixture<IdempotencyStore> outageFixture() {
+        return new StoreOutage.Fixture<>(flaky, flaky, outageClock);
+    }
+
     @Override
     protected IdempotencyStore store() {
         return store;

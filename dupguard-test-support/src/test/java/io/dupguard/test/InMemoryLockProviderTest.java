@@ -7,6 +7,14 @@ class InMemoryLockProviderTest extends AbstractLockProviderContractTest {
     private final InMemoryLockProvider provider = new InMemoryLockProvider();
     private final LockProvider[] others = {provider.sibling(), provider.sibling()};
 
+    private final OutageClock outageClock = new OutageClock();
+    private final InMemoryLockProvider flaky = new InMemoryLockProvider(outageClock);
+
+    @Override
+    protected StoreOutage.Fixture<LockProvider> outageFixture() {
+        return new StoreOutage.Fixture<>(flaky, flaky.sibling(), outageClock);
+    }
+
     @Override
     protected LockProvider provider() {
         return provider;

@@ -36,6 +36,7 @@ final class ZkHold {
     private final Thread acquirer;
     private final long sessionId;
     private volatile boolean ended;
+    private volatile Runnable onLost;
     private boolean released; // guarded by this
     private ScheduledFuture<?> expiry; // guarded by this
 
@@ -103,7 +104,20 @@ final class ZkHold {
     void sessionLost(long currentSession) {
         if (sessionId != currentSession && end()) {
             deleteInBackground("session lost");
+            Runnable callback = onLost;
+            if (callback != null) {
+                try {
+                    callback.run();
+                } catch (RuntimeException e) {
+                    LOG.warn("lease-lost callback of lock node {} threw", path, e);
+                }
+            }
         }
+    }
+
+    /** Runs {@code callback} once if the session that holds this node is lost. */
+    void onSessionLost(Runnable callback) {
+        this.onLost = callback;
     }
 
     /** The fixed lease ran out: stop holding and delete the node so the next contender moves up. */

@@ -2,6 +2,7 @@ package io.dupguard.zookeeper;
 
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.internal.Checks;
+import io.dupguard.internal.LockOwners;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
@@ -89,10 +90,7 @@ public final class ZooKeeperLockProvider implements LockProvider, AutoCloseable 
     private Optional<Lease> acquire(String name, LockOptions options, boolean wait) {
         Checks.text(name, AbstractLockProvider.MAX_NAME_LENGTH, "lock name");
         Objects.requireNonNull(options, "options");
-        HoldKey key = new HoldKey(
-                name,
-                options.owner()
-                        .orElseGet(() -> "thread:" + Thread.currentThread().getId()));
+        HoldKey key = new HoldKey(name, LockOwners.of(options));
         ZkHold[] reentered = {null};
         holds.computeIfPresent(key, (k, h) -> {
             // A hold whose lease ran out or whose session was lost is not held: acquire anew.
@@ -125,7 +123,11 @@ public final class ZooKeeperLockProvider implements LockProvider, AutoCloseable 
         }
         // Supersedes an ended hold of the same owner whose leases are not all closed yet.
         holds.put(key, hold);
-        return Optional.of(new ZooKeeperLease(this, hold));
+        ZooKeeperLease lease = new ZooKeeperLease(this, hold);
+        if (options.watchdog()) {
+            hold.onSessionLost(() -> options.onLeaseLost().accept(lease)); // the session is the lease
+        }
+        return Optional.of(lease);
     }
 
     /** Wraps a just-acquired mutex; gives it back if its node cannot be described. */

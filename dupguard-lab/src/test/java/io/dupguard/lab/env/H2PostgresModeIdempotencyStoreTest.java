@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.test.AbstractIdempotencyStoreContractTest;
+import io.dupguard.test.FlakyDataSource;
+import io.dupguard.test.StoreOutage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
@@ -19,6 +21,8 @@ class H2PostgresModeIdempotencyStoreTest extends AbstractIdempotencyStoreContrac
     private final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(env.dataSource())
             .createSchemaIfMissing(true)
             .build();
+    private final FlakyDataSource flaky = new FlakyDataSource(env.dataSource());
+    private final JdbcIdempotencyStore flakyStore = JdbcIdempotencyStore.create(flaky);
 
     @AfterAll
     void close() {
@@ -29,6 +33,11 @@ class H2PostgresModeIdempotencyStoreTest extends AbstractIdempotencyStoreContrac
     @Override
     protected IdempotencyStore store() {
         return store;
+    }
+
+    @Override
+    protected StoreOutage.Fixture<IdempotencyStore> outageFixture() {
+        return new StoreOutage.Fixture<>(flakyStore, store, flaky);
     }
 
     @Override

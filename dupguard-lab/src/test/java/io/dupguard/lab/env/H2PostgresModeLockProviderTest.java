@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.JdbcLockProvider;
 import io.dupguard.lock.LockProvider;
 import io.dupguard.test.AbstractLockProviderContractTest;
+import io.dupguard.test.FlakyDataSource;
+import io.dupguard.test.StoreOutage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
@@ -19,6 +21,8 @@ class H2PostgresModeLockProviderTest extends AbstractLockProviderContractTest {
 
     private final HikariDataSource[] pools = new HikariDataSource[3];
     private final JdbcLockProvider[] machines = new JdbcLockProvider[3];
+    private final FlakyDataSource flaky;
+    private final JdbcLockProvider flakyMachine;
 
     H2PostgresModeLockProviderTest() {
         for (int i = 0; i < 3; i++) {
@@ -31,6 +35,13 @@ class H2PostgresModeLockProviderTest extends AbstractLockProviderContractTest {
                     .createSchemaIfMissing(true)
                     .build();
         }
+        flaky = new FlakyDataSource(pools[2]);
+        flakyMachine = JdbcLockProvider.create(flaky);
+    }
+
+    @Override
+    protected StoreOutage.Fixture<LockProvider> outageFixture() {
+        return new StoreOutage.Fixture<>(flakyMachine, machines[1], flaky);
     }
 
     @AfterAll
