@@ -1,0 +1,108 @@
+package io.dupguard.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The renewal cadence: failures are retried within the lease; only a refusal or the lease's end loses it. */
+class WatchdogTest {
+    private static final Duration LEASE = Duration.ofMillis(900);
+
+    @Test
+    void transientFailuresAreRetriedAndRenewalGoesOn() {
+        AtomicInteger calls = new AtomicInteger();
+        AtomicInteger lostCalls = new AtomicInteger();
+        Watchdog.Renewal r = Watchdog.shared()
+                .start(
+                        LEASE,
+                        System.nanoTime(),
+                        () -> {
+                            int n = calls.incrementAndGet();
+                            if (n <= 2) {
+                                throw new IllegalStateException("store blip #" + n);
+                            }
+                            return true;
+                        },
+                        lostCalls::incrementAndGet);
+        try {
+            // Two failures, then successes go on for several more renewal periods.
+            await().atMost(Duration.ofSeconds(20)).until(() -> calls.get() >= 6);
+            assertThat(r.lost()).isFalse();
+            assertThat(r.failures()).isZero();
+            assertThat(lostCalls).hasValue(0);
+        } finally {
+            r.stop();
+        }
+    }
+
+    @Test
+    void aRefusalLosesTheLeaseAtOnce() {
+        AtomicInteger lostCalls = new AtomicInteger();
+        Watchdog.Renewal r = Watchdog.shared().start(LEASE, System.nanoTime(), () -> false, lostCalls::incrementAndGet);
+
+        await().atMost(Duration.ofSeconds(10)).until(r::lost);
+        assertThat(lostCalls).hasValue(1);
+    }
+
+    @Test
+    void failingEveryTimeLosesTheLeaseOnlyWhenItRunsOut() {
+        long start = System.nanoTime();
+        AtomicInteger attempts = new AtomicInteger();
+        AtomicLong lostAt = new AtomicLong();
+        Watchdog.Renewal r = Watchdog.shared()
+                .start(
+                        LEASE,
+                        start,
+                        () -> {
+                            attempts.incrementAndGet();
+                            throw new IllegalStateException("store down");
+                        },
+                        () -> lostAt.set(System.nanoTime()));
+
+        await().atMost(Duration.ofSeconds(10)).until(r::lost);
+        assertThat(lostAt.get() - start).isGreaterThanOrEqualTo(LEASE.toNanos());
+        assertThat(attempts.get()).isGreaterThanOrEqualTo(3); // the regular one and retries
+    }
+
+    @Test
+    void anAttemptThatHangsPastTheLeaseLosesIt() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger lostCalls = new AtomicInteger();
+        Watchdog.Renewal r = Watchdog.shared()
+                .start(
+                        LEASE,
+                        System.nanoTime(),
+                        () -> {
+                            try {
+                                release.await(30, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            return true;
+                        },
+                        lostCalls::incrementAndGet);
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(r::lost);
+            assertThat(lostCalls).hasValue(1);
+        } finally {
+            release.countDown();
+        }
+        assertThat(r.lost()).isTrue(); // a late success does not revive a lost lease
+    }
+
+    @Test
+    void stoppedRenewalNeverReportsALoss() {
+        AtomicInteger lostCalls = new AtomicInteger();
+        Watchdog.Renewal r = Watchdog.shared().start(LEASE, System.nanoTime(), () -> false, lostCalls::incrementAndGet);
+        r.stop();
+        await().pollDelay(LEASE.multipliedBy(2)).atMost(LEASE.multipliedBy(4)).until(() -> true);
+        assertThat(lostCalls).hasValue(0);
+        assertThat(r.lost()).isFalse();
+    }
+}
