@@ -1,8 +1,8 @@
 package io.dupguard.idempotency;
 
 /**
- * Hooks for metrics and logs (the Spring Boot starter binds them to Micrometer). Called on the
- * caller's thread; implementations must be fast and must not throw. All methods default to no-op.
+ * Hooks for metrics and logs. Called on the caller's thread (except {@link #onLeaseLost}, see
+ * there); implementations must be fast and must not throw. All methods default to no-op.
  */
 public interface IdempotencyListener {
     /** Shared no-op instance. */
@@ -26,6 +26,10 @@ public interface IdempotencyListener {
     /** An abandoned claim was taken over after its lease ran out. */
     default void onTakeover(IdempotencyKey key) {}
 
-    /** The owner's lease was lost while the work ran (renewal refused or completion refused). */
+    /**
+     * The owner's lease was lost while the work ran: the store refused a renewal, no renewal
+     * succeeded within the lease (called on a renewal thread, while the work may still run), or the
+     * completion was refused after a takeover. Called at most once per call.
+     */
     default void onLeaseLost(IdempotencyKey key) {}
 }

@@ -32,7 +32,13 @@ public interface Lease extends AutoCloseable {
      */
     boolean extend(Duration leaseTime);
 
-    /** Whether the store still records this lease as the holder. Asks the store. */
+    /**
+     * Whether the store still records this lease as the holder. Asks the store, except once a
+     * watchdog-renewed lease was reported lost ({@link LockOptions.Builder#onLeaseLost}): then
+     * false without asking.
+     *
+     * @throws io.dupguard.StoreUnavailableException if the store cannot be asked
+     */
     boolean isHeld();
 
     /**

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.dupguard.InvalidKeyException;
+import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.token.SubmissionTokens;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -119,6 +121,20 @@ public abstract class AbstractSubmissionTokensContractTest {
         }
         assertThat(tokens().consume(scope, "user-1", io.dupguard.token.Tokens.newToken()))
                 .isFalse();
+    }
+
+    @Test
+    public void longestTtlIsStoredAndLongerOrMalformedInputIsRefused() {
+        String token = tokens().issue(scope, "user-9", IdempotencyConfig.MAX_DURATION);
+        assertThat(otherMachine().consume(scope, "user-9", token)).isTrue();
+
+        assertThatThrownBy(() -> tokens().issue(scope, "u", ChronoUnit.FOREVER.getDuration()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ttl")
+                .hasMessageContaining("100 years");
+        assertThatThrownBy(() -> tokens().issue(scope, "u\uD800", Duration.ofMinutes(1)))
+                .isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("surrogate");
     }
 
     @Test
