@@ -1,6 +1,8 @@
 package io.dupguard.lab.cli;
 
 import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.fault.Fault;
+import io.dupguard.lab.fault.Faults;
 import io.dupguard.lab.report.ConsoleProgress;
 import io.dupguard.lab.report.HtmlReport;
 import io.dupguard.lab.report.JsonReport;
@@ -15,6 +17,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -111,6 +114,15 @@ final class StormCommand implements Callable<Integer> {
                     + " an in-process server for this run")
     private String zookeeper;
 
+    @Option(
+            names = "--faults",
+            split = ",",
+            paramLabel = "NAME",
+            description = "Run every strategy once under each fault: store-stall (Redis CLIENT PAUSE, a SQL table"
+                    + " lock, 1 s), connection-kill (the lab's own database and Redis connections, every 250 ms),"
+                    + " or all. Invariants still hold; errors surfaced to clients are allowed")
+    private List<String> faults = List.of();
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON")
     private Path json;
 
@@ -147,7 +159,7 @@ final class StormCommand implements Callable<Integer> {
         try (env;
                 ConsoleProgress progress =
                         new ConsoleProgress(spec.commandLine().getErr(), terminal)) {
-            report = Storm.run(plans, env, settings, setup(env, settings), progress);
+            report = Storm.run(plans, env, settings, setup(env, settings), progress, faults(env, out));
         }
         TextReport.print(report, out);
         if (json != null) {
@@ -159,6 +171,28 @@ final class StormCommand implements Callable<Integer> {
             out.println("html: " + html);
         }
         return report.ok() ? DupguardCli.OK : DupguardCli.INVARIANT_BROKEN;
+    }
+
+    /** The faults to inject: named ones must apply to the servers given; "all" skips the others. */
+    private List<Fault> faults(LabEnvironment env, PrintWriter out) {
+        List<Fault> chosen;
+        try {
+            chosen = Faults.parse(faults);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--faults: " + e.getMessage(), e);
+        }
+        List<Fault> usable = new ArrayList<>();
+        for (Fault f : chosen) {
+            var why = f.unsupported(env);
+            if (why.isEmpty()) {
+                usable.add(f);
+            } else if (faults.contains("all")) {
+                out.println("skipping fault " + f.name() + ": " + why.get());
+            } else {
+                throw new ParameterException(spec.commandLine(), "--faults " + f.name() + ": " + why.get());
+            }
+        }
+        return usable;
     }
 
     private boolean given(Need need) {

@@ -22,17 +22,22 @@ final class Database implements AutoCloseable {
     final HikariDataSource dataSource;
     final SqlDialect dialect;
     final String label;
+    final String url; // null for the embedded database
+    final TrackedConnections tracked; // null for the embedded database
 
-    private Database(HikariDataSource dataSource, SqlDialect dialect, String label) {
+    private Database(
+            HikariDataSource dataSource, SqlDialect dialect, String label, String url, TrackedConnections tracked) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.label = label;
+        this.url = url;
+        this.tracked = tracked;
     }
 
     /** A private in-memory H2 database in PostgreSQL mode, gone when the process ends. */
     static Database embedded() {
         String url = "jdbc:h2:mem:dupguard-lab-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL";
-        return new Database(pool(url), SqlDialect.H2, "H2 (embedded, in-memory)");
+        return new Database(pool(url, null), SqlDialect.H2, "H2 (embedded, in-memory)", null, null);
     }
 
     /**
@@ -64,7 +69,8 @@ final class Database implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new UnreachableException("cannot use --jdbc-url " + shown + ": " + e.getMessage(), e);
         }
-        return new Database(pool(url), dialect, shown);
+        TrackedConnections tracked = new TrackedConnections(url, dialect);
+        return new Database(pool(url, tracked), dialect, shown, url, tracked);
     }
 
     private static boolean postgresMode(Connection c) throws SQLException {
@@ -75,9 +81,13 @@ final class Database implements AutoCloseable {
         }
     }
 
-    private static HikariDataSource pool(String url) {
+    private static HikariDataSource pool(String url, TrackedConnections tracked) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
+        if (tracked == null) {
+            config.setJdbcUrl(url);
+        } else {
+            config.setDataSource(tracked); // the same driver, with each connection's server-side id
+        }
         config.setPoolName("dupguard-lab");
         config.setMaximumPoolSize(POOL_SIZE);
         config.setConnectionTimeout(10_000);

@@ -93,6 +93,19 @@ public final class LabEnvironment implements AutoCloseable {
         return database.dataSource;
     }
 
+    /**
+     * The server database's JDBC URL and the lab's own connections to it (for faults); empty for
+     * the embedded H2.
+     */
+    public Optional<TrackedConnections> trackedConnections() {
+        return Optional.ofNullable(database.tracked);
+    }
+
+    /** The {@code --jdbc-url}, or empty for the embedded H2. */
+    public Optional<String> jdbcUrl() {
+        return Optional.ofNullable(database.url);
+    }
+
     public SqlDialect dialect() {
         return database.dialect;
     }

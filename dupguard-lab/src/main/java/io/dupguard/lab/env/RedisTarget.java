@@ -4,15 +4,21 @@ import io.dupguard.redis.RedisIdempotencyStore;
 import io.dupguard.redis.RedisLockProvider;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The Redis of {@code --redis-url}: one {@code redis://host:port} URI is a standalone server; a
@@ -24,6 +30,8 @@ public final class RedisTarget implements AutoCloseable {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(3);
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
     private static final String CLUSTER_SCHEME = "redis-cluster://";
+    /** {@code CLIENT SETNAME} of every connection the lab opens. */
+    static final String CLIENT_NAME = "dupguard-lab";
 
     private final RedisClient standalone;
     private final RedisURI standaloneUri;
@@ -86,6 +94,7 @@ public final class RedisTarget implements AutoCloseable {
             try {
                 RedisURI uri = RedisURI.create(part);
                 uri.setTimeout(COMMAND_TIMEOUT);
+                uri.setClientName(CLIENT_NAME); // so faults touch only the lab's own connections
                 uris.add(uri);
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException("invalid --redis-url '" + Secrets.mask(url)
@@ -115,6 +124,51 @@ public final class RedisTarget implements AutoCloseable {
                 ? RedisLockProvider.builder(cluster)
                 : RedisLockProvider.builder(standalone, standaloneUri);
         return b.keyPrefix(keyPrefix).build();
+    }
+
+    /**
+     * Stalls the server (every master of a Cluster) for {@code duration}: {@code CLIENT PAUSE …
+     * ALL}. Commands queue on the server meanwhile.
+     */
+    public void pause(Duration duration) {
+        forEachNode(c -> c.clientPause(duration.toMillis()));
+    }
+
+    /**
+     * Kills the lab's own connections ({@code CLIENT KILL ID} of every client named {@value
+     * #CLIENT_NAME}, except the one asking); Lettuce reconnects them. Returns how many.
+     */
+    public int killLabConnections() {
+        int[] killed = {0};
+        forEachNode(c -> {
+            long self = c.clientId();
+            for (String line : c.clientList().split("\n")) {
+                if (line.contains(" name=" + CLIENT_NAME + " ")) {
+                    long id = Long.parseLong(line.substring(3, line.indexOf(' ')));
+                    if (id != self) {
+                        killed[0] += c.clientKill(KillArgs.Builder.id(id)).intValue();
+                    }
+                }
+            }
+            return null;
+        });
+        return killed[0];
+    }
+
+    private void forEachNode(Function<RedisCommands<String, String>, ?> command) {
+        if (standalone != null) {
+            try (StatefulRedisConnection<String, String> c = standalone.connect(standaloneUri)) {
+                command.apply(c.sync());
+            }
+            return;
+        }
+        try (StatefulRedisClusterConnection<String, String> c = cluster.connect()) {
+            for (RedisClusterNode node : c.getPartitions()) {
+                if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                    command.apply(c.getConnection(node.getNodeId()).sync());
+                }
+            }
+        }
     }
 
     /** What the report calls it. */

@@ -94,7 +94,7 @@ public final class TextReport {
 
     private static String[] row(StrategyResult s) {
         return new String[] {
-            s.name(),
+            s.fault().isEmpty() ? s.name() : s.name() + " @" + s.fault(),
             s.family(),
             Numbers.count(s.requests()),
             Numbers.count(s.duplicatesSent()),

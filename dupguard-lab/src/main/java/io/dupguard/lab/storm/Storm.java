@@ -1,6 +1,7 @@
 package io.dupguard.lab.storm;
 
 import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.fault.Fault;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,26 +44,58 @@ public final class Storm {
     public static StormReport run(
             List<Plan> plans, LabEnvironment env, StormSettings settings, StormReport.Setup setup, Progress progress)
             throws Exception {
+        return run(plans, env, settings, setup, progress, List.of());
+    }
+
+    /**
+     * Runs every planned strategy once per fault in {@code faults} (once without faults if it is
+     * empty). A fault runs on its own thread beside the storm, at moments drawn from the seed.
+     */
+    public static StormReport run(
+            List<Plan> plans,
+            LabEnvironment env,
+            StormSettings settings,
+            StormReport.Setup setup,
+            Progress progress,
+            List<Fault> faults)
+            throws Exception {
         long start = System.nanoTime();
-        int total = plans.stream().mapToInt(p -> p.strategies().size()).sum();
+        List<Fault> rounds = faults.isEmpty() ? java.util.Collections.singletonList(null) : faults;
+        int total = plans.stream().mapToInt(p -> p.strategies().size()).sum() * rounds.size();
         warmUp(plans, env, settings, total, progress);
         int index = 0;
         List<WorkloadReport> reports = new ArrayList<>();
         for (Plan plan : plans) {
             List<StrategyResult> results = new ArrayList<>();
-            for (Strategy strategy : plan.strategies()) {
-                index++;
-                StrategyResult result;
-                try (Trial trial = plan.workload().open(strategy, env)) {
-                    StormDriver driver = new StormDriver(trial, settings);
-                    progress.started(
-                            plan.workload().name(), strategy, index, total, settings.duration(), driver::requestsSoFar);
-                    Observed seen = driver.run();
-                    trial.settle();
-                    result = StrategyResult.of(strategy, seen, trial.check(seen.ledger()));
+            for (Fault fault : rounds) {
+                for (Strategy strategy : plan.strategies()) {
+                    index++;
+                    StrategyResult result;
+                    try (Trial trial = plan.workload().open(strategy, env)) {
+                        StormDriver driver = new StormDriver(trial, settings);
+                        progress.started(
+                                plan.workload().name(),
+                                strategy,
+                                index,
+                                total,
+                                settings.duration(),
+                                driver::requestsSoFar);
+                        FaultThread injecting = FaultThread.start(fault, env, settings, strategy);
+                        Observed seen;
+                        try {
+                            seen = driver.run();
+                        } finally {
+                            injecting.close(); // the fault ends with the storm's duration
+                        }
+                        trial.settle();
+                        Effects found = trial.check(seen.ledger());
+                        result = fault == null
+                                ? StrategyResult.of(strategy, seen, found)
+                                : StrategyResult.of(strategy, seen, found, fault.name(), fault.durable(env));
+                    }
+                    progress.finished(plan.workload().name(), result);
+                    results.add(result);
                 }
-                progress.finished(plan.workload().name(), result);
-                results.add(result);
             }
             reports.add(
                     new WorkloadReport(plan.workload().name(), plan.workload().summary(), results));

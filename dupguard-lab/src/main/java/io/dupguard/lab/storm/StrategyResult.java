@@ -9,8 +9,10 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 
 /**
- * One row of the report: what the client saw and what the checker found for one strategy. The
- * first eleven components are the JSON contract; the rest are welcome extras.
+ * One row of the report: what the client saw and what the checker found for one strategy (under
+ * one fault, if the run injected faults). The first eleven components are the JSON contract; the
+ * rest are welcome extras; {@code fault} and {@code durable} are set on every row of a faulted
+ * run.
  */
 public record StrategyResult(
         String name,
@@ -40,7 +42,9 @@ public record StrategyResult(
         List<String> violations,
         Map<String, Long> metrics,
         boolean ok,
-        List<LatencyBucket> latencyHistogram) {
+        List<LatencyBucket> latencyHistogram,
+        String fault,
+        boolean durable) {
 
     private static final long[] EDGES_MILLIS = {
         1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10_000
@@ -53,9 +57,20 @@ public record StrategyResult(
     }
 
     public static StrategyResult of(Strategy strategy, Observed seen, Effects found) {
+        return of(strategy, seen, found, "", true);
+    }
+
+    /**
+     * A row of a run under {@code fault} ("" for none). Under a fault, errors surfaced to clients
+     * and requests left unacknowledged are allowed (an error is an honest answer); duplicate effects,
+     * lost acknowledged requests, wrong replays and accepted tampering are not. On a store setting
+     * that cannot keep the promise ({@code durable} false) a dupguard row's violations are reported
+     * but do not fail the run.
+     */
+    public static StrategyResult of(Strategy strategy, Observed seen, Effects found, String fault, boolean durable) {
         Histogram h = seen.latencyMicros();
         double seconds = seen.elapsedNanos() / 1e9;
-        List<String> violations = violations(seen, found);
+        List<String> violations = violations(seen, found, !fault.isEmpty());
         return new StrategyResult(
                 strategy.name(),
                 strategy.family().id(),
@@ -84,21 +99,27 @@ public record StrategyResult(
                 violations,
                 found.metrics(),
                 violations.isEmpty(),
-                buckets(h));
+                buckets(h),
+                fault,
+                durable);
     }
 
     /** Whether this is a dupguard strategy that broke an invariant. */
     public boolean brokenDupguard() {
-        return Family.DUPGUARD.id().equals(family) && !ok;
+        return Family.DUPGUARD.id().equals(family) && !ok && durable;
     }
 
-    private static List<String> violations(Observed seen, Effects found) {
+    private static List<String> violations(Observed seen, Effects found, boolean faulted) {
         List<String> out = new ArrayList<>();
         add(out, found.duplicateEffects(), "duplicate effects in the database");
         add(out, found.lost(), "acknowledged requests lost");
         add(out, found.tamperedCharged(), "tampered duplicates took effect");
         add(out, seen.tamperedAccepted(), "tampered duplicates answered with success instead of a refusal");
         add(out, seen.replayMismatches(), "answers differed from their request's first answer");
+        if (faulted) {
+            out.addAll(found.violations());
+            return out; // errors and unanswered requests are honest answers during a fault
+        }
         add(out, seen.requests() - seen.acknowledged(), "requests never acknowledged");
         if (seen.errors() > 0) {
             out.add(seen.errors() + " errors (first: " + seen.firstError() + ")");

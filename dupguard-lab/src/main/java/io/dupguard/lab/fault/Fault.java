@@ -1,0 +1,31 @@
+package io.dupguard.lab.fault;
+
+import io.dupguard.lab.env.LabEnvironment;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+/**
+ * A real fault injected while one strategy's storm runs ({@code dupguard storm --faults …}), with
+ * the servers' own mechanisms and only on connections the lab itself opened.
+ */
+public interface Fault {
+    /** The name used on the command line and in the report. */
+    String name();
+
+    /** Why this fault cannot run against {@code env} (no server it applies to), or empty. */
+    Optional<String> unsupported(LabEnvironment env);
+
+    /**
+     * Whether the store settings of {@code env} can keep dupguard's promise through this fault
+     * (false only where the setting itself cannot, e.g. Redis without persistence across a
+     * restart). A dupguard row that breaks an invariant on a durable setting fails the run.
+     */
+    boolean durable(LabEnvironment env);
+
+    /**
+     * Injects the fault between {@code startNanos} and {@code endNanos} ({@link System#nanoTime()}),
+     * at moments drawn from {@code random}. Runs on its own thread; returns when done or when
+     * interrupted.
+     */
+    void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random) throws Exception;
+}

@@ -1,0 +1,79 @@
+package io.dupguard.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The storm under real faults on PostgreSQL + Redis ({@code --faults all}): a 1 s store stall
+ * (a table lock held by a side connection, {@code CLIENT PAUSE}) and the lab's own connections
+ * terminated every 250 ms. Naive strategies may fail; every dupguard row on these (durable) settings
+ * keeps 0 duplicate effects, 0 lost acknowledged requests and equal replays — errors surfaced to
+ * clients are allowed.
+ */
+class StormFaultsIT {
+    @TempDir
+    Path dir;
+
+    @Test
+    void dupguardStrategiesHoldUnderStoreStallsAndKilledConnections() throws Exception {
+        Path json = dir.resolve("faults.json");
+        LabCli.Result r = LabCli.run(
+                "storm",
+                "--workload",
+                "payment,account-binding",
+                "--strategy",
+                "none,idempotency-jdbc,idempotency-jdbc-tx,idempotency-redis,select-then-insert,unique-key-catch,lock",
+                "--faults",
+                "all",
+                "--duration",
+                "1500ms",
+                "--clients",
+                "24",
+                "--jdbc-url",
+                StormPostgresRedisIT.PG,
+                "--redis-url",
+                StormPostgresRedisIT.REDIS,
+                "--json",
+                json.toString());
+
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
+        JsonNode report = StormJson.read(json);
+        List<String> faultsSeen = new ArrayList<>();
+        for (JsonNode workload : report.get("workloads")) {
+            for (JsonNode row : workload.get("strategies")) {
+                String where = workload.get("name").asText() + "/"
+                        + row.get("name").asText() + "@" + row.get("fault").asText();
+                assertThat(row.get("fault").asText()).as(where).isIn("store-stall", "connection-kill");
+                assertThat(row.get("durable").asBoolean()).as(where).isTrue();
+                faultsSeen.add(row.get("fault").asText());
+                if (row.get("family").asText().equals("dupguard")) {
+                    assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
+                    assertThat(row.get("lost").asLong()).as(where).isZero();
+                    assertThat(row.get("replayMismatches").asLong()).as(where).isZero();
+                    assertThat(row.get("ok").asBoolean())
+                            .as(where + " " + row.get("violations"))
+                            .isTrue();
+                }
+            }
+        }
+        assertThat(faultsSeen).contains("store-stall", "connection-kill");
+        assertThat(r.out()).contains("@store-stall").contains("@connection-kill");
+    }
+
+    @Test
+    void unknownOrInapplicableFaultsAreRefusedClearly() {
+        LabCli.Result unknown = LabCli.run("storm", "--faults", "meteor", "--duration", "100ms");
+        assertThat(unknown.status()).isEqualTo(2);
+        assertThat(unknown.err()).contains("unknown fault 'meteor'").contains("store-stall");
+
+        LabCli.Result embedded = LabCli.run("storm", "--faults", "connection-kill", "--duration", "100ms");
+        assertThat(embedded.status()).isEqualTo(2);
+        assertThat(embedded.err()).contains("connection-kill").contains("--jdbc-url");
+    }
+}
