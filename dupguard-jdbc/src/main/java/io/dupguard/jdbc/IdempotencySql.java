@@ -12,11 +12,17 @@ final class IdempotencySql {
     final String selectRow;
     final String selectRowLocking;
     final String takeover;
+    /** A finished row replacing an expired one (a final failure recorded outside a rolled-back transaction). */
+    final String takeoverFinished;
+
     final String complete;
     /** Transactional mode: the completion leaves {@code expires_at} as the claim set it. */
     final String completeKeepingExpiry;
 
     final String release;
+    /** Deletes the key's row if it has expired. */
+    final String deleteExpired;
+
     final String renew;
     final String findLive;
     final String purge;
@@ -49,12 +55,15 @@ final class IdempotencySql {
         // Guarded by expiry: of several callers racing to take over one expired row, one wins.
         this.takeover = "UPDATE " + table + " SET status = 'P', fingerprint = ?, owner = ?, payload = NULL,"
                 + " expires_at = " + nowPlus + byKey + " AND expires_at <= " + now;
+        this.takeoverFinished = "UPDATE " + table + " SET status = ?, fingerprint = ?, owner = NULL, payload = ?,"
+                + " expires_at = " + nowPlus + byKey + " AND expires_at <= " + now;
         this.complete = "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL, expires_at = " + nowPlus
                 + byKey + " AND status = 'P' AND owner = ?";
         // No indexed column changes: a HOT update on PostgreSQL, no secondary-index write on InnoDB.
         this.completeKeepingExpiry = "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL" + byKey
                 + " AND status = 'P' AND owner = ?";
         this.release = "DELETE FROM " + table + byKey + " AND status = 'P' AND owner = ?";
+        this.deleteExpired = "DELETE FROM " + table + byKey + " AND expires_at <= " + now;
         this.renew = "UPDATE " + table + " SET expires_at = " + nowPlus + byKey
                 + " AND status = 'P' AND owner = ? AND expires_at > " + now;
         this.findLive = "SELECT status, fingerprint, owner, payload FROM " + table + byKey + " AND expires_at > " + now;

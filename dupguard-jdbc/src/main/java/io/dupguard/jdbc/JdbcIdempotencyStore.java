@@ -95,7 +95,36 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     Claim claim(Connection c, boolean lockingRead, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
             throws SQLException {
+        return claim(c, lockingRead, key, fp, owner, leaseMillis, false);
+    }
+
+    /**
+     * As above; with {@code undoable} the claim should leave no lock behind once its savepoint is
+     * rolled back. InnoDB releases the lock of an inserted row then, but not the locks a statement
+     * took on an existing row (the insert's duplicate check, a locking read, a takeover), so on
+     * MySQL/MariaDB an expired row of the key is first deleted in autocommit on a pool connection
+     * and the key is then inserted afresh. (A row that expires between the two is taken over in
+     * place; recording a final failure outside the transaction then waits for the database's lock
+     * timeout and fails, leaving the key to expire.)
+     */
+    Claim claim(
+            Connection c,
+            boolean lockingRead,
+            IdempotencyKey key,
+            Fingerprint fp,
+            String owner,
+            long leaseMillis,
+            boolean undoable)
+            throws SQLException {
         IdempotencySql s = sql(c);
+        if (undoable && s.dialect == SqlDialect.MYSQL) {
+            withConnection("delete expired", key, pooled -> {
+                try (PreparedStatement ps = pooled.prepareStatement(s.deleteExpired)) {
+                    bindKey(ps, 1, key, s);
+                    return ps.executeUpdate();
+                }
+            });
+        }
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
             if (tryInsert(c, s, key, fp, owner, leaseMillis)) {
                 return Claim.FRESH;
@@ -167,6 +196,35 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             }
             throw e;
         }
+    }
+
+    /**
+     * Records a finished row for a key nobody holds: inserts it, or replaces an expired row. False
+     * if a live row of another call is there (an insert that met an uncommitted row waited for its
+     * transaction to end first).
+     */
+    boolean recordFinished(
+            Connection c, IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis)
+            throws SQLException {
+        if (insertFinished(c, key, fp, status, payload, retentionMillis)) {
+            return true;
+        }
+        IdempotencySql s = sql(c);
+        try (PreparedStatement ps = c.prepareStatement(s.takeoverFinished)) {
+            ps.setString(1, status == RecordStatus.COMPLETED ? "C" : "F");
+            ps.setString(2, fp.hex());
+            ps.setBytes(3, payload);
+            ps.setLong(4, retentionMillis);
+            bindKey(ps, 5, key, s);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** {@link #recordFinished} in a transaction of its own on a pool connection. */
+    boolean recordFinishedOnPool(
+            IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis) {
+        return access.inTransaction(
+                "record final failure of " + key, c -> recordFinished(c, key, fp, status, payload, retentionMillis));
     }
 
     private boolean tryInsert(

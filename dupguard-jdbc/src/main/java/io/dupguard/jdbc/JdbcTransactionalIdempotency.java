@@ -1,6 +1,7 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.FailurePolicy;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
@@ -45,15 +46,29 @@ import java.util.Objects;
  *
  * <p>No in-progress row is ever visible to others, so the {@link
  * io.dupguard.idempotency.InFlightPolicy} comes into play only when the same table is also used in
- * autocommit mode; the database's lock-wait timeout bounds the wait. Failures are never stored for
- * replay here: the rollback that follows a failure removes the claim with everything else. The work
- * must not commit or roll back the connection itself.
+ * autocommit mode; the database's lock-wait timeout bounds the wait. The work must not commit or
+ * roll back the connection itself.
+ *
+ * <p><b>Failures.</b> A failure the {@link FailurePolicy} does not call final leaves nothing: the
+ * rollback that follows removes the claim with the work. A <em>final</em> failure ({@link
+ * FailurePolicy#storeFinal}) is recorded <em>outside</em> the transaction that is rolled back, so a
+ * retry replays it ({@link io.dupguard.idempotency.ReplayedFailureException}) instead of running the
+ * work again: {@link #executeInTransaction} rolls its transaction back and records the failure in a
+ * short transaction of its own on the same connection; {@link #execute(Connection, IdempotencyKey,
+ * Fingerprint, Class, SqlWork) execute(connection, …)} sets a savepoint before the claim (one extra
+ * statement per call, only under a storing policy), rolls the caller's transaction back to it on a
+ * final failure and records the failure on a connection of the store's pool, committed at once —
+ * the caller then rolls back as usual. On MySQL/MariaDB that mode also deletes an expired row of the
+ * key in autocommit before claiming (one more statement), because InnoDB keeps row locks taken after
+ * a savepoint until the transaction ends. If another call recorded the key meanwhile, its result is
+ * replayed instead.
  *
  * <p>Thread-safe; each call uses only the connection it is given.
  */
 public final class JdbcTransactionalIdempotency {
     private final JdbcIdempotencyStore store;
     private final IdempotencyConfig config;
+    private final boolean storesFailures;
     private volatile boolean storeReady;
 
     private JdbcTransactionalIdempotency(JdbcIdempotencyStore store, IdempotencyConfig config) {
@@ -64,6 +79,7 @@ public final class JdbcTransactionalIdempotency {
                 .renewLease(false)
                 .localCacheSize(0)
                 .build();
+        this.storesFailures = this.config.failurePolicy() != FailurePolicy.releaseOnFailure();
     }
 
     public static JdbcTransactionalIdempotency of(JdbcIdempotencyStore store) {
@@ -108,7 +124,8 @@ public final class JdbcTransactionalIdempotency {
             Class<T> type,
             SqlWork<T, E> work)
             throws E {
-        return Idempotency.of(new ConnectionBoundStore(store, connection, config.retention(), own), config)
+        return Idempotency.of(
+                        new ConnectionBoundStore(store, connection, config.retention(), own, storesFailures), config)
                 .execute(key, fingerprint, type, () -> work.apply(connection));
     }
 
