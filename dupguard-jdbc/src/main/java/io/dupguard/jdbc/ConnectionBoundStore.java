@@ -44,6 +44,7 @@ final class ConnectionBoundStore implements IdempotencyStore {
     private final long retentionMillis;
     private final OwnTransaction own; // null: the caller owns the transaction
     private final boolean storesFailures;
+    private final boolean claimFirst;
     private Fingerprint deferredFingerprint; // set while a deferred claim is pending
     private Fingerprint claimedFingerprint; // the fingerprint of the current claim
     private Savepoint beforeClaim; // caller's transaction with a storing failure policy: undo point
@@ -53,18 +54,22 @@ final class ConnectionBoundStore implements IdempotencyStore {
      *     when the caller's transaction is already open and must not be ended here
      * @param storesFailures whether the failure policy may store a final failure: then such a
      *     failure is recorded outside the transaction that is rolled back
+     * @param claimFirst in a transaction this library owns: insert the claim row before the work
+     *     (concurrent duplicates wait on its row lock) instead of the deferred claim
      */
     ConnectionBoundStore(
             JdbcIdempotencyStore store,
             Connection connection,
             Duration retention,
             OwnTransaction own,
-            boolean storesFailures) {
+            boolean storesFailures,
+            boolean claimFirst) {
         this.store = store;
         this.connection = connection;
         this.retentionMillis = Checks.millis(retention);
         this.own = own;
         this.storesFailures = storesFailures;
+        this.claimFirst = claimFirst;
     }
 
     @FunctionalInterface
@@ -93,6 +98,10 @@ final class ConnectionBoundStore implements IdempotencyStore {
                     return claim;
                 }
                 own.begin();
+                if (claimFirst) {
+                    // A transaction just begun has no snapshot yet: the first re-read may be plain.
+                    return store.claim(connection, false, key, fingerprint, owner, retentionMillis);
+                }
                 deferredFingerprint = fingerprint;
                 return Claim.FRESH;
             });
@@ -193,7 +202,11 @@ final class ConnectionBoundStore implements IdempotencyStore {
             return;
         }
         run("release", key, () -> {
-            store.release(connection, key, owner);
+            if (own != null) {
+                own.rollback(); // removes the claim row with the work's writes
+            } else {
+                store.release(connection, key, owner);
+            }
             return null;
         });
     }

@@ -30,6 +30,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -372,6 +373,77 @@ class JdbcTransactionalIdempotencyIT {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Sixteen callers on four pools (four machines) call {@code executeInTransaction} with one key
+     * at once; the work takes 20 ms. Returns {callback runs, FIRST outcomes, committed orders}.
+     */
+    private int[] sameKeyOnFourMachines(Db db, JdbcTransactionalIdempotency.ClaimMode mode, String k) throws Exception {
+        List<HikariDataSource> machines = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(16);
+        AtomicInteger runs = new AtomicInteger();
+        try {
+            List<JdbcTransactionalIdempotency> txs = new ArrayList<>();
+            for (int m = 0; m < 4; m++) {
+                HikariDataSource machine = TestDatabases.pool(db, 4);
+                machines.add(machine);
+                txs.add(JdbcTransactionalIdempotency.of(
+                        TestDatabases.store(machine), IdempotencyConfig.ofDefaults(), mode));
+            }
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Outcome<Integer>>> calls = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                JdbcTransactionalIdempotency tx = txs.get(i % 4);
+                calls.add(threads.submit(() -> {
+                    start.await();
+                    return tx.executeInTransaction(key(k), Fingerprint.ofString("same"), Integer.class, c -> {
+                        runs.incrementAndGet();
+                        int n = insertOrder(c, k);
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // the work's duration
+                        return n;
+                    });
+                }));
+            }
+            start.countDown();
+            int firsts = 0;
+            for (Future<Outcome<Integer>> call : calls) {
+                Outcome<Integer> o = call.get(60, TimeUnit.SECONDS);
+                assertThat(o.value()).isEqualTo(1);
+                firsts += o.isReplay() ? 0 : 1;
+            }
+            return new int[] {runs.get(), firsts, orders(k)};
+        } finally {
+            threads.shutdownNow();
+            machines.forEach(HikariDataSource::close);
+        }
+    }
+
+    /** Issue 11.10: with the claim first, duplicates wait on the key and never run the callback. */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void claimFirstRunsTheCallbackOnceForSixteenConcurrentDuplicatesOnFourMachines(Db db) throws Exception {
+        setUp(db);
+        int[] r = sameKeyOnFourMachines(db, JdbcTransactionalIdempotency.ClaimMode.CLAIM_FIRST, "cf");
+
+        assertThat(r[0]).as("callback runs").isEqualTo(1);
+        assertThat(r[1]).as("FIRST outcomes").isEqualTo(1);
+        assertThat(r[2]).as("committed orders").isEqualTo(1);
+    }
+
+    /**
+     * The optimistic mode's documented behaviour: one committed order and one FIRST outcome, while
+     * the callback may run in several of the concurrent transactions (those are rolled back).
+     */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void optimisticCommitsOneOrderForSixteenConcurrentDuplicatesThoughTheCallbackMayRunMore(Db db) throws Exception {
+        setUp(db);
+        int[] r = sameKeyOnFourMachines(db, JdbcTransactionalIdempotency.ClaimMode.OPTIMISTIC, "opt");
+
+        assertThat(r[0]).as("callback runs").isBetween(1, 16);
+        assertThat(r[1]).as("FIRST outcomes").isEqualTo(1);
+        assertThat(r[2]).as("committed orders").isEqualTo(1);
     }
 
     /** A failure that retrying cannot cure, stored for replay by {@link FailurePolicy#storeFinal}. */
