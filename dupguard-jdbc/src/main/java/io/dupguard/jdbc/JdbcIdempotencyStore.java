@@ -4,6 +4,7 @@ import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyRecord;
 import io.dupguard.idempotency.IdempotencyStore;
@@ -18,6 +19,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link IdempotencyStore} in a SQL table (H2, PostgreSQL, MySQL/MariaDB), one row per key with a
@@ -52,11 +55,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     private static final int MAX_CLAIM_ROUNDS = 100;
 
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+
     private final JdbcAccess access;
+    private final long typicalRetentionMillis;
     private volatile IdempotencySql sql;
 
     private JdbcIdempotencyStore(Builder b) {
         this.access = b.access();
+        this.typicalRetentionMillis = b.typicalRetention.toMillis();
     }
 
     /** A store on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
@@ -140,7 +147,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 ps.setString(1, fp.hex());
                 ps.setString(2, owner);
                 ps.setLong(3, leaseMillis);
-                bindKey(ps, 4, key, s);
+                int i = 4;
+                if (s.purgeColumn) {
+                    ps.setLong(i++, purgeMillis(leaseMillis));
+                }
+                bindKey(ps, i, key, s);
                 if (ps.executeUpdate() == 1) {
                     return Claim.TAKEOVER;
                 }
@@ -189,6 +200,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setString(4, fp.hex());
             ps.setBytes(5, payload);
             ps.setLong(6, retentionMillis);
+            if (s.purgeColumn) {
+                ps.setLong(7, retentionMillis);
+            }
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
             if (!s.dialect.onConflictDoNothing() && UniqueViolation.test(e)) {
@@ -215,7 +229,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setString(2, fp.hex());
             ps.setBytes(3, payload);
             ps.setLong(4, retentionMillis);
-            bindKey(ps, 5, key, s);
+            int i = 5;
+            if (s.purgeColumn) {
+                ps.setLong(i++, retentionMillis);
+            }
+            bindKey(ps, i, key, s);
             return ps.executeUpdate() == 1;
         }
     }
@@ -239,6 +257,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     ps.setString(3, fp.hex());
                     ps.setString(4, owner);
                     ps.setLong(5, leaseMillis);
+                    if (s.purgeColumn) {
+                        ps.setLong(6, purgeMillis(leaseMillis));
+                    }
                 },
                 () -> {
                     // A driver that does not report the insert id: owner tokens are unique per call,
@@ -322,6 +343,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setBytes(i++, payload);
             if (!keepExpiry) {
                 ps.setLong(i++, retentionMillis);
+                if (s.purgeColumn) {
+                    ps.setLong(i++, retentionMillis);
+                }
             }
             bindKey(ps, i, key, s);
             ps.setString(i + 2, owner);
@@ -458,11 +482,26 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Checks.text(owner, 64, "owner");
     }
 
+    /** The purge column's offset for a claim: lease + typical retention, saturating. */
+    private long purgeMillis(long leaseMillis) {
+        long sum = leaseMillis + typicalRetentionMillis;
+        return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+
     IdempotencySql sql(Connection c) throws SQLException {
-        SqlDialect dialect = access.dialect(c);
         IdempotencySql s = sql;
         if (s == null) {
-            s = new IdempotencySql(dialect, access.table());
+            SqlDialect dialect = access.dialect(c);
+            boolean purgeColumn = TableLayout.hasColumn(c, dialect, access.table(), "purge_after");
+            if (!purgeColumn && TableLayout.exists(c, dialect, access.table())) {
+                LOG.warn(
+                        "dupguard idempotency table {} has the layout of an earlier version (no purge_after column):"
+                                + " it works, but every completion rewrites the indexed expires_at. See"
+                                + " docs/idempotency.md, \"Migrating the table\".",
+                        access.table());
+            }
+            DriverSettings.warnIfSlow(c, dialect);
+            s = new IdempotencySql(dialect, access.table(), purgeColumn);
             sql = s;
         }
         return s;
@@ -486,8 +525,33 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** Builder; not thread-safe. */
     public static final class Builder extends JdbcStoreBuilder<Builder, JdbcIdempotencyStore> {
+        /** The longest accepted {@link #typicalRetention}. */
+        public static final Duration MAX_TYPICAL_RETENTION = Duration.ofDays(36_500);
+
+        private Duration typicalRetention = IdempotencyConfig.DEFAULT_RETENTION;
+
         private Builder(DataSource dataSource) {
             super(dataSource, DEFAULT_TABLE, false);
+        }
+
+        /**
+         * The retention most completions use (default {@link IdempotencyConfig#DEFAULT_RETENTION},
+         * 24 h). A claim sets the row's purge time to now + lease + this, so that a completion with
+         * a retention up to this (finishing within the lease) leaves every indexed column unchanged —
+         * a HOT update on PostgreSQL, no secondary-index write on InnoDB. A longer retention moves
+         * the purge time (one index write per completion); a shorter one only lets the purge remove
+         * the row later than it could. Expiry itself is always exact.
+         *
+         * @throws IllegalArgumentException if not positive or longer than {@link #MAX_TYPICAL_RETENTION}
+         */
+        public Builder typicalRetention(Duration typicalRetention) {
+            Checks.positive(typicalRetention, "typicalRetention");
+            if (typicalRetention.compareTo(MAX_TYPICAL_RETENTION) > 0) {
+                throw new IllegalArgumentException("typicalRetention must be at most " + MAX_TYPICAL_RETENTION.toDays()
+                        + " days, was " + typicalRetention);
+            }
+            this.typicalRetention = typicalRetention;
+            return this;
         }
 
         @Override

@@ -117,6 +117,11 @@ final class SchemaInitializer {
     }
 
     private void run(Connection c, SqlDialect dialect) throws SQLException {
+        if (TableLayout.exists(c, dialect, table)) {
+            // An existing table is left as it is, including one of an earlier layout whose columns
+            // the shipped indexes would not find (the stores detect and handle that layout).
+            return;
+        }
         try (Statement st = c.createStatement()) {
             for (String ddl : statements(dialect)) {
                 // Default names are chosen so that none contains another (dupguard_locks,
