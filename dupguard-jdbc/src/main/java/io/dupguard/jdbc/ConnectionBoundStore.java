@@ -100,7 +100,8 @@ final class ConnectionBoundStore implements IdempotencyStore {
                 own.begin();
                 if (claimFirst) {
                     // A transaction just begun has no snapshot yet: the first re-read may be plain.
-                    return store.claim(connection, false, key, fingerprint, owner, retentionMillis);
+                    return store.claimForTransaction(
+                            connection, false, key, fingerprint, owner, retentionMillis, false);
                 }
                 deferredFingerprint = fingerprint;
                 return Claim.FRESH;
@@ -112,7 +113,8 @@ final class ConnectionBoundStore implements IdempotencyStore {
                 // a final failure can be recorded outside it (the claim row's lock would block that).
                 beforeClaim = connection.setSavepoint();
             }
-            return store.claim(connection, true, key, fingerprint, owner, retentionMillis, storesFailures);
+            return store.claimForTransaction(
+                    connection, true, key, fingerprint, owner, retentionMillis, storesFailures);
         });
     }
 

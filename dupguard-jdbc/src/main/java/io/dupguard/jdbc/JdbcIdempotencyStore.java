@@ -102,7 +102,23 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     Claim claim(Connection c, boolean lockingRead, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
             throws SQLException {
-        return claim(c, lockingRead, key, fp, owner, leaseMillis, false);
+        return claim(c, lockingRead, key, fp, owner, leaseMillis, purgeMillis(leaseMillis), false);
+    }
+
+    /**
+     * The claim of the transactional mode: the row's expiry is the retention at once (an
+     * uncommitted row is invisible, so a lease would protect nothing), and so is its purge time.
+     */
+    Claim claimForTransaction(
+            Connection c,
+            boolean lockingRead,
+            IdempotencyKey key,
+            Fingerprint fp,
+            String owner,
+            long retentionMillis,
+            boolean undoable)
+            throws SQLException {
+        return claim(c, lockingRead, key, fp, owner, retentionMillis, retentionMillis, undoable);
     }
 
     /**
@@ -121,6 +137,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             Fingerprint fp,
             String owner,
             long leaseMillis,
+            long purgeMillis,
             boolean undoable)
             throws SQLException {
         IdempotencySql s = sql(c);
@@ -133,7 +150,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             });
         }
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-            if (tryInsert(c, s, key, fp, owner, leaseMillis)) {
+            if (tryInsert(c, s, key, fp, owner, leaseMillis, purgeMillis)) {
                 return Claim.FRESH;
             }
             Row row = selectRow(c, lockingRead || round > 0 ? s.selectRowLocking : s.selectRow, key, true);
@@ -149,7 +166,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 ps.setLong(3, leaseMillis);
                 int i = 4;
                 if (s.purgeColumn) {
-                    ps.setLong(i++, purgeMillis(leaseMillis));
+                    ps.setLong(i++, purgeMillis);
                 }
                 bindKey(ps, i, key, s);
                 if (ps.executeUpdate() == 1) {
@@ -183,7 +200,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return new Claim.Existing(row.toRecord(key));
         }
         beforeWrite.run();
-        return claim(c, false, key, fp, owner, retentionMillis);
+        return claimForTransaction(c, false, key, fp, owner, retentionMillis, false);
     }
 
     /**
@@ -246,7 +263,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     private boolean tryInsert(
-            Connection c, IdempotencySql s, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
+            Connection c,
+            IdempotencySql s,
+            IdempotencyKey key,
+            Fingerprint fp,
+            String owner,
+            long leaseMillis,
+            long purgeMillis)
             throws SQLException {
         return insertIfAbsent(
                 c,
@@ -258,7 +281,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     ps.setString(4, owner);
                     ps.setLong(5, leaseMillis);
                     if (s.purgeColumn) {
-                        ps.setLong(6, purgeMillis(leaseMillis));
+                        ps.setLong(6, purgeMillis);
                     }
                 },
                 () -> {
