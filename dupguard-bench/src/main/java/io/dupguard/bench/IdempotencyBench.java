@@ -126,6 +126,8 @@ public final class IdempotencyBench {
                             || (target == BenchOptions.Target.MARIADB && o.camelOnMariadb());
                     SqlTarget sql = new SqlTarget(target.id, url, o.poolSize(), camel, o.diagnostics());
                     toClose.add(sql);
+                    ForeignLoad.otherClients = sql::otherClients;
+                    toClose.add(() -> ForeignLoad.otherClients = null);
                     impls = sql.impls();
                     server = sql.serverVersion();
                     audit = sql.auditSubject();

@@ -221,7 +221,12 @@ final class Report {
                 .append(" % as \"(other N %)\".\n");
         md.append("- **CPU per call**: CPU time of this JVM (load driver + implementation; for H2 also the")
                 .append(" database) and of the server processes over the measured window, from /proc, divided by the")
-                .append(" calls. On 2 shared cores this, more than latency, decides throughput.\n");
+                .append(
+                        " calls. On 2 shared cores this, more than latency, decides throughput. The database servers are")
+                .append(
+                        " shared with other work's tests: the PostgreSQL backends and MariaDB connection threads serving")
+                .append(" other databases are left out of the server column (counted as other load); the servers'")
+                .append(" background work (WAL/redo writing, checkpoints, purge) stays in it.\n");
         md.append("- **Latency**: per call, `System.nanoTime` around the call, recorded in a per-thread HdrHistogram")
                 .append(
                         " (3 significant digits) merged after the run. It includes waiting for a core: 16 threads on 2 cores.\n");

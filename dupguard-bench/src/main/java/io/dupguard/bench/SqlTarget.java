@@ -21,9 +21,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 
@@ -131,6 +133,38 @@ final class SqlTarget implements AutoCloseable {
 
     List<BenchImpl> impls() {
         return impls;
+    }
+
+    /**
+     * Server tasks that serve clients of other databases on the same server (other work's tests on
+     * this shared machine): PostgreSQL backend pids, MariaDB connection thread ids. Their CPU is
+     * then counted as foreign, not as this store's server CPU. Empty for H2 or if the query fails.
+     */
+    Set<Long> otherClients() {
+        String sql =
+                switch (dialect) {
+                    case POSTGRESQL ->
+                        "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend'"
+                                + " AND datname IS DISTINCT FROM current_database()";
+                    case MYSQL ->
+                        "SELECT TID FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon'"
+                                + " AND (DB IS NULL OR DB <> DATABASE())";
+                    case H2 -> null;
+                };
+        if (sql == null) {
+            return Set.of();
+        }
+        Set<Long> out = new HashSet<>();
+        try (Connection c = pool.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(rs.getLong(1));
+            }
+        } catch (SQLException e) {
+            return Set.of();
+        }
+        return out;
     }
 
     /** Product and version as the server reports them, plus the durability settings that bound commits. */
