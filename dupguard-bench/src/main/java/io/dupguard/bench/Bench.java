@@ -15,7 +15,18 @@ final class Bench {
 
     static final String FINGERPRINT_HEX = FINGERPRINT.hex();
 
+    /** Length of the SQL rows' response (issue 12: "a 200-byte response"). */
+    static final int RESPONSE_LENGTH = 200;
+
+    private static final String PAD = "x".repeat(RESPONSE_LENGTH);
+
     private Bench() {}
+
+    /** The SQL rows' work result: {@code "ok-<seq>-xxx…"}, {@value #RESPONSE_LENGTH} ASCII characters. */
+    static String response(long seq) {
+        String head = "ok-" + seq + "-";
+        return head + PAD.substring(Math.min(head.length(), RESPONSE_LENGTH));
+    }
 
     /** Keeps a result alive for the JIT; fails loudly if a replay returned nothing. */
     static void consume(String value) {

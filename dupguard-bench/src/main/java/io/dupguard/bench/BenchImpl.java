@@ -8,8 +8,13 @@ interface BenchImpl {
 
     /** What a row is compared against. */
     enum Role {
-        /** The same round trips written by hand: the ceiling. */
+        /**
+         * The leanest correct design an expert would write by hand for this store (on SQL stores
+         * its own minimal table): the ceiling the targets are measured against.
+         */
         CEILING,
+        /** Hand-written statements on dupguard's own table: measures the library's client-side overhead only. */
+        CEILING_SAME_TABLE,
         /** dupguard's {@code Idempotency.execute} (autocommit on SQL stores). */
         DUPGUARD,
         /** dupguard's {@code JdbcTransactionalIdempotency.executeInTransaction}: one commit per call. */
@@ -57,6 +62,14 @@ interface BenchImpl {
 
     /** Removes what earlier runs stored, so that tables and memory do not grow run after run. Not timed. */
     void reset() throws Exception;
+
+    /**
+     * Whether a call on a key whose first request is still in flight returns (false: not run here)
+     * instead of throwing — the rows measured with {@link Workload#DUP50_RACING}.
+     */
+    default boolean answersInFlight() {
+        return false;
+    }
 
     /** False for a row that stores nothing and so cannot tell a duplicate (its outcomes are not checked). */
     default boolean tellsDuplicates() {

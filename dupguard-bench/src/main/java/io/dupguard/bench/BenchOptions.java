@@ -61,7 +61,9 @@ record BenchOptions(
 
     static final String DEFAULT_H2_URL = "jdbc:h2:mem:dupguard-bench;DB_CLOSE_DELAY=-1";
     static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
-    static final String DEFAULT_MARIADB_URL = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
+    /** With server-side prepared statements, as docs/idempotency.md tells users to configure. */
+    static final String DEFAULT_MARIADB_URL = "jdbc:mariadb://127.0.0.1:3306/test?user=root&useServerPrepStmts=true";
+
     static final String DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
     static final String USAGE =
@@ -72,12 +74,12 @@ record BenchOptions(
               --prewarm DURATION   one unmeasured run of every row before round 1 (default 3s)
               --warmup DURATION    warmup before each measured run (default 1s)
               --duration DURATION  measured time of each run (default 3s)
-              --rounds N           rounds per store, order alternating; best round kept (default 4)
+              --rounds N           rounds per store, order alternating; the median is reported (default 4)
               --targets LIST       comma-separated: memory,h2,postgresql,mariadb,redis or all (default all)
               --out FILE           Markdown report to write (default docs/benchmarks.md; '-' for none)
               --h2-url URL         default jdbc:h2:mem:dupguard-bench;DB_CLOSE_DELAY=-1
               --pg-url URL         default jdbc:postgresql://127.0.0.1:5432/test?user=postgres
-              --mariadb-url URL    default jdbc:mariadb://127.0.0.1:3306/test?user=root
+              --mariadb-url URL    default jdbc:mariadb://127.0.0.1:3306/test?user=root&useServerPrepStmts=true
               --redis-url URL      default redis://127.0.0.1:6379
               --pool-size N        HikariCP pool size per SQL store (default 20)
               --camel-mariadb B    also run Camel's JdbcMessageIdRepository on MariaDB (default true)

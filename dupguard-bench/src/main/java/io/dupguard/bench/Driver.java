@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -24,7 +26,12 @@ final class Driver {
     private static final int MEASURE = 1;
     private static final int STOP = 2;
 
+    /** Keys issued a moment ago by any thread, for {@link Workload#DUP50_RACING}. */
+    private static final int RECENT_SIZE = 64;
+
     private volatile int phase = WARMUP;
+    private final AtomicReferenceArray<String> recent = new AtomicReferenceArray<>(RECENT_SIZE);
+    private final AtomicLong recentNext = new AtomicLong();
 
     private Driver() {}
 
@@ -152,7 +159,7 @@ final class Driver {
             }
             long seq = 0;
             double dupShare = workload.duplicateShare;
-            boolean checkOutcomes = impl.tellsDuplicates();
+            boolean checkOutcomes = impl.tellsDuplicates() && !workload.racing;
             while (true) {
                 int p = phase;
                 if (p == STOP) {
@@ -160,10 +167,18 @@ final class Driver {
                 }
                 String key;
                 boolean duplicate = dupShare > 0 && ringSize > 0 && random.nextDouble() < dupShare;
-                if (duplicate) {
+                String racing = duplicate && workload.racing && random.nextBoolean()
+                        ? recent.get(random.nextInt(RECENT_SIZE))
+                        : null;
+                if (racing != null) {
+                    key = racing;
+                } else if (duplicate) {
                     key = ring[random.nextInt(ringSize)];
                 } else {
                     key = keyPrefix + seq;
+                    if (workload.racing) {
+                        recent.set((int) (recentNext.getAndIncrement() % RECENT_SIZE), key);
+                    }
                 }
                 long s = seq++;
                 boolean ran;

@@ -9,25 +9,38 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * How much CPU processes other than this JVM and the database servers used during a run, from
  * {@code /proc} (Linux only; elsewhere it reports nothing). The servers are recognised by process
  * name. On a 2-core machine shared with builds and tests this is what makes a round unrepresentative,
  * so the report shows it next to every round.
+ *
+ * <p>The database servers are shared too: other work's tests run queries on them. So the server
+ * threads that serve <em>other</em> clients' connections ({@link #otherClients}, set while a SQL
+ * store is measured: PostgreSQL backends and MariaDB connection threads not of the bench's pool)
+ * count as foreign, not as server CPU; what remains is the bench's own connections plus the
+ * servers' background work (WAL/redo writers, checkpointer, purge), which other writers still
+ * share.
  */
 final class ForeignLoad {
     private static final Set<String> SERVERS = Set.of("postgres", "mariadbd", "mysqld", "redis-server");
     private static final Path PROC = Path.of("/proc");
 
+    /** Thread/process ids of server tasks serving other clients; null: count every server task. */
+    static volatile Supplier<Set<Long>> otherClients;
+
     private final long busyTicks;
     private final Map<Long, Long> ownTicks;
     private final long nanos;
+    private final boolean filtered;
 
-    private ForeignLoad(long busyTicks, Map<Long, Long> ownTicks, long nanos) {
+    private ForeignLoad(long busyTicks, Map<Long, Long> ownTicks, long nanos, boolean filtered) {
         this.busyTicks = busyTicks;
         this.ownTicks = ownTicks;
         this.nanos = nanos;
+        this.filtered = filtered;
     }
 
     /** A snapshot now, or null where /proc cannot be read. */
@@ -45,6 +58,8 @@ final class ForeignLoad {
                 }
             }
             long self = ProcessHandle.current().pid();
+            Supplier<Set<Long>> others = otherClients;
+            Set<Long> excluded = others == null ? Set.of() : others.get();
             Map<Long, Long> own = new HashMap<>();
             try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC, "[0-9]*")) {
                 for (Path dir : dirs) {
@@ -64,15 +79,42 @@ final class ForeignLoad {
                     if (pid != self && !SERVERS.contains(comm)) {
                         continue;
                     }
-                    String[] f = line.substring(close + 2).split(" ");
-                    // after "(comm) ": state=0 ... utime=11 stime=12
-                    own.put(pid, Long.parseLong(f[11]) + Long.parseLong(f[12]));
+                    if (pid == self || excluded.isEmpty()) {
+                        own.put(pid, ticks(line, close));
+                        continue;
+                    }
+                    // Per thread (MariaDB serves each connection on a thread of its own), without
+                    // the tasks that serve other clients.
+                    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(dir.resolve("task"), "[0-9]*")) {
+                        for (Path task : tasks) {
+                            long tid = Long.parseLong(task.getFileName().toString());
+                            if (excluded.contains(tid)) {
+                                continue;
+                            }
+                            String t;
+                            try {
+                                t = Files.readString(task.resolve("stat"), StandardCharsets.UTF_8);
+                            } catch (IOException gone) {
+                                continue;
+                            }
+                            own.put(tid, ticks(t, t.lastIndexOf(')')));
+                        }
+                    } catch (IOException gone) {
+                        // the process ended
+                    }
                 }
             }
-            return new ForeignLoad(busy, own, System.nanoTime());
+            return new ForeignLoad(busy, own, System.nanoTime(), !excluded.isEmpty());
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** utime + stime of a /proc stat line whose "(comm)" ends at {@code close}. */
+    private static long ticks(String line, int close) {
+        String[] f = line.substring(close + 2).split(" ");
+        // after "(comm) ": state=0 ... utime=11 stime=12
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
     /**
@@ -92,6 +134,11 @@ final class ForeignLoad {
         long serverTicks = 0;
         for (Map.Entry<Long, Long> e : end.ownTicks.entrySet()) {
             Long before = start.ownTicks.get(e.getKey());
+            if (before == null && start.filtered) {
+                // Not a known server task at the start (new, or serving another client then): its
+                // ticks since it started are not this window's, and may be someone else's.
+                continue;
+            }
             long d = e.getValue() - (before == null ? 0 : before);
             if (e.getKey() == self) {
                 selfTicks += d;

@@ -126,6 +126,8 @@ public final class IdempotencyBench {
                             || (target == BenchOptions.Target.MARIADB && o.camelOnMariadb());
                     SqlTarget sql = new SqlTarget(target.id, url, o.poolSize(), camel, o.diagnostics());
                     toClose.add(sql);
+                    ForeignLoad.otherClients = sql::otherClients;
+                    toClose.add(() -> ForeignLoad.otherClients = null);
                     impls = sql.impls();
                     server = sql.serverVersion();
                     audit = sql.auditSubject();
@@ -175,6 +177,9 @@ public final class IdempotencyBench {
                 }
                 for (BenchImpl impl : order) {
                     for (Workload w : workloads) {
+                        if (w.racing && !impl.answersInFlight()) {
+                            continue;
+                        }
                         RunResult r = null;
                         for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
                             impl.reset();

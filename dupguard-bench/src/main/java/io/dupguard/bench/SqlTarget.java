@@ -6,6 +6,7 @@ import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.Outcome;
+import io.dupguard.idempotency.RequestInFlightException;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
 import io.dupguard.jdbc.SqlDialect;
@@ -20,9 +21,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 
@@ -33,7 +36,8 @@ import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
  */
 final class SqlTarget implements AutoCloseable {
     static final String DUPGUARD_TABLE = "bench_dupguard_idem";
-    static final String CEILING_TABLE = "bench_ceiling_idem";
+    static final String SAME_TABLE = "bench_same_idem";
+    static final String LEAN_TABLE = "bench_lean_idem";
     static final String CAMEL_TABLE = "bench_camel_processed";
 
     static final long LEASE_MILLIS = IdempotencyConfig.DEFAULT_IN_FLIGHT_LEASE.toMillis();
@@ -59,7 +63,8 @@ final class SqlTarget implements AutoCloseable {
             this.dialect = SqlDialect.detect(c);
         }
         dropTables();
-        createCeilingTable();
+        createSameTable();
+        Lean.createTable(pool, dialect);
         if (withCamel) {
             // Camel creates a missing table inside the transaction whose probe failed, which PostgreSQL
             // refuses (25P02), so the table is created here with Camel's own DDL.
@@ -81,6 +86,7 @@ final class SqlTarget implements AutoCloseable {
                 .build();
         store.dialect(); // detects the dialect and creates the table from the shipped DDL
         List<BenchImpl> out = new ArrayList<>();
+        out.add(new Lean(ds, dialect, this::truncate));
         out.add(new Hand(ds, HandMode.AUTOCOMMIT));
         out.add(new Dupguard(
                 "dupguard",
@@ -89,7 +95,11 @@ final class SqlTarget implements AutoCloseable {
                 "Idempotency.execute over JdbcIdempotencyStore (default config, autocommit): claim = pool checkout +"
                         + (dialect == SqlDialect.POSTGRESQL ? " INSERT … ON CONFLICT DO NOTHING" : " INSERT")
                         + "; complete = pool checkout + UPDATE; duplicate = the insert + SELECT"));
-        out.add(new DupguardTx(JdbcTransactionalIdempotency.of(store)));
+        out.add(new DupguardTx(JdbcTransactionalIdempotency.of(store), false));
+        out.add(new DupguardTx(
+                JdbcTransactionalIdempotency.of(
+                        store, IdempotencyConfig.ofDefaults(), JdbcTransactionalIdempotency.ClaimMode.CLAIM_FIRST),
+                true));
         if (withCamel) {
             JdbcMessageIdRepository camel = new JdbcMessageIdRepository(ds, "bench");
             camel.setTableName(CAMEL_TABLE);
@@ -123,6 +133,38 @@ final class SqlTarget implements AutoCloseable {
 
     List<BenchImpl> impls() {
         return impls;
+    }
+
+    /**
+     * Server tasks that serve clients of other databases on the same server (other work's tests on
+     * this shared machine): PostgreSQL backend pids, MariaDB connection thread ids. Their CPU is
+     * then counted as foreign, not as this store's server CPU. Empty for H2 or if the query fails.
+     */
+    Set<Long> otherClients() {
+        String sql =
+                switch (dialect) {
+                    case POSTGRESQL ->
+                        "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend'"
+                                + " AND datname IS DISTINCT FROM current_database()";
+                    case MYSQL ->
+                        "SELECT TID FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon'"
+                                + " AND (DB IS NULL OR DB <> DATABASE())";
+                    case H2 -> null;
+                };
+        if (sql == null) {
+            return Set.of();
+        }
+        Set<Long> out = new HashSet<>();
+        try (Connection c = pool.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(rs.getLong(1));
+            }
+        } catch (SQLException e) {
+            return Set.of();
+        }
+        return out;
     }
 
     /** Product and version as the server reports them, plus the durability settings that bound commits. */
@@ -165,7 +207,7 @@ final class SqlTarget implements AutoCloseable {
         }
     }
 
-    private void truncate(String table) throws SQLException {
+    void truncate(String table) throws SQLException {
         try (Connection c = pool.getConnection();
                 Statement st = c.createStatement()) {
             st.execute("TRUNCATE TABLE " + table);
@@ -180,14 +222,14 @@ final class SqlTarget implements AutoCloseable {
     private void dropTables() throws SQLException {
         try (Connection c = pool.getConnection();
                 Statement st = c.createStatement()) {
-            for (String t : List.of(DUPGUARD_TABLE, CEILING_TABLE, CAMEL_TABLE)) {
+            for (String t : List.of(DUPGUARD_TABLE, SAME_TABLE, LEAN_TABLE, CAMEL_TABLE)) {
                 st.execute("DROP TABLE IF EXISTS " + t);
             }
         }
     }
 
-    /** The ceiling's table has exactly the shape of dupguard's: the shipped DDL with another name. */
-    private void createCeilingTable() throws SQLException {
+    /** The same-table ceiling's table has exactly the shape of dupguard's: the shipped DDL with another name. */
+    private void createSameTable() throws SQLException {
         String text;
         try (InputStream in = JdbcIdempotencyStore.class.getResourceAsStream(dialect.schemaResource())) {
             if (in == null) {
@@ -207,7 +249,7 @@ final class SqlTarget implements AutoCloseable {
                 Statement st = c.createStatement()) {
             for (String ddl : sql.toString().split(";")) {
                 if (!ddl.isBlank()) {
-                    st.execute(ddl.strip().replace(JdbcIdempotencyStore.DEFAULT_TABLE, CEILING_TABLE));
+                    st.execute(ddl.strip().replace(JdbcIdempotencyStore.DEFAULT_TABLE, SAME_TABLE));
                 }
             }
         }
@@ -258,10 +300,23 @@ final class SqlTarget implements AutoCloseable {
 
         @Override
         public boolean call(String key, long seq) {
-            Outcome<String> out = idempotency.execute(
-                    IdempotencyKey.of(Bench.SCOPE, key), Bench.FINGERPRINT, String.class, () -> "ok-" + seq);
+            Outcome<String> out;
+            try {
+                out = idempotency.execute(
+                        IdempotencyKey.of(Bench.SCOPE, key),
+                        Bench.FINGERPRINT,
+                        String.class,
+                        () -> Bench.response(seq));
+            } catch (RequestInFlightException e) {
+                return false; // a racing duplicate, rejected by the default in-flight policy
+            }
             Bench.consume(out.value());
             return !out.isReplay();
+        }
+
+        @Override
+        public boolean answersInFlight() {
+            return true;
         }
 
         @Override
@@ -273,19 +328,26 @@ final class SqlTarget implements AutoCloseable {
     /** {@link JdbcTransactionalIdempotency#executeInTransaction}: claim, work, complete, one commit. */
     private final class DupguardTx implements BenchImpl {
         private final JdbcTransactionalIdempotency tx;
+        private final boolean claimFirst;
 
-        DupguardTx(JdbcTransactionalIdempotency tx) {
+        DupguardTx(JdbcTransactionalIdempotency tx, boolean claimFirst) {
             this.tx = tx;
+            this.claimFirst = claimFirst;
         }
 
         @Override
         public String name() {
-            return "dupguard transactional";
+            return claimFirst ? "dupguard transactional, claim-first" : "dupguard transactional";
         }
 
         @Override
         public Role role() {
-            return Role.DUPGUARD_TX;
+            return claimFirst ? Role.DIAGNOSTIC : Role.DUPGUARD_TX;
+        }
+
+        @Override
+        public boolean answersInFlight() {
+            return true;
         }
 
         @Override
@@ -296,7 +358,13 @@ final class SqlTarget implements AutoCloseable {
                         case POSTGRESQL -> "setAutoCommit(false) (BEGIN goes with the next statement)";
                         case H2 -> "setAutoCommit(false)";
                     };
-            return "JdbcTransactionalIdempotency.executeInTransaction: SELECT of the key in autocommit; if absent, "
+            if (claimFirst) {
+                return "executeInTransaction with ClaimMode.CLAIM_FIRST: SELECT of the key in autocommit; if absent, "
+                        + begin + ", INSERT of the claim row, the work, UPDATE to finished (no indexed column), COMMIT;"
+                        + " duplicate = the SELECT alone; a racing duplicate waits on the row lock";
+            }
+            return "JdbcTransactionalIdempotency.executeInTransaction (ClaimMode.OPTIMISTIC, the default): SELECT of the"
+                    + " key in autocommit; if absent, "
                     + begin + ", the work, INSERT of the finished row"
                     + (dialect == SqlDialect.POSTGRESQL ? " … ON CONFLICT DO NOTHING" : "")
                     + ", COMMIT; duplicate = the SELECT alone (no transaction)";
@@ -305,7 +373,7 @@ final class SqlTarget implements AutoCloseable {
         @Override
         public boolean call(String key, long seq) {
             Outcome<String> out = tx.executeInTransaction(
-                    IdempotencyKey.of(Bench.SCOPE, key), Bench.FINGERPRINT, String.class, c -> "ok-" + seq);
+                    IdempotencyKey.of(Bench.SCOPE, key), Bench.FINGERPRINT, String.class, c -> Bench.response(seq));
             Bench.consume(out.value());
             return !out.isReplay();
         }
@@ -318,7 +386,7 @@ final class SqlTarget implements AutoCloseable {
 
     /** How a hand-written row talks to the database. */
     enum HandMode {
-        /** The ceiling: autocommit, one checkout, the two statements of dupguard's autocommit path. */
+        /** Same-table ceiling: autocommit, one checkout, the two statements of dupguard's autocommit path. */
         AUTOCOMMIT,
         /** Diagnostic: dupguard's transactional statements (locking re-read, lease then retention) by hand. */
         TX_SAME_SQL,
@@ -345,7 +413,7 @@ final class SqlTarget implements AutoCloseable {
         Hand(DataSource ds, HandMode mode) {
             this.ds = ds;
             this.mode = mode;
-            String t = CEILING_TABLE;
+            String t = SAME_TABLE;
             String now;
             String nowPlus;
             switch (dialect) {
@@ -362,8 +430,8 @@ final class SqlTarget implements AutoCloseable {
                     nowPlus = "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)";
                 }
             }
-            String columns = " (scope, idem_key, status, fingerprint, owner, expires_at) VALUES (?, ?, 'P', ?, ?, "
-                    + nowPlus + ")";
+            String columns = " (scope, idem_key, status, fingerprint, owner, expires_at, purge_after)"
+                    + " VALUES (?, ?, 'P', ?, ?, " + nowPlus + ", " + nowPlus + ")";
             boolean ignore = mode == HandMode.AUTOCOMMIT && dialect == SqlDialect.MYSQL;
             insert = switch (dialect) {
                 case POSTGRESQL -> "INSERT INTO " + t + columns + " ON CONFLICT (scope, idem_key) DO NOTHING";
@@ -387,7 +455,7 @@ final class SqlTarget implements AutoCloseable {
         @Override
         public String name() {
             return switch (mode) {
-                case AUTOCOMMIT -> "hand-written";
+                case AUTOCOMMIT -> "hand-written same-table";
                 case TX_SAME_SQL -> "hand-written tx, dupguard's SQL";
                 case TX_LEAN -> "hand-written tx, lean SQL";
             };
@@ -395,7 +463,12 @@ final class SqlTarget implements AutoCloseable {
 
         @Override
         public Role role() {
-            return mode == HandMode.AUTOCOMMIT ? Role.CEILING : Role.DIAGNOSTIC;
+            return mode == HandMode.AUTOCOMMIT ? Role.CEILING_SAME_TABLE : Role.DIAGNOSTIC;
+        }
+
+        @Override
+        public boolean answersInFlight() {
+            return mode == HandMode.AUTOCOMMIT;
         }
 
         @Override
@@ -409,8 +482,9 @@ final class SqlTarget implements AutoCloseable {
                     };
             return switch (mode) {
                 case AUTOCOMMIT ->
-                    "plain JDBC, one pool checkout, autocommit: " + claim
-                            + " + UPDATE status/payload/expiry; duplicate = the insert + SELECT of the stored result";
+                    "dupguard's table (shipped DDL), plain JDBC, one pool checkout, autocommit: " + claim
+                            + " + UPDATE status/payload/expiry (not the indexed purge_after); duplicate = the insert"
+                            + " + SELECT of the stored result, in flight = rejected";
                 case TX_SAME_SQL ->
                     "plain JDBC, one transaction: " + claim
                             + " + UPDATE status/payload/expiry + COMMIT; duplicate = the insert + locking SELECT + COMMIT"
@@ -449,7 +523,9 @@ final class SqlTarget implements AutoCloseable {
                 ps.setString(2, key);
                 ps.setString(3, Bench.FINGERPRINT_HEX);
                 ps.setString(4, key); // owner token: unique per claim, as dupguard's
-                ps.setLong(5, mode == HandMode.TX_LEAN ? RETENTION_MILLIS : LEASE_MILLIS);
+                long expiry = mode == HandMode.TX_LEAN ? RETENTION_MILLIS : LEASE_MILLIS;
+                ps.setLong(5, expiry);
+                ps.setLong(6, expiry + RETENTION_MILLIS);
                 claimed = ps.executeUpdate() == 1;
             } catch (SQLException e) {
                 if (dialect != SqlDialect.POSTGRESQL && UniqueViolation.test(e)) {
@@ -459,7 +535,7 @@ final class SqlTarget implements AutoCloseable {
                 }
             }
             if (claimed) {
-                String value = "ok-" + seq;
+                String value = Bench.response(seq);
                 try (PreparedStatement ps = c.prepareStatement(update)) {
                     int i = 1;
                     ps.setBytes(i++, value.getBytes(StandardCharsets.UTF_8));
@@ -480,8 +556,11 @@ final class SqlTarget implements AutoCloseable {
                 ps.setString(1, Bench.SCOPE);
                 ps.setString(2, key);
                 try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next() || !"C".equals(rs.getString(1).trim())) {
-                        throw new IllegalStateException("no completed record for " + key);
+                    if (!rs.next()) {
+                        throw new IllegalStateException("no live record for " + key);
+                    }
+                    if ("P".equals(rs.getString(1).trim())) {
+                        return false; // in flight: rejected
                     }
                     if (!Bench.FINGERPRINT_HEX.equals(rs.getString(2))) {
                         throw new IllegalStateException("fingerprint mismatch on " + key);
@@ -494,7 +573,7 @@ final class SqlTarget implements AutoCloseable {
 
         @Override
         public void reset() throws SQLException {
-            truncate(CEILING_TABLE);
+            truncate(SAME_TABLE);
         }
     }
 
@@ -529,7 +608,7 @@ final class SqlTarget implements AutoCloseable {
         @Override
         public boolean call(String key, long seq) {
             if (camel.add(key)) {
-                String value = "ok-" + seq;
+                String value = Bench.response(seq);
                 camel.confirm(key);
                 Bench.consume(value);
                 return true;

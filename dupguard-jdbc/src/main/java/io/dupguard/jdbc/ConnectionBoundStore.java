@@ -10,6 +10,7 @@ import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.internal.Checks;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -42,17 +43,33 @@ final class ConnectionBoundStore implements IdempotencyStore {
     private final Connection connection;
     private final long retentionMillis;
     private final OwnTransaction own; // null: the caller owns the transaction
+    private final boolean storesFailures;
+    private final boolean claimFirst;
     private Fingerprint deferredFingerprint; // set while a deferred claim is pending
+    private Fingerprint claimedFingerprint; // the fingerprint of the current claim
+    private Savepoint beforeClaim; // caller's transaction with a storing failure policy: undo point
 
     /**
      * @param own the transaction this library owns on {@code connection}, begun when needed; null
      *     when the caller's transaction is already open and must not be ended here
+     * @param storesFailures whether the failure policy may store a final failure: then such a
+     *     failure is recorded outside the transaction that is rolled back
+     * @param claimFirst in a transaction this library owns: insert the claim row before the work
+     *     (concurrent duplicates wait on its row lock) instead of the deferred claim
      */
-    ConnectionBoundStore(JdbcIdempotencyStore store, Connection connection, Duration retention, OwnTransaction own) {
+    ConnectionBoundStore(
+            JdbcIdempotencyStore store,
+            Connection connection,
+            Duration retention,
+            OwnTransaction own,
+            boolean storesFailures,
+            boolean claimFirst) {
         this.store = store;
         this.connection = connection;
         this.retentionMillis = Checks.millis(retention);
         this.own = own;
+        this.storesFailures = storesFailures;
+        this.claimFirst = claimFirst;
     }
 
     @FunctionalInterface
@@ -72,6 +89,7 @@ final class ConnectionBoundStore implements IdempotencyStore {
     public Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease) {
         Checks.positive(lease, "lease");
         deferredFingerprint = null;
+        claimedFingerprint = fingerprint;
         if (own != null) {
             return run("claim", key, () -> {
                 Claim claim =
@@ -80,16 +98,33 @@ final class ConnectionBoundStore implements IdempotencyStore {
                     return claim;
                 }
                 own.begin();
+                if (claimFirst) {
+                    // A transaction just begun has no snapshot yet: the first re-read may be plain.
+                    return store.claimForTransaction(
+                            connection, false, key, fingerprint, owner, retentionMillis, false);
+                }
                 deferredFingerprint = fingerprint;
                 return Claim.FRESH;
             });
         }
-        return run("claim", key, () -> store.claim(connection, true, key, fingerprint, owner, retentionMillis));
+        return run("claim", key, () -> {
+            if (storesFailures) {
+                // The claim row and the work must be undone, inside the caller's transaction, before
+                // a final failure can be recorded outside it (the claim row's lock would block that).
+                beforeClaim = connection.setSavepoint();
+            }
+            return store.claimForTransaction(
+                    connection, true, key, fingerprint, owner, retentionMillis, storesFailures);
+        });
     }
 
     @Override
     public void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention) {
         long millis = Checks.millis(Checks.positive(retention, "retention"));
+        if (status == RecordStatus.FAILED) {
+            recordFinalFailureOutside(key, payload, millis);
+            return;
+        }
         Fingerprint deferred = deferredFingerprint;
         if (deferred != null) {
             deferredFingerprint = null;
@@ -110,6 +145,48 @@ final class ConnectionBoundStore implements IdempotencyStore {
         });
     }
 
+    /**
+     * A final failure ({@link io.dupguard.idempotency.FailurePolicy}) must outlive the rollback
+     * that follows it, or a retry runs the work again: the work (and the claim) is undone first —
+     * the whole transaction this library owns, or the caller's transaction back to the savepoint
+     * taken before the claim — and the failure is then recorded in a transaction of its own: on the
+     * same connection when this library owns it, else on a connection of the store's pool. If
+     * another call recorded the key meanwhile, its result is the key's outcome ({@link
+     * ClaimLostException}).
+     */
+    private void recordFinalFailureOutside(IdempotencyKey key, byte[] payload, long millis) {
+        Fingerprint fp = claimedFingerprint;
+        deferredFingerprint = null;
+        boolean recorded;
+        if (own != null) {
+            recorded = run("record final failure of", key, () -> {
+                own.rollback();
+                own.begin();
+                boolean ok = store.recordFinished(connection, key, fp, RecordStatus.FAILED, payload, millis);
+                if (ok) {
+                    own.commit();
+                } else {
+                    own.rollback();
+                }
+                return ok;
+            });
+        } else {
+            Savepoint savepoint = beforeClaim;
+            beforeClaim = null;
+            if (savepoint == null) {
+                throw new IllegalStateException("no savepoint for a final failure of " + key);
+            }
+            run("roll back to the claim of", key, () -> {
+                connection.rollback(savepoint);
+                return null;
+            });
+            recorded = store.recordFinishedOnPool(key, fp, RecordStatus.FAILED, payload, millis);
+        }
+        if (!recorded) {
+            throw new ClaimLostException(key);
+        }
+    }
+
     @Override
     public void release(IdempotencyKey key, String owner) {
         if (deferredFingerprint != null) {
@@ -127,7 +204,11 @@ final class ConnectionBoundStore implements IdempotencyStore {
             return;
         }
         run("release", key, () -> {
-            store.release(connection, key, owner);
+            if (own != null) {
+                own.rollback(); // removes the claim row with the work's writes
+            } else {
+                store.release(connection, key, owner);
+            }
             return null;
         });
     }

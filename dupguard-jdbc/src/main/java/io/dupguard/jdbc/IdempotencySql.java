@@ -1,41 +1,71 @@
 package io.dupguard.jdbc;
 
-/** The statements of {@link JdbcIdempotencyStore} for one dialect and table. */
+/**
+ * The statements of {@link JdbcIdempotencyStore} for one dialect and table.
+ *
+ * <p>Two row layouts are supported. The current one (shipped DDL since issue 12) keeps two times:
+ * {@code expires_at}, the exact end of the lease or of the retention, <b>not indexed</b>; and {@code
+ * purge_after}, indexed, which only the purge reads: set by the claim to now + lease + the store's
+ * typical retention, and raised (never lowered) by a completion whose retention reaches further. So
+ * a completion, a renewal and the transactional completion change no indexed column — a HOT
+ * update on PostgreSQL, no secondary-index write on InnoDB — and the purge still finds expired rows
+ * through an index: {@code purge_after <= now AND expires_at <= now}. The legacy layout (tables
+ * created by earlier versions: {@code expires_at} indexed, no {@code purge_after}) runs the same
+ * statements without {@code purge_after}; see docs/idempotency.md, "Migrating the table".
+ */
 final class IdempotencySql {
     static final String IN_PROGRESS = "P";
 
     final SqlDialect dialect;
+    /** Whether the table has {@code purge_after} (the current layout); false for a legacy table. */
+    final boolean purgeColumn;
+
+    /** Params: scope, key, fingerprint, owner, lease ms [, purge ms]. */
     final String insert;
-    /** Transactional mode: insert-if-absent of a finished row, written once the work has run. */
+    /** Transactional mode: insert-if-absent of a finished row. Params: scope, key, status, fingerprint, payload, retention ms [, retention ms]. */
     final String insertFinished;
 
     final String selectRow;
     final String selectRowLocking;
+    /** Params: fingerprint, owner, lease ms [, purge ms], scope, key. */
     final String takeover;
+    /** A finished row replacing an expired one. Params: status, fingerprint, payload, retention ms [, retention ms], scope, key. */
+    final String takeoverFinished;
+    /** Params: status, payload, retention ms [, retention ms], scope, key, owner. */
     final String complete;
-    /** Transactional mode: the completion leaves {@code expires_at} as the claim set it. */
+    /** Transactional mode: the completion leaves the expiry as the claim set it. Params: status, payload, scope, key, owner. */
     final String completeKeepingExpiry;
 
     final String release;
+    /** Deletes the key's row if it has expired. */
+    final String deleteExpired;
+
+    /** Params: lease ms, scope, key, owner. */
     final String renew;
+
     final String findLive;
     final String purge;
 
-    IdempotencySql(SqlDialect dialect, String table) {
+    IdempotencySql(SqlDialect dialect, String table, boolean purgeColumn) {
         this.dialect = dialect;
+        this.purgeColumn = purgeColumn;
         String nowPlus = dialect.nowPlusMillisParam();
         String now = dialect.now();
         String byKey = " WHERE scope = ? AND idem_key = ?";
-        String insertSql = "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, expires_at)"
-                + " VALUES (?, ?, 'P', ?, ?, " + nowPlus + ")";
+        String purgeCol = purgeColumn ? ", purge_after" : "";
+        String purgeVal = purgeColumn ? ", " + nowPlus : "";
+        // Raised only: an unchanged value leaves the update HOT / free of index writes.
+        String purgeRaise = purgeColumn ? ", purge_after = GREATEST(purge_after, " + nowPlus + ")" : "";
+        String insertSql = "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, expires_at"
+                + purgeCol + ") VALUES (?, ?, 'P', ?, ?, " + nowPlus + purgeVal + ")";
         this.insert = switch (dialect) {
             case POSTGRESQL -> insertSql + " ON CONFLICT (scope, idem_key) DO NOTHING";
             case MYSQL -> MysqlInsertIfAbsent.rewrite(insertSql, "scope");
             case H2 -> insertSql;
         };
         String insertFinishedSql = "INSERT INTO " + table
-                + " (scope, idem_key, status, fingerprint, owner, payload, expires_at)"
-                + " VALUES (?, ?, ?, ?, NULL, ?, " + nowPlus + ")";
+                + " (scope, idem_key, status, fingerprint, owner, payload, expires_at" + purgeCol + ")"
+                + " VALUES (?, ?, ?, ?, NULL, ?, " + nowPlus + purgeVal + ")";
         // Written only after a read found no row, so a conflict means a concurrent call on the same
         // key: rare, and the transaction is rolled back then anyway. MySQL and H2 therefore use a
         // plain INSERT (a duplicate-key error, told apart from every other error) rather than the
@@ -48,16 +78,19 @@ final class IdempotencySql {
         this.selectRowLocking = selectRow + dialect.lockingRead();
         // Guarded by expiry: of several callers racing to take over one expired row, one wins.
         this.takeover = "UPDATE " + table + " SET status = 'P', fingerprint = ?, owner = ?, payload = NULL,"
-                + " expires_at = " + nowPlus + byKey + " AND expires_at <= " + now;
+                + " expires_at = " + nowPlus + purgeRaise + byKey + " AND expires_at <= " + now;
+        this.takeoverFinished = "UPDATE " + table + " SET status = ?, fingerprint = ?, owner = NULL, payload = ?,"
+                + " expires_at = " + nowPlus + purgeRaise + byKey + " AND expires_at <= " + now;
         this.complete = "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL, expires_at = " + nowPlus
-                + byKey + " AND status = 'P' AND owner = ?";
-        // No indexed column changes: a HOT update on PostgreSQL, no secondary-index write on InnoDB.
+                + purgeRaise + byKey + " AND status = 'P' AND owner = ?";
         this.completeKeepingExpiry = "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL" + byKey
                 + " AND status = 'P' AND owner = ?";
         this.release = "DELETE FROM " + table + byKey + " AND status = 'P' AND owner = ?";
+        this.deleteExpired = "DELETE FROM " + table + byKey + " AND expires_at <= " + now;
         this.renew = "UPDATE " + table + " SET expires_at = " + nowPlus + byKey
                 + " AND status = 'P' AND owner = ? AND expires_at > " + now;
         this.findLive = "SELECT status, fingerprint, owner, payload FROM " + table + byKey + " AND expires_at > " + now;
-        this.purge = dialect.deleteLimited(table, "expires_at <= " + now);
+        this.purge = dialect.deleteLimited(
+                table, purgeColumn ? "purge_after <= " + now + " AND expires_at <= " + now : "expires_at <= " + now);
     }
 }

@@ -4,6 +4,7 @@ import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyRecord;
 import io.dupguard.idempotency.IdempotencyStore;
@@ -18,6 +19,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link IdempotencyStore} in a SQL table (H2, PostgreSQL, MySQL/MariaDB), one row per key with a
@@ -52,11 +55,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     private static final int MAX_CLAIM_ROUNDS = 100;
 
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+
     private final JdbcAccess access;
+    private final long typicalRetentionMillis;
     private volatile IdempotencySql sql;
 
     private JdbcIdempotencyStore(Builder b) {
         this.access = b.access();
+        this.typicalRetentionMillis = b.typicalRetention.toMillis();
     }
 
     /** A store on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
@@ -95,9 +102,55 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     Claim claim(Connection c, boolean lockingRead, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
             throws SQLException {
+        return claim(c, lockingRead, key, fp, owner, leaseMillis, purgeMillis(leaseMillis), false);
+    }
+
+    /**
+     * The claim of the transactional mode: the row's expiry is the retention at once (an
+     * uncommitted row is invisible, so a lease would protect nothing), and so is its purge time.
+     */
+    Claim claimForTransaction(
+            Connection c,
+            boolean lockingRead,
+            IdempotencyKey key,
+            Fingerprint fp,
+            String owner,
+            long retentionMillis,
+            boolean undoable)
+            throws SQLException {
+        return claim(c, lockingRead, key, fp, owner, retentionMillis, retentionMillis, undoable);
+    }
+
+    /**
+     * As above; with {@code undoable} the claim should leave no lock behind once its savepoint is
+     * rolled back. InnoDB releases the lock of an inserted row then, but not the locks a statement
+     * took on an existing row (the insert's duplicate check, a locking read, a takeover), so on
+     * MySQL/MariaDB an expired row of the key is first deleted in autocommit on a pool connection
+     * and the key is then inserted afresh. (A row that expires between the two is taken over in
+     * place; recording a final failure outside the transaction then waits for the database's lock
+     * timeout and fails, leaving the key to expire.)
+     */
+    Claim claim(
+            Connection c,
+            boolean lockingRead,
+            IdempotencyKey key,
+            Fingerprint fp,
+            String owner,
+            long leaseMillis,
+            long purgeMillis,
+            boolean undoable)
+            throws SQLException {
         IdempotencySql s = sql(c);
+        if (undoable && s.dialect == SqlDialect.MYSQL) {
+            withConnection("delete expired", key, pooled -> {
+                try (PreparedStatement ps = pooled.prepareStatement(s.deleteExpired)) {
+                    bindKey(ps, 1, key, s);
+                    return ps.executeUpdate();
+                }
+            });
+        }
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-            if (tryInsert(c, s, key, fp, owner, leaseMillis)) {
+            if (tryInsert(c, s, key, fp, owner, leaseMillis, purgeMillis)) {
                 return Claim.FRESH;
             }
             Row row = selectRow(c, lockingRead || round > 0 ? s.selectRowLocking : s.selectRow, key, true);
@@ -111,7 +164,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 ps.setString(1, fp.hex());
                 ps.setString(2, owner);
                 ps.setLong(3, leaseMillis);
-                bindKey(ps, 4, key, s);
+                int i = 4;
+                if (s.purgeColumn) {
+                    ps.setLong(i++, purgeMillis);
+                }
+                bindKey(ps, i, key, s);
                 if (ps.executeUpdate() == 1) {
                     return Claim.TAKEOVER;
                 }
@@ -143,7 +200,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return new Claim.Existing(row.toRecord(key));
         }
         beforeWrite.run();
-        return claim(c, false, key, fp, owner, retentionMillis);
+        return claimForTransaction(c, false, key, fp, owner, retentionMillis, false);
     }
 
     /**
@@ -160,6 +217,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setString(4, fp.hex());
             ps.setBytes(5, payload);
             ps.setLong(6, retentionMillis);
+            if (s.purgeColumn) {
+                ps.setLong(7, retentionMillis);
+            }
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
             if (!s.dialect.onConflictDoNothing() && UniqueViolation.test(e)) {
@@ -169,8 +229,47 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /**
+     * Records a finished row for a key nobody holds: inserts it, or replaces an expired row. False
+     * if a live row of another call is there (an insert that met an uncommitted row waited for its
+     * transaction to end first).
+     */
+    boolean recordFinished(
+            Connection c, IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis)
+            throws SQLException {
+        if (insertFinished(c, key, fp, status, payload, retentionMillis)) {
+            return true;
+        }
+        IdempotencySql s = sql(c);
+        try (PreparedStatement ps = c.prepareStatement(s.takeoverFinished)) {
+            ps.setString(1, status == RecordStatus.COMPLETED ? "C" : "F");
+            ps.setString(2, fp.hex());
+            ps.setBytes(3, payload);
+            ps.setLong(4, retentionMillis);
+            int i = 5;
+            if (s.purgeColumn) {
+                ps.setLong(i++, retentionMillis);
+            }
+            bindKey(ps, i, key, s);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** {@link #recordFinished} in a transaction of its own on a pool connection. */
+    boolean recordFinishedOnPool(
+            IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis) {
+        return access.inTransaction(
+                "record final failure of " + key, c -> recordFinished(c, key, fp, status, payload, retentionMillis));
+    }
+
     private boolean tryInsert(
-            Connection c, IdempotencySql s, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
+            Connection c,
+            IdempotencySql s,
+            IdempotencyKey key,
+            Fingerprint fp,
+            String owner,
+            long leaseMillis,
+            long purgeMillis)
             throws SQLException {
         return insertIfAbsent(
                 c,
@@ -181,6 +280,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     ps.setString(3, fp.hex());
                     ps.setString(4, owner);
                     ps.setLong(5, leaseMillis);
+                    if (s.purgeColumn) {
+                        ps.setLong(6, purgeMillis);
+                    }
                 },
                 () -> {
                     // A driver that does not report the insert id: owner tokens are unique per call,
@@ -264,6 +366,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setBytes(i++, payload);
             if (!keepExpiry) {
                 ps.setLong(i++, retentionMillis);
+                if (s.purgeColumn) {
+                    ps.setLong(i++, retentionMillis);
+                }
             }
             bindKey(ps, i, key, s);
             ps.setString(i + 2, owner);
@@ -400,11 +505,26 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Checks.text(owner, 64, "owner");
     }
 
+    /** The purge column's offset for a claim: lease + typical retention, saturating. */
+    private long purgeMillis(long leaseMillis) {
+        long sum = leaseMillis + typicalRetentionMillis;
+        return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+
     IdempotencySql sql(Connection c) throws SQLException {
-        SqlDialect dialect = access.dialect(c);
         IdempotencySql s = sql;
         if (s == null) {
-            s = new IdempotencySql(dialect, access.table());
+            SqlDialect dialect = access.dialect(c);
+            boolean purgeColumn = TableLayout.hasColumn(c, dialect, access.table(), "purge_after");
+            if (!purgeColumn && TableLayout.exists(c, dialect, access.table())) {
+                LOG.warn(
+                        "dupguard idempotency table {} has the layout of an earlier version (no purge_after column):"
+                                + " it works, but every completion rewrites the indexed expires_at. See"
+                                + " docs/idempotency.md, \"Migrating the table\".",
+                        access.table());
+            }
+            DriverSettings.warnIfSlow(c, dialect);
+            s = new IdempotencySql(dialect, access.table(), purgeColumn);
             sql = s;
         }
         return s;
@@ -428,8 +548,33 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** Builder; not thread-safe. */
     public static final class Builder extends JdbcStoreBuilder<Builder, JdbcIdempotencyStore> {
+        /** The longest accepted {@link #typicalRetention}. */
+        public static final Duration MAX_TYPICAL_RETENTION = Duration.ofDays(36_500);
+
+        private Duration typicalRetention = IdempotencyConfig.DEFAULT_RETENTION;
+
         private Builder(DataSource dataSource) {
             super(dataSource, DEFAULT_TABLE, false);
+        }
+
+        /**
+         * The retention most completions use (default {@link IdempotencyConfig#DEFAULT_RETENTION},
+         * 24 h). A claim sets the row's purge time to now + lease + this, so that a completion with
+         * a retention up to this (finishing within the lease) leaves every indexed column unchanged —
+         * a HOT update on PostgreSQL, no secondary-index write on InnoDB. A longer retention moves
+         * the purge time (one index write per completion); a shorter one only lets the purge remove
+         * the row later than it could. Expiry itself is always exact.
+         *
+         * @throws IllegalArgumentException if not positive or longer than {@link #MAX_TYPICAL_RETENTION}
+         */
+        public Builder typicalRetention(Duration typicalRetention) {
+            Checks.positive(typicalRetention, "typicalRetention");
+            if (typicalRetention.compareTo(MAX_TYPICAL_RETENTION) > 0) {
+                throw new IllegalArgumentException("typicalRetention must be at most " + MAX_TYPICAL_RETENTION.toDays()
+                        + " days, was " + typicalRetention);
+            }
+            this.typicalRetention = typicalRetention;
+            return this;
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.FailurePolicy;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
@@ -22,63 +23,128 @@ import java.util.Objects;
  *         c -> insertOrder(c, order));          // commits once, with the record
  * }</pre>
  *
- * <p>The two entry points claim differently:
+ * <p><b>What runs when.</b> The <em>committed</em> effect is single per key in every mode below:
+ * exactly one transaction that ran the work commits with the key's record. Whether the
+ * <em>callback</em> itself can run more than once under concurrent duplicates depends on the claim:
  *
  * <ul>
- *   <li>{@link #executeInTransaction} owns its transaction and may roll it back, so it claims
- *       <em>optimistically</em>: a plain read of the key before any transaction begins; a recorded
- *       key replays at once (one statement, no transaction); an unrecorded one runs the work and records the finished row with one
- *       insert-if-absent before the commit — the statements of a bare "seen it?" check plus insert,
- *       as Camel's {@code JdbcMessageIdRepository} sends, while also storing the result. Two
- *       concurrent calls on one key may both run the work: the second insert waits for the first
- *       transaction, and if that commits, the second transaction is rolled back (its work undone)
- *       and the call replays the first one's result. A duplicate whose work fails because of the
- *       winner's rows (a unique order number, say) replays too. Keep the work's effects inside the
- *       transaction, which this mode needs anyway: an effect outside it is not undone.
+ *   <li>{@link #executeInTransaction} with {@link ClaimMode#OPTIMISTIC} (the default of {@link
+ *       #of(JdbcIdempotencyStore)}): a plain read of the key before any transaction begins; a
+ *       recorded key replays at once (one statement, no transaction); an unrecorded one runs the
+ *       work and records the finished row with one insert-if-absent before the commit — the
+ *       statements of a bare "seen it?" check plus insert, as Camel's {@code
+ *       JdbcMessageIdRepository} sends, while also storing the result. <b>Concurrent calls on one
+ *       key that all find it unrecorded all run the callback</b> (16 threads on one key with 20 ms
+ *       of work: up to 16 runs): each later insert waits for the first transaction, and once that
+ *       commits the later transactions are rolled back (their work undone) and those calls replay
+ *       the first one's result — {@link io.dupguard.idempotency.Outcome#isReplay()} is then true
+ *       although this call's callback ran (and was undone). A duplicate whose work fails because of
+ *       the winner's rows (a unique order number, say) replays too. Use this mode only when the work
+ *       touches nothing but this transaction and is cheap to run and undo.
+ *   <li>{@link #executeInTransaction} with {@link ClaimMode#CLAIM_FIRST}: the same first read; an
+ *       unrecorded key is then claimed by inserting its row inside the new transaction <em>before</em>
+ *       the work, and completed by an update that changes no indexed column. A concurrent duplicate's
+ *       insert waits on that row's lock until the first transaction ends, then replays its result
+ *       (or, after a rollback, claims and runs): <b>the callback runs once per key</b>, at the price
+ *       of one more statement per first call. Use it for work that is expensive, or that calls
+ *       anything outside the transaction (a payment provider, a message broker).
  *   <li>{@link #execute(Connection, IdempotencyKey, Fingerprint, Class, SqlWork)} runs in the
- *       caller's transaction, which it must not roll back, so it claims <em>first</em>: it inserts
- *       the key row (with the retention as expiry: the row stays invisible until commit, so a lease
- *       would protect nothing) before the work, and a concurrent duplicate's insert waits on the
- *       database's row lock until the first transaction ends, then replays or, after a rollback,
- *       runs. The completion changes no indexed column.
+ *       caller's transaction, which it must not roll back, so it always claims first as above (the
+ *       row stays invisible until commit, so its expiry is the retention: a lease would protect
+ *       nothing): the callback runs once per key.
  * </ul>
+ *
+ * <p>While a claim-first duplicate waits, it holds a pooled connection; the wait is bounded by the
+ * database's lock-wait timeout ({@code innodb_lock_wait_timeout}, 50 s by default on MariaDB;
+ * {@code lock_timeout} on PostgreSQL, unbounded by default), not by the {@link
+ * io.dupguard.idempotency.InFlightPolicy}: a claim that is not committed is invisible, so no
+ * duplicate can see it as "in flight".
  *
  * <p>No in-progress row is ever visible to others, so the {@link
  * io.dupguard.idempotency.InFlightPolicy} comes into play only when the same table is also used in
- * autocommit mode; the database's lock-wait timeout bounds the wait. Failures are never stored for
- * replay here: the rollback that follows a failure removes the claim with everything else. The work
- * must not commit or roll back the connection itself.
+ * autocommit mode. The work must not commit or roll back the connection itself.
+ *
+ * <p><b>Failures.</b> A failure the {@link FailurePolicy} does not call final leaves nothing: the
+ * rollback that follows removes the claim with the work. A <em>final</em> failure ({@link
+ * FailurePolicy#storeFinal}) is recorded <em>outside</em> the transaction that is rolled back, so a
+ * retry replays it ({@link io.dupguard.idempotency.ReplayedFailureException}) instead of running the
+ * work again: {@link #executeInTransaction} rolls its transaction back and records the failure in a
+ * short transaction of its own on the same connection; {@link #execute(Connection, IdempotencyKey,
+ * Fingerprint, Class, SqlWork) execute(connection, …)} sets a savepoint before the claim (one extra
+ * statement per call, only under a storing policy), rolls the caller's transaction back to it on a
+ * final failure and records the failure on a connection of the store's pool, committed at once —
+ * the caller then rolls back as usual. On MySQL/MariaDB that mode also deletes an expired row of the
+ * key in autocommit before claiming (one more statement), because InnoDB keeps row locks taken after
+ * a savepoint until the transaction ends. If another call recorded the key meanwhile, its result is
+ * replayed instead.
  *
  * <p>Thread-safe; each call uses only the connection it is given.
  */
 public final class JdbcTransactionalIdempotency {
+    /** How {@link #executeInTransaction} claims a key it found unrecorded. */
+    public enum ClaimMode {
+        /**
+         * Run the work, then record the finished row; concurrent duplicates may run the work too
+         * (undone by rollback). Fewest statements.
+         */
+        OPTIMISTIC,
+        /**
+         * Insert the key's row in the transaction before the work; concurrent duplicates wait on its
+         * row lock and never run the work while it is in flight.
+         */
+        CLAIM_FIRST
+    }
+
     private final JdbcIdempotencyStore store;
     private final IdempotencyConfig config;
+    private final boolean storesFailures;
+    private final ClaimMode claimMode;
     private volatile boolean storeReady;
 
-    private JdbcTransactionalIdempotency(JdbcIdempotencyStore store, IdempotencyConfig config) {
+    private JdbcTransactionalIdempotency(JdbcIdempotencyStore store, IdempotencyConfig config, ClaimMode claimMode) {
         this.store = Objects.requireNonNull(store, "store");
+        this.claimMode = Objects.requireNonNull(claimMode, "claimMode");
         // A connection cannot be shared with a renewal thread, and an uncommitted result must not
         // be served from a local cache, so both are off whatever the base config says.
         this.config = IdempotencyConfig.from(config)
                 .renewLease(false)
                 .localCacheSize(0)
                 .build();
+        this.storesFailures = this.config.failurePolicy() != FailurePolicy.releaseOnFailure();
     }
 
+    /** Default config, {@link ClaimMode#OPTIMISTIC}. */
     public static JdbcTransactionalIdempotency of(JdbcIdempotencyStore store) {
-        return new JdbcTransactionalIdempotency(store, IdempotencyConfig.ofDefaults());
+        return new JdbcTransactionalIdempotency(store, IdempotencyConfig.ofDefaults(), ClaimMode.OPTIMISTIC);
     }
 
-    /** Uses {@code config}'s retention, codec and listener. */
+    /** Uses {@code config}'s retention, failure policy, codec and listener; {@link ClaimMode#OPTIMISTIC}. */
     public static JdbcTransactionalIdempotency of(JdbcIdempotencyStore store, IdempotencyConfig config) {
-        return new JdbcTransactionalIdempotency(store, config);
+        return new JdbcTransactionalIdempotency(store, config, ClaimMode.OPTIMISTIC);
     }
 
     /**
-     * Runs {@code work} once per key inside the transaction of {@code connection}, which the caller
-     * owns: this method never commits or rolls back. The caller commits on success and rolls back
-     * when this throws.
+     * Uses {@code config}'s retention, failure policy, codec and listener, and {@code claimMode} in
+     * {@link #executeInTransaction}.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public static JdbcTransactionalIdempotency of(
+            JdbcIdempotencyStore store, IdempotencyConfig config, ClaimMode claimMode) {
+        return new JdbcTransactionalIdempotency(store, config, claimMode);
+    }
+
+    /** The claim mode of {@link #executeInTransaction}. */
+    public ClaimMode claimMode() {
+        return claimMode;
+    }
+
+    /**
+     * Runs {@code work} inside the transaction of {@code connection}, which the caller owns, unless
+     * the key is recorded (then replays). The key is claimed first, so the callback runs once per
+     * key: a concurrent duplicate waits for this transaction to end. This method never commits or
+     * rolls back (except to its own savepoint under a storing failure policy); the caller commits on
+     * success and rolls back when this throws.
      *
      * @throws IllegalStateException if the connection is in autocommit mode
      */
@@ -108,7 +174,15 @@ public final class JdbcTransactionalIdempotency {
             Class<T> type,
             SqlWork<T, E> work)
             throws E {
-        return Idempotency.of(new ConnectionBoundStore(store, connection, config.retention(), own), config)
+        return Idempotency.of(
+                        new ConnectionBoundStore(
+                                store,
+                                connection,
+                                config.retention(),
+                                own,
+                                storesFailures,
+                                claimMode == ClaimMode.CLAIM_FIRST),
+                        config)
                 .execute(key, fingerprint, type, () -> work.apply(connection));
     }
 
@@ -122,8 +196,10 @@ public final class JdbcTransactionalIdempotency {
     }
 
     /**
-     * Takes a connection from the store's data source and runs {@code work} once per key in a
-     * transaction of its own, which it commits, or rolls back if anything throws.
+     * Takes a connection from the store's data source and runs {@code work} in a transaction of its
+     * own, which it commits, or rolls back if anything throws. One transaction per key commits the
+     * work; whether concurrent duplicates may also run (and roll back) the callback depends on the
+     * {@link ClaimMode} — see the class description.
      *
      * <p>The key is read first, outside any transaction: a recorded key replays after that one
      * statement, and no transaction is begun. Otherwise the transaction begins, the work runs on

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -14,10 +15,21 @@ import java.util.List;
  * Runs the statements of a shipped DDL file that concern one table, once per store, with the
  * default table name replaced. The files hold the tables of several stores (idempotency records,
  * locks); each store creates only its own.
+ *
+ * <p>Safe when many processes start together on a database without the tables: the creation runs
+ * under a database-wide lock (PostgreSQL advisory lock, MySQL/MariaDB {@code GET_LOCK}; H2, which is
+ * embedded, a JVM-wide monitor), so exactly one session creates each object and the others find it.
  */
 final class SchemaInitializer {
     private final String defaultTable;
     private final String table;
+    /** Key of the PostgreSQL advisory lock held while creating tables ("dupguard" in ASCII). */
+    private static final long SCHEMA_LOCK_ID = 0x6475706775617264L;
+
+    private static final String SCHEMA_LOCK_NAME = "dupguard.schema";
+    private static final int SCHEMA_LOCK_WAIT_SECONDS = 30;
+    private static final Object H2_LOCK = new Object();
+
     private volatile boolean done;
 
     SchemaInitializer(String defaultTable, String table) {
@@ -33,28 +45,83 @@ final class SchemaInitializer {
             if (done) {
                 return;
             }
-            try {
-                run(c, dialect);
-            } catch (SQLException first) {
-                // PostgreSQL's CREATE ... IF NOT EXISTS can still fail when another process creates
-                // the same table at the same moment (a unique violation in pg_type, or "type
-                // already exists"). The statements are idempotent: a second run finds the objects
-                // in place, or fails again for a real reason (permissions), which then surfaces.
-                if (!c.getAutoCommit()) {
-                    c.rollback();
-                }
-                try {
-                    run(c, dialect);
-                } catch (SQLException second) {
-                    second.addSuppressed(first);
-                    throw second;
+            switch (dialect) {
+                case POSTGRESQL -> createUnderAdvisoryLock(c, dialect);
+                case MYSQL -> createUnderNamedLock(c, dialect);
+                case H2 -> {
+                    // One in-memory or file database is shared by the pools of one JVM; H2 has
+                    // no cross-session lock function, so serialise within the JVM.
+                    synchronized (H2_LOCK) {
+                        run(c, dialect);
+                    }
                 }
             }
             done = true;
         }
     }
 
+    /**
+     * PostgreSQL's {@code CREATE … IF NOT EXISTS} is not safe against a concurrent creation of the
+     * same name: both sessions pass the existence check and one fails with a unique violation in
+     * {@code pg_class} or {@code pg_type}. So the DDL runs in one transaction holding a
+     * transaction-scoped advisory lock (released by the commit); a session that waited finds the
+     * objects committed and creates nothing. DDL is transactional there, so a failure leaves nothing.
+     */
+    private void createUnderAdvisoryLock(Connection c, SqlDialect dialect) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        if (autoCommit) {
+            c.setAutoCommit(false);
+        }
+        try {
+            try (Statement st = c.createStatement()) {
+                st.execute("SELECT pg_advisory_xact_lock(" + SCHEMA_LOCK_ID + ")");
+            }
+            run(c, dialect);
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            if (autoCommit) {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    /**
+     * MySQL/MariaDB commit every DDL statement implicitly, so a transaction cannot hold the
+     * creations together; a named lock ({@code GET_LOCK}, held by the session, released explicitly)
+     * serialises them across processes instead.
+     */
+    private void createUnderNamedLock(Connection c, SqlDialect dialect) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            try (ResultSet rs =
+                    st.executeQuery("SELECT GET_LOCK('" + SCHEMA_LOCK_NAME + "', " + SCHEMA_LOCK_WAIT_SECONDS + ")")) {
+                if (!rs.next() || rs.getInt(1) != 1) {
+                    throw new SQLException(
+                            "could not take the schema-creation lock '" + SCHEMA_LOCK_NAME + "' within "
+                                    + SCHEMA_LOCK_WAIT_SECONDS + " s",
+                            "HY000");
+                }
+            }
+            try {
+                run(c, dialect);
+            } finally {
+                st.execute("DO RELEASE_LOCK('" + SCHEMA_LOCK_NAME + "')");
+            }
+        }
+    }
+
     private void run(Connection c, SqlDialect dialect) throws SQLException {
+        if (TableLayout.exists(c, dialect, table)) {
+            // An existing table is left as it is, including one of an earlier layout whose columns
+            // the shipped indexes would not find (the stores detect and handle that layout).
+            return;
+        }
         try (Statement st = c.createStatement()) {
             for (String ddl : statements(dialect)) {
                 // Default names are chosen so that none contains another (dupguard_locks,

@@ -2,18 +2,25 @@ package io.dupguard.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.FailurePolicy;
 import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.Outcome;
+import io.dupguard.idempotency.RecordStatus;
+import io.dupguard.idempotency.ReplayedFailureException;
 import io.dupguard.jdbc.TestDatabases.Db;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +30,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -365,6 +373,221 @@ class JdbcTransactionalIdempotencyIT {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Sixteen callers on four pools (four machines) call {@code executeInTransaction} with one key
+     * at once; the work takes 20 ms. Returns {callback runs, FIRST outcomes, committed orders}.
+     */
+    private int[] sameKeyOnFourMachines(Db db, JdbcTransactionalIdempotency.ClaimMode mode, String k) throws Exception {
+        List<HikariDataSource> machines = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(16);
+        AtomicInteger runs = new AtomicInteger();
+        try {
+            List<JdbcTransactionalIdempotency> txs = new ArrayList<>();
+            for (int m = 0; m < 4; m++) {
+                HikariDataSource machine = TestDatabases.pool(db, 4);
+                machines.add(machine);
+                txs.add(JdbcTransactionalIdempotency.of(
+                        TestDatabases.store(machine), IdempotencyConfig.ofDefaults(), mode));
+            }
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Outcome<Integer>>> calls = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                JdbcTransactionalIdempotency tx = txs.get(i % 4);
+                calls.add(threads.submit(() -> {
+                    start.await();
+                    return tx.executeInTransaction(key(k), Fingerprint.ofString("same"), Integer.class, c -> {
+                        runs.incrementAndGet();
+                        int n = insertOrder(c, k);
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // the work's duration
+                        return n;
+                    });
+                }));
+            }
+            start.countDown();
+            int firsts = 0;
+            for (Future<Outcome<Integer>> call : calls) {
+                Outcome<Integer> o = call.get(60, TimeUnit.SECONDS);
+                assertThat(o.value()).isEqualTo(1);
+                firsts += o.isReplay() ? 0 : 1;
+            }
+            return new int[] {runs.get(), firsts, orders(k)};
+        } finally {
+            threads.shutdownNow();
+            machines.forEach(HikariDataSource::close);
+        }
+    }
+
+    /** Issue 11.10: with the claim first, duplicates wait on the key and never run the callback. */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void claimFirstRunsTheCallbackOnceForSixteenConcurrentDuplicatesOnFourMachines(Db db) throws Exception {
+        setUp(db);
+        int[] r = sameKeyOnFourMachines(db, JdbcTransactionalIdempotency.ClaimMode.CLAIM_FIRST, "cf");
+
+        assertThat(r[0]).as("callback runs").isEqualTo(1);
+        assertThat(r[1]).as("FIRST outcomes").isEqualTo(1);
+        assertThat(r[2]).as("committed orders").isEqualTo(1);
+    }
+
+    /**
+     * The optimistic mode's documented behaviour: one committed order and one FIRST outcome, while
+     * the callback may run in several of the concurrent transactions (those are rolled back).
+     */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void optimisticCommitsOneOrderForSixteenConcurrentDuplicatesThoughTheCallbackMayRunMore(Db db) throws Exception {
+        setUp(db);
+        int[] r = sameKeyOnFourMachines(db, JdbcTransactionalIdempotency.ClaimMode.OPTIMISTIC, "opt");
+
+        assertThat(r[0]).as("callback runs").isBetween(1, 16);
+        assertThat(r[1]).as("FIRST outcomes").isEqualTo(1);
+        assertThat(r[2]).as("committed orders").isEqualTo(1);
+    }
+
+    /** A failure that retrying cannot cure, stored for replay by {@link FailurePolicy#storeFinal}. */
+    static final class PaymentDeclined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        PaymentDeclined(String message) {
+            super(message);
+        }
+    }
+
+    private JdbcTransactionalIdempotency storingFinalFailures() {
+        return JdbcTransactionalIdempotency.of(
+                TestDatabases.store(ds),
+                IdempotencyConfig.custom()
+                        .failurePolicy(FailurePolicy.storeFinal(PaymentDeclined.class))
+                        .build());
+    }
+
+    /** Issue 11.3: the declined payment is not charged on retry. */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aFinalFailureInItsOwnTransactionIsRecordedAndReplayedNotRunAgain(Db db) throws Exception {
+        setUp(db);
+        JdbcTransactionalIdempotency tx = storingFinalFailures();
+        AtomicInteger ran = new AtomicInteger();
+
+        assertThatThrownBy(() -> tx.executeInTransaction(key("pay-1"), Fingerprint.none(), Integer.class, c -> {
+                    ran.incrementAndGet();
+                    insertOrder(c, "pay-1");
+                    throw new PaymentDeclined("card declined");
+                }))
+                .isInstanceOf(PaymentDeclined.class);
+        assertThatThrownBy(() -> tx.executeInTransaction(key("pay-1"), Fingerprint.none(), Integer.class, c -> {
+                    ran.incrementAndGet();
+                    return insertOrder(c, "pay-1"); // the retry would succeed: a charge on retry
+                }))
+                .isInstanceOf(ReplayedFailureException.class)
+                .hasMessageContaining("card declined");
+
+        assertThat(ran).hasValue(1);
+        assertThat(orders("pay-1")).isZero(); // the failed work itself was rolled back
+    }
+
+    /** Issue 11.3, caller-owned transaction: the caller rolls back, the final failure stays recorded. */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aFinalFailureInTheCallersTransactionIsRecordedThoughTheCallerRollsBack(Db db) throws Exception {
+        setUp(db);
+        JdbcTransactionalIdempotency tx = storingFinalFailures();
+        AtomicInteger ran = new AtomicInteger();
+
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            insertOrder(c, "before-pay-2"); // the caller's own earlier statement in the transaction
+            assertThatThrownBy(() -> tx.execute(c, key("pay-2"), Fingerprint.none(), Integer.class, conn -> {
+                        ran.incrementAndGet();
+                        insertOrder(conn, "pay-2");
+                        throw new PaymentDeclined("card declined");
+                    }))
+                    .isInstanceOf(PaymentDeclined.class);
+            c.rollback();
+        }
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> tx.execute(c, key("pay-2"), Fingerprint.none(), Integer.class, conn -> {
+                        ran.incrementAndGet();
+                        return insertOrder(conn, "pay-2");
+                    }))
+                    .isInstanceOf(ReplayedFailureException.class);
+            c.rollback();
+        }
+
+        assertThat(ran).hasValue(1);
+        assertThat(orders("pay-2")).isZero();
+        assertThat(orders("before-pay-2")).isZero();
+    }
+
+    /** A final failure on a key whose earlier record expired replaces that record. */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aFinalFailureOnAnExpiredKeyReplacesTheExpiredRecordInBothModes(Db db) throws Exception {
+        setUp(db);
+        JdbcIdempotencyStore store = TestDatabases.store(ds);
+        JdbcTransactionalIdempotency tx = storingFinalFailures();
+        for (String k : List.of("exp-own", "exp-caller")) {
+            Idempotency.of(
+                            store,
+                            IdempotencyConfig.custom()
+                                    .retention(Duration.ofMillis(1))
+                                    .build())
+                    .execute(key(k), Fingerprint.none(), Integer.class, () -> 7);
+        }
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> store.find(key("exp-own")).isEmpty()
+                        && store.find(key("exp-caller")).isEmpty());
+
+        assertThatThrownBy(() -> tx.executeInTransaction(key("exp-own"), Fingerprint.none(), Integer.class, c -> {
+                    throw new PaymentDeclined("declined");
+                }))
+                .isInstanceOf(PaymentDeclined.class);
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> tx.execute(c, key("exp-caller"), Fingerprint.none(), Integer.class, conn -> {
+                        throw new PaymentDeclined("declined");
+                    }))
+                    .isInstanceOf(PaymentDeclined.class);
+            c.rollback();
+        }
+
+        assertThat(store.find(key("exp-own")))
+                .hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.FAILED));
+        assertThat(store.find(key("exp-caller")))
+                .hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.FAILED));
+    }
+
+    /** A failure the policy does not call final still leaves nothing behind: a retry runs. */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aTransientFailureUnderAStoringPolicyStillLeavesTheKeyFree(Db db) throws Exception {
+        setUp(db);
+        JdbcTransactionalIdempotency tx = storingFinalFailures();
+
+        assertThatThrownBy(() -> tx.executeInTransaction(key("tr-1"), Fingerprint.none(), Integer.class, c -> {
+                    insertOrder(c, "tr-1");
+                    throw new IllegalStateException("timeout");
+                }))
+                .isInstanceOf(IllegalStateException.class);
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> tx.execute(c, key("tr-2"), Fingerprint.none(), Integer.class, conn -> {
+                        insertOrder(conn, "tr-2");
+                        throw new IllegalStateException("timeout");
+                    }))
+                    .isInstanceOf(IllegalStateException.class);
+            c.rollback();
+        }
+
+        assertThat(tx.executeInTransaction(key("tr-1"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "tr-1")))
+                .isEqualTo(Outcome.first(1));
+        assertThat(tx.executeInTransaction(key("tr-2"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "tr-2")))
+                .isEqualTo(Outcome.first(1));
+        assertThat(orders("tr-1")).isEqualTo(1);
+        assertThat(orders("tr-2")).isEqualTo(1);
     }
 
     /** MariaDB's default REPEATABLE READ: the re-read must not trust the transaction's old snapshot. */

@@ -1,5 +1,6 @@
 -- dupguard schema for H2 2.x. Table names start with the default prefix "dupguard_";
 -- createSchemaIfMissing() substitutes a configured table name. VARCHAR comparison is exact.
+-- expires_at is exact and not indexed; purge_after, indexed, is what the purge reads (see postgresql.sql).
 CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     scope       VARCHAR(64)  NOT NULL,
     idem_key    VARCHAR(255) NOT NULL,
@@ -7,11 +8,11 @@ CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     fingerprint VARCHAR(64)  NOT NULL,
     owner       VARCHAR(64),
     payload     VARBINARY(1000000000),
-    created_at  TIMESTAMP(6) WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP NOT NULL,
     expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    purge_after TIMESTAMP(6) WITH TIME ZONE NOT NULL,
     PRIMARY KEY (scope, idem_key)
 );
-CREATE INDEX IF NOT EXISTS dupguard_idempotency_expires_at ON dupguard_idempotency (expires_at);
+CREATE INDEX IF NOT EXISTS dupguard_idempotency_purge_after ON dupguard_idempotency (purge_after);
 
 -- Lock table of JdbcLockProvider. One row per lock name, never deleted: release clears the owner,
 -- so the fence counter keeps increasing across holders and restarts (SPEC L5).

@@ -2,6 +2,9 @@
 -- "dupguard_"; createSchemaIfMissing() substitutes a configured table name.
 -- The key is VARBINARY (its UTF-8 bytes): comparison is byte-exact, with no case folding and no
 -- trailing-space padding, which even the *_bin collations of MariaDB apply (SPEC K6).
+-- expires_at is exact (end of the lease, then of the retention) and not indexed; purge_after is the
+-- purge's index, set by the claim to now + lease + typical retention and only ever raised, so
+-- completion and renewal write no secondary index.
 CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     scope       VARCHAR(64)    CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     idem_key    VARBINARY(1020) NOT NULL,
@@ -9,10 +12,10 @@ CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     fingerprint VARCHAR(64)    CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     owner       VARCHAR(64)    CHARACTER SET ascii COLLATE ascii_bin NULL,
     payload     LONGBLOB       NULL,
-    created_at  DATETIME(6)    NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
     expires_at  DATETIME(6)    NOT NULL,
+    purge_after DATETIME(6)    NOT NULL,
     PRIMARY KEY (scope, idem_key),
-    KEY dupguard_idempotency_expires_at (expires_at)
+    KEY dupguard_idempotency_purge_after (purge_after)
 ) ENGINE = InnoDB;
 
 -- Lock table of JdbcLockProvider. One row per lock name, never deleted: release clears the owner,

@@ -1,6 +1,10 @@
 -- dupguard schema for PostgreSQL. Table names start with the default prefix "dupguard_";
 -- createSchemaIfMissing() substitutes a configured table name.
 -- Keys use the "C" collation: byte-exact comparison, so 'DB00x' and 'Db00X' never collide (SPEC K6).
+-- expires_at is exact (end of the lease, then of the retention) and not indexed; purge_after is the
+-- purge's index, set by the claim to now + lease + typical retention and only ever raised. So
+-- completion and renewal change no indexed column: HOT updates, for which fillfactor leaves room
+-- on each page (a completion adds the result to the row).
 CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     scope       VARCHAR(64)  COLLATE "C" NOT NULL,
     idem_key    VARCHAR(255) COLLATE "C" NOT NULL,
@@ -8,11 +12,11 @@ CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     fingerprint VARCHAR(64)  NOT NULL,
     owner       VARCHAR(64),
     payload     BYTEA,
-    created_at  TIMESTAMPTZ  NOT NULL DEFAULT clock_timestamp(),
     expires_at  TIMESTAMPTZ  NOT NULL,
+    purge_after TIMESTAMPTZ  NOT NULL,
     PRIMARY KEY (scope, idem_key)
-);
-CREATE INDEX IF NOT EXISTS dupguard_idempotency_expires_at ON dupguard_idempotency (expires_at);
+) WITH (fillfactor = 80);
+CREATE INDEX IF NOT EXISTS dupguard_idempotency_purge_after ON dupguard_idempotency (purge_after);
 
 -- Lock table of JdbcLockProvider. One row per lock name, never deleted: release clears the owner,
 -- so the fence counter keeps increasing across holders and restarts (SPEC L5). Every acquire and
