@@ -64,6 +64,8 @@ final class Applier {
         Runs.Run run = existing.isPresent() ? existing.get() : Runs.plan(c, t);
         long handledAtStart = run.doneSeq();
         long unitsDone = 0;
+        // The rate counts from the first batch: planning must not bank an allowance for a burst.
+        long paceStart = System.nanoTime();
         long batches = 0;
         while (run.doneSeq() < run.totalSeq() && !s.stop().getAsBoolean()) {
             long batch = batches + 1;
@@ -71,7 +73,7 @@ final class Applier {
             run = outcome.run();
             batches++;
             unitsDone += s.rate().keys() ? outcome.keys() : outcome.rows();
-            double seconds = (System.nanoTime() - start) / 1e9;
+            double seconds = (System.nanoTime() - paceStart) / 1e9;
             double rowsPerSecond = (run.doneSeq() - handledAtStart) / Math.max(seconds, 1e-9);
             long left = run.totalSeq() - run.doneSeq();
             Optional<Duration> eta = rowsPerSecond > 0
@@ -79,7 +81,7 @@ final class Applier {
                     : Optional.empty();
             s.listener()
                     .onBatch(new Progress(run.id(), run.doneSeq(), run.totalSeq(), run.deleted(), rowsPerSecond, eta));
-            if (run.doneSeq() < run.totalSeq() && !pace(start, unitsDone, s)) {
+            if (run.doneSeq() < run.totalSeq() && !pace(paceStart, unitsDone, s)) {
                 break;
             }
         }

@@ -40,31 +40,12 @@ final class Restorer {
                 }
             }
         }
-        String cols = t.columnList(null);
-        String insert = "INSERT INTO " + t.table() + " (" + cols + ")"
-                + (t.dialect() == SqlDialect.POSTGRESQL ? " OVERRIDING SYSTEM VALUE" : "") + " SELECT "
-                + t.columnList("b") + " FROM " + t.backupTable + " b WHERE b.dupguard_run = ? AND b.dupguard_batch = ?"
-                + " AND NOT EXISTS (SELECT 1 FROM " + t.table() + " x WHERE x." + t.id() + " = b." + t.id() + ")";
         long restored = 0;
         long present = 0;
         for (long batch : batches) {
             long[] counts;
             try {
-                counts = Sql.inTransaction(c, tx -> {
-                    long inBackup = Sql.queryLong(
-                            tx,
-                            "SELECT COUNT(*) FROM " + t.backupTable + " WHERE dupguard_run = ? AND dupguard_batch = ?",
-                            run.id(),
-                            batch);
-                    long inserted = Sql.update(tx, insert, run.id(), batch);
-                    Sql.update(
-                            tx,
-                            "UPDATE " + Target.RUNS_TABLE + " SET restored_batch = ?, updated_ms = ? WHERE run_id = ?",
-                            batch,
-                            System.currentTimeMillis(),
-                            run.id());
-                    return new long[] {inserted, inBackup - inserted};
-                });
+                counts = Sql.inTransaction(c, tx -> restoreBatch(tx, t, run.id(), batch));
             } catch (SQLException e) {
                 if (UniqueViolation.test(e)) {
                     throw DedupeException.badInput("restore of run " + run.id() + " stopped after " + restored
@@ -83,5 +64,55 @@ final class Restorer {
                 System.currentTimeMillis(),
                 run.id());
         return new RestoreResult(run.id(), restored, present);
+    }
+
+    /**
+     * One batch: the ids are looked up by primary key (a NOT EXISTS over the whole table lets some
+     * planners scan it once per batch), then the missing rows are copied back.
+     */
+    private static long[] restoreBatch(Connection c, Target t, String runId, long batch) throws SQLException {
+        List<Object> ids = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT " + t.id() + " FROM " + t.backupTable + " WHERE dupguard_run = ? AND dupguard_batch = ?")) {
+            Sql.bind(ps, 1, runId, batch);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getObject(1));
+                }
+            }
+        }
+        java.util.Set<Object> present = new java.util.HashSet<>();
+        if (!ids.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + t.id() + " FROM " + t.table() + " WHERE "
+                    + t.id() + " IN (" + Sql.marks(ids.size()) + ")")) {
+                Sql.bind(ps, 1, ids);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        present.add(rs.getObject(1));
+                    }
+                }
+            }
+        }
+        List<Object> missing = ids.stream().filter(id -> !present.contains(id)).toList();
+        long inserted = 0;
+        if (!missing.isEmpty()) {
+            inserted = Sql.update(
+                    c,
+                    "INSERT INTO " + t.table() + " (" + t.columnList(null) + ")"
+                            + (t.dialect() == SqlDialect.POSTGRESQL ? " OVERRIDING SYSTEM VALUE" : "") + " SELECT "
+                            + t.columnList(null) + " FROM " + t.backupTable
+                            + " WHERE dupguard_run = ? AND dupguard_batch = ? AND " + t.id() + " IN ("
+                            + Sql.marks(missing.size()) + ")",
+                    runId,
+                    batch,
+                    missing);
+        }
+        Sql.update(
+                c,
+                "UPDATE " + Target.RUNS_TABLE + " SET restored_batch = ?, updated_ms = ? WHERE run_id = ?",
+                batch,
+                System.currentTimeMillis(),
+                runId);
+        return new long[] {inserted, ids.size() - inserted};
     }
 }
