@@ -45,6 +45,7 @@ public final class DupguardCli implements Callable<Integer> {
         PrintWriter errWriter = new PrintWriter(err, true);
         CommandLine cli = new CommandLine(new DupguardCli())
                 .addSubcommand("storm", new StormCommand(terminal))
+                .addSubcommand("dedupe", new DedupeCommand(terminal))
                 .setOut(outWriter)
                 .setErr(errWriter)
                 .setParameterExceptionHandler((e, a) -> {
