@@ -52,6 +52,24 @@ public interface RetryStore {
     void succeed(ClaimedTask task);
 
     /**
+     * RUNNING → SUCCEEDED for several tasks at once, each guarded like {@link #succeed}. A database
+     * store writes them with one statement.
+     *
+     * @return the tasks whose claim was no longer current (nothing was changed for them)
+     */
+    default List<ClaimedTask> succeedAll(List<ClaimedTask> tasks) {
+        List<ClaimedTask> refused = new java.util.ArrayList<>();
+        for (ClaimedTask t : tasks) {
+            try {
+                succeed(t);
+            } catch (io.dupguard.LeaseLostException e) {
+                refused.add(t);
+            }
+        }
+        return refused;
+    }
+
+    /**
      * RUNNING → PENDING, due after {@code delay}, keeping {@code error}.
      *
      * @throws io.dupguard.LeaseLostException if the claim is no longer current

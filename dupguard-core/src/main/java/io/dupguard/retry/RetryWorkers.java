@@ -46,6 +46,7 @@ final class RetryWorkers implements AutoCloseable {
     private ScheduledExecutorService housekeeping;
     private Thread poller;
     private AutoCloseable subscription;
+    private Completions completions;
 
     RetryWorkers(RetryStore store, RetryConfig config, TaskRunner runner) {
         this.store = store;
@@ -67,6 +68,8 @@ final class RetryWorkers implements AutoCloseable {
         housekeeping.scheduleWithFixedDelay(this::renew, renewMillis, renewMillis, TimeUnit.MILLISECONDS);
         long purgeMillis = Checks.millis(config.purgeInterval());
         housekeeping.scheduleWithFixedDelay(this::purge, purgeMillis, purgeMillis, TimeUnit.MILLISECONDS);
+        completions = new Completions(store, config.listener(), group + "-completions");
+        runner.batchCompletions(completions);
         subscription = store.onWork(this::wake);
         poller = daemon(this::poll, group + "-poller");
         poller.start();
@@ -211,6 +214,7 @@ final class RetryWorkers implements AutoCloseable {
             handlers.shutdownNow();
             Thread.currentThread().interrupt();
         } finally {
+            completions.close();
             housekeeping.shutdownNow();
             try {
                 subscription.close();

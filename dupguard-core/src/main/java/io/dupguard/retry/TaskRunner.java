@@ -17,11 +17,17 @@ final class TaskRunner {
     private final RetryStore store;
     private final RetryConfig config;
     private final Map<String, RetryLog.Registration> handlers;
+    private volatile Completions completions;
 
     TaskRunner(RetryStore store, RetryConfig config, Map<String, RetryLog.Registration> handlers) {
         this.store = store;
         this.config = config;
         this.handlers = handlers;
+    }
+
+    /** From now on, successes are written in batches by {@code completions}. */
+    void batchCompletions(Completions completions) {
+        this.completions = completions;
     }
 
     RunResult runInline(NewTask task, RetryLog.Registration reg) {
@@ -107,9 +113,16 @@ final class TaskRunner {
             failed(task, reg.options(), e);
             return;
         }
-        if (!ctx.completed) {
-            store.succeed(task);
+        if (ctx.completed) {
+            config.listener().onSucceeded(task.id(), task.type(), task.attempt());
+            return;
         }
+        Completions batch = completions;
+        if (batch != null) {
+            batch.add(task); // reports success or a lost lease once written
+            return;
+        }
+        store.succeed(task);
         config.listener().onSucceeded(task.id(), task.type(), task.attempt());
     }
 

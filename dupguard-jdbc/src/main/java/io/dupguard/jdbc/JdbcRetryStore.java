@@ -21,9 +21,14 @@ import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
@@ -291,6 +296,82 @@ public final class JdbcRetryStore implements RetryStore {
     @Override
     public void succeed(ClaimedTask task) {
         guarded("complete retry task", task, TaskState.SUCCEEDED, null, 0);
+    }
+
+    /**
+     * One guarded UPDATE per owner for the whole batch; on PostgreSQL it returns the ids it changed,
+     * elsewhere a short count re-reads the rows to tell which claims were refused.
+     */
+    @Override
+    public List<ClaimedTask> succeedAll(List<ClaimedTask> tasks) {
+        if (tasks.isEmpty()) {
+            return List.of();
+        }
+        Map<String, List<ClaimedTask>> byOwner = new LinkedHashMap<>();
+        tasks.forEach(
+                t -> byOwner.computeIfAbsent(t.owner(), o -> new ArrayList<>()).add(t));
+        List<ClaimedTask> refused = new ArrayList<>();
+        for (Map.Entry<String, List<ClaimedTask>> e : byOwner.entrySet()) {
+            refused.addAll(access.withConnectionRetryingTransient(
+                    "complete retry tasks", null, c -> succeedAll(c, sql(c), e.getKey(), e.getValue()), ATTEMPTS));
+        }
+        return refused;
+    }
+
+    private static List<ClaimedTask> succeedAll(Connection c, RetrySql s, String owner, List<ClaimedTask> tasks)
+            throws SQLException {
+        Set<Long> changed = new HashSet<>();
+        int n = tasks.size();
+        int rows;
+        try (PreparedStatement ps = c.prepareStatement(s.succeedAll(n))) {
+            JdbcText.bind(ps, 1, owner, s.dialect);
+            for (int i = 0; i < n; i++) {
+                ClaimedTask t = tasks.get(i);
+                ps.setLong(2 + i, t.id());
+                ps.setLong(2 + n + 2 * i, t.id());
+                ps.setInt(3 + n + 2 * i, t.runs());
+            }
+            if (s.dialect == SqlDialect.POSTGRESQL) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        changed.add(rs.getLong(1));
+                    }
+                }
+                rows = changed.size();
+            } else {
+                rows = ps.executeUpdate();
+            }
+        }
+        if (rows == n) {
+            return List.of();
+        }
+        if (s.dialect != SqlDialect.POSTGRESQL) {
+            // A row this batch completed is SUCCEEDED with our owner and run count; nothing else is.
+            try (PreparedStatement ps = c.prepareStatement(s.states(n))) {
+                for (int i = 0; i < n; i++) {
+                    ps.setLong(1 + i, tasks.get(i).id());
+                }
+                Map<Long, ClaimedTask> byId = new HashMap<>();
+                tasks.forEach(t -> byId.put(t.id(), t));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ClaimedTask t = byId.get(rs.getLong(1));
+                        if ("S".equals(rs.getString(2))
+                                && owner.equals(JdbcText.read(rs, 3, s.dialect))
+                                && rs.getInt(4) == t.runs()) {
+                            changed.add(t.id());
+                        }
+                    }
+                }
+            }
+        }
+        List<ClaimedTask> refused = new ArrayList<>();
+        for (ClaimedTask t : tasks) {
+            if (!changed.contains(t.id())) {
+                refused.add(t);
+            }
+        }
+        return refused;
     }
 
     @Override

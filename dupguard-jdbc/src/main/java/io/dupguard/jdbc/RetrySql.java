@@ -96,6 +96,21 @@ final class RetrySql {
                 + "?, ".repeat(n - 1) + "?)";
     }
 
+    /**
+     * Completes {@code n} tasks of one owner: binds the owner, the n ids, then n (id, runs) pairs.
+     * The plain id list lets every database find the rows by primary key; the pairs are the guard.
+     */
+    String succeedAll(int n) {
+        return "UPDATE " + table + " SET state = 'S', due_at = NULL, updated_at = " + dialect.now()
+                + " WHERE owner = ? AND state = 'R' AND id IN (" + "?, ".repeat(n - 1) + "?) AND (id, runs) IN ("
+                + "(?, ?), ".repeat(n - 1) + "(?, ?))" + (dialect == SqlDialect.POSTGRESQL ? " RETURNING id" : "");
+    }
+
+    /** Reads (id, state, owner, runs) of {@code n} tasks. */
+    String states(int n) {
+        return "SELECT id, state, owner, runs FROM " + table + " WHERE id IN (" + "?, ".repeat(n - 1) + "?)";
+    }
+
     String list(boolean byType) {
         String where = " WHERE state = ?" + (byType ? " AND task_type = ?" : "") + " AND id > ? ORDER BY id";
         return "SELECT " + COLUMNS + " FROM " + table + where

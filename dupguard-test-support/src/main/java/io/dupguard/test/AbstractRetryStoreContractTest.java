@@ -144,6 +144,34 @@ public abstract class AbstractRetryStoreContractTest {
     }
 
     @Test
+    public void aBatchOfCompletionsRefusesOnlyTheStaleClaims() {
+        for (int i = 0; i < 3; i++) {
+            store().enqueue(NewTask.of(type("batch"), "b" + i, null));
+        }
+        List<ClaimedTask> claimed = claimOwn(store(), "w0", 3, LONG);
+        assertThat(claimed).hasSize(3);
+        ClaimedTask current = claimed.get(1);
+        // The same owner's earlier run of that task: its run count no longer matches.
+        ClaimedTask stale = new ClaimedTask(
+                current.id(), current.type(), current.taskKey(), current.payload(), current.runs() - 1, 0, "w0");
+        List<ClaimedTask> batch = List.of(claimed.get(0), stale, claimed.get(2));
+        assertThat(machine(1).succeedAll(batch)).containsExactly(stale);
+        assertThat(store().find(claimed.get(0).id()))
+                .get()
+                .extracting(RetryTask::state)
+                .isEqualTo(TaskState.SUCCEEDED);
+        assertThat(store().find(claimed.get(1).id()))
+                .get()
+                .extracting(RetryTask::state)
+                .isEqualTo(TaskState.RUNNING);
+        assertThat(store().find(claimed.get(2).id()))
+                .get()
+                .extracting(RetryTask::state)
+                .isEqualTo(TaskState.SUCCEEDED);
+        assertThat(machine(2).succeedAll(List.of(claimed.get(1)))).isEmpty();
+    }
+
+    @Test
     public void aRenewedLeaseIsNotReclaimed() {
         store().enqueue(NewTask.of(type("slow"), "x", null));
         ClaimedTask t = claimOwn(store(), "w0", 1, Duration.ofSeconds(2)).get(0);
