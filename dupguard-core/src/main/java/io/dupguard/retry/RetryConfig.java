@@ -12,6 +12,8 @@ import java.util.UUID;
 public final class RetryConfig {
     /** Handler threads: 4. */
     public static final int DEFAULT_WORKERS = 4;
+    /** Threads claiming tasks: 1. */
+    public static final int DEFAULT_POLLERS = 1;
     /** Most tasks claimed in one statement: 32. */
     public static final int DEFAULT_BATCH_SIZE = 32;
     /** Pause between polls when nothing is due and nothing signalled: 1 s. */
@@ -30,6 +32,7 @@ public final class RetryConfig {
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
     private final int workers;
+    private final int pollers;
     private final int batchSize;
     private final Duration pollInterval;
     private final Duration lease;
@@ -44,6 +47,7 @@ public final class RetryConfig {
 
     private RetryConfig(Builder b) {
         this.workers = b.workers;
+        this.pollers = b.pollers;
         this.batchSize = b.batchSize;
         this.pollInterval = b.pollInterval;
         this.lease = b.lease;
@@ -70,6 +74,7 @@ public final class RetryConfig {
     public static Builder from(RetryConfig base) {
         Builder b = new Builder();
         b.workers = base.workers;
+        b.pollers = base.pollers;
         b.batchSize = base.batchSize;
         b.pollInterval = base.pollInterval;
         b.lease = base.lease;
@@ -85,6 +90,10 @@ public final class RetryConfig {
 
     public int workers() {
         return workers;
+    }
+
+    public int pollers() {
+        return pollers;
     }
 
     public int batchSize() {
@@ -135,6 +144,7 @@ public final class RetryConfig {
     /** Builder; not thread-safe. */
     public static final class Builder {
         private int workers = DEFAULT_WORKERS;
+        private int pollers = DEFAULT_POLLERS;
         private int batchSize = DEFAULT_BATCH_SIZE;
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
         private Duration lease = DEFAULT_LEASE;
@@ -152,6 +162,15 @@ public final class RetryConfig {
         /** Handler threads, 1–1024. */
         public Builder workers(int workers) {
             this.workers = range(workers, 1, 1024, "workers");
+            return this;
+        }
+
+        /**
+         * Threads claiming tasks, 1–64. Each claim is one commit, so one poller claims at most a
+         * batch per commit latency (a few ms); more pollers claim in parallel for more throughput.
+         */
+        public Builder pollers(int pollers) {
+            this.pollers = range(pollers, 1, 64, "pollers");
             return this;
         }
 

@@ -17,8 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker side of a {@link RetryLog}: one poller thread claims due tasks in batches, as many as
- * there are idle handler threads, and hands them to the handler pool; one housekeeping thread
+ * The worker side of a {@link RetryLog}: poller threads ({@link RetryConfig#pollers()}) claim due tasks in batches, as long as
+ * fewer than handler threads + one batch are claimed and unfinished, and queues them for the
+ * handler pool; a completion thread writes successes in batches ({@link Completions}); one housekeeping thread
  * renews the leases of running tasks and purges old SUCCEEDED ones in bounded batches.
  *
  * <p>The poller sleeps until the poll interval passes or it is woken: by an enqueue in this JVM or a
@@ -44,7 +45,7 @@ final class RetryWorkers implements AutoCloseable {
     private volatile boolean stopping;
     private ExecutorService handlers;
     private ScheduledExecutorService housekeeping;
-    private Thread poller;
+    private final List<Thread> pollers = new java.util.ArrayList<>();
     private AutoCloseable subscription;
     private Completions completions;
 
@@ -52,11 +53,13 @@ final class RetryWorkers implements AutoCloseable {
         this.store = store;
         this.config = config;
         this.runner = runner;
-        this.idle = new Semaphore(config.workers());
+        // Up to a batch per poller is claimed ahead of the handler threads, so the next claim overlaps with the
+        // handlers instead of waiting for them: one poller then keeps many workers busy.
+        this.idle = new Semaphore(config.workers() + config.pollers() * config.batchSize());
     }
 
     synchronized void start() {
-        if (poller != null || stopping) {
+        if (!pollers.isEmpty() || stopping) {
             return;
         }
         String group = "dupguard-retry-" + GROUPS.incrementAndGet();
@@ -71,8 +74,11 @@ final class RetryWorkers implements AutoCloseable {
         completions = new Completions(store, config.listener(), group + "-completions");
         runner.batchCompletions(completions);
         subscription = store.onWork(this::wake);
-        poller = daemon(this::poll, group + "-poller");
-        poller.start();
+        for (int i = 1; i <= config.pollers(); i++) {
+            Thread t = daemon(this::poll, group + "-poller-" + i);
+            pollers.add(t);
+            t.start();
+        }
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -87,7 +93,7 @@ final class RetryWorkers implements AutoCloseable {
         lock.lock();
         try {
             signalled = true;
-            woken.signal();
+            woken.signalAll();
         } finally {
             lock.unlock();
         }
@@ -188,23 +194,25 @@ final class RetryWorkers implements AutoCloseable {
 
     @Override
     public void close() {
-        Thread p;
+        List<Thread> threads;
         synchronized (this) {
             if (stopping) {
                 return;
             }
             stopping = true;
-            p = poller;
+            threads = List.copyOf(pollers);
         }
         wake();
-        if (p == null) {
+        if (threads.isEmpty()) {
             return;
         }
         try {
-            p.join(TimeUnit.SECONDS.toMillis(5));
-            if (p.isAlive()) { // blocked waiting for an idle handler thread
-                p.interrupt();
+            for (Thread p : threads) {
                 p.join(TimeUnit.SECONDS.toMillis(5));
+                if (p.isAlive()) { // blocked waiting for an idle handler thread
+                    p.interrupt();
+                    p.join(TimeUnit.SECONDS.toMillis(5));
+                }
             }
             handlers.shutdown();
             if (!handlers.awaitTermination(Checks.millis(config.shutdownTimeout()), TimeUnit.MILLISECONDS)) {

@@ -30,6 +30,7 @@ class RetryInputTest {
     @Test
     void configRejectsBadValuesNamingTheField() {
         assertThatThrownBy(() -> RetryConfig.custom().workers(0)).hasMessage("workers must be in [1, 1024], was 0");
+        assertThatThrownBy(() -> RetryConfig.custom().pollers(0)).hasMessage("pollers must be in [1, 64], was 0");
         assertThatThrownBy(() -> RetryConfig.custom().batchSize(1001)).hasMessageContaining("batchSize");
         assertThatThrownBy(() -> RetryConfig.custom().pollInterval(Duration.ZERO))
                 .hasMessage("pollInterval must be positive, was PT0S");

@@ -17,7 +17,34 @@ final class ReadCommitted {
         R get() throws SQLException;
     }
 
+    /**
+     * MySQL/MariaDB in autocommit mode: {@code SET TRANSACTION ISOLATION LEVEL} (for the next
+     * transaction only), {@code START TRANSACTION}, the work, {@code COMMIT}: no session setting
+     * changes, and two round trips fewer than switching isolation and autocommit and back.
+     */
+    private static <R> R runMysql(Connection c, SqlSupplier<R> work) throws SQLException {
+        try (java.sql.Statement st = c.createStatement()) {
+            st.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+            st.execute("START TRANSACTION");
+            try {
+                R result = work.get();
+                st.execute("COMMIT");
+                return result;
+            } catch (SQLException | RuntimeException | Error e) {
+                try {
+                    st.execute("ROLLBACK");
+                } catch (SQLException r) {
+                    e.addSuppressed(r);
+                }
+                throw e;
+            }
+        }
+    }
+
     static <R> R run(Connection c, SqlDialect dialect, SqlSupplier<R> work) throws SQLException {
+        if (dialect == SqlDialect.MYSQL && c.getAutoCommit()) {
+            return runMysql(c, work);
+        }
         int isolation = c.getTransactionIsolation();
         boolean changeIsolation =
                 dialect == SqlDialect.MYSQL && isolation != Connection.TRANSACTION_READ_COMMITTED && c.getAutoCommit();

@@ -141,6 +141,7 @@ abstract class AbstractJdbcRetryLogIT {
                                 TaskOptions.custom().schedule(fast).build())
                         .config(RetryConfig.custom()
                                 .workers(3)
+                                .pollers(1 + logs.size() % 2)
                                 .batchSize(32)
                                 .pollInterval(Duration.ofMillis(100))
                                 .alertSink(a -> {})
