@@ -589,6 +589,11 @@ public final class RetryBench {
                 }
                 return out;
             }
+            // READ COMMITTED for this transaction: REPEATABLE READ's gap locks on the scanned range
+            // deadlock the claims against concurrent inserts.
+            try (Statement st = c.createStatement()) {
+                st.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+            }
             c.setAutoCommit(false);
             try {
                 try (PreparedStatement ps = c.prepareStatement("SELECT id, payload FROM " + TABLE

@@ -45,6 +45,7 @@ public final class DupguardCli implements Callable<Integer> {
         PrintWriter errWriter = new PrintWriter(err, true);
         CommandLine cli = new CommandLine(new DupguardCli())
                 .addSubcommand("storm", new StormCommand(terminal))
+                .addSubcommand("retries", new RetriesCommand())
                 .setOut(outWriter)
                 .setErr(errWriter)
                 .setParameterExceptionHandler((e, a) -> {
