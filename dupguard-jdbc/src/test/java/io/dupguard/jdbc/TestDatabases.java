@@ -66,4 +66,8 @@ final class TestDatabases {
     static JdbcLockProvider locks(DataSource ds) {
         return JdbcLockProvider.builder(ds).createSchemaIfMissing(true).build();
     }
+
+    static JdbcRetryStore retries(DataSource ds) {
+        return JdbcRetryStore.builder(ds).createSchemaIfMissing(true).build();
+    }
 }

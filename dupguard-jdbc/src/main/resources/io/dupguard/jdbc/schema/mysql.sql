@@ -63,3 +63,30 @@ CREATE TABLE IF NOT EXISTS dupguard_guards (
     guard_key   VARBINARY(1020) NOT NULL,
     PRIMARY KEY (guard_key)
 ) ENGINE = InnoDB;
+
+-- Retry log (JdbcRetryStore, SPEC R1-R6). due_at is the due time of a PENDING task and the lease end
+-- of a RUNNING one, and NULL once a task is finished: the claim's range scan (due_at <= now, earliest
+-- first, FOR UPDATE SKIP LOCKED) never touches finished rows and stays O(batch). The dedup key is
+-- unique per type (NULLs never collide). runs counts claims and guards every worker's write together
+-- with state and owner, and run_base is where the attempt count restarts after an unblock. Type, key
+-- and owner are VARBINARY for byte-exact comparison, as in the tables above.
+CREATE TABLE IF NOT EXISTS dupguard_retry_tasks (
+    id          BIGINT         NOT NULL AUTO_INCREMENT,
+    task_type   VARBINARY(256) NOT NULL,
+    task_key    CHAR(32)       CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    dedup_key   VARBINARY(1020) NULL,
+    state       CHAR(1)        CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    runs        INT            NOT NULL,
+    run_base    INT            NOT NULL,
+    due_at      DATETIME(6)    NULL,
+    owner       VARBINARY(256) NULL,
+    last_error  TEXT           CHARACTER SET utf8mb4 NULL,
+    created_at  DATETIME(6)    NOT NULL,
+    updated_at  DATETIME(6)    NOT NULL,
+    payload     LONGBLOB       NOT NULL,
+    PRIMARY KEY (id),
+    UNIQUE KEY dupguard_retry_tasks_dedup (task_type, dedup_key),
+    KEY dupguard_retry_tasks_due (due_at),
+    KEY dupguard_retry_tasks_open (state, task_type, id),
+    KEY dupguard_retry_tasks_done (state, updated_at)
+) ENGINE = InnoDB;

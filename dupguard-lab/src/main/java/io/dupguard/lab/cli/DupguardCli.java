@@ -46,6 +46,7 @@ public final class DupguardCli implements Callable<Integer> {
         CommandLine cli = new CommandLine(new DupguardCli())
                 .addSubcommand("storm", new StormCommand(terminal))
                 .addSubcommand("dedupe", new DedupeCommand(terminal))
+                .addSubcommand("retries", new RetriesCommand())
                 .setOut(outWriter)
                 .setErr(errWriter)
                 .setParameterExceptionHandler((e, a) -> {

@@ -1,0 +1,19 @@
+package io.dupguard.retry;
+
+import io.dupguard.DupguardException;
+
+/**
+ * Thrown by a {@link TaskHandler} to say the step can never succeed by retrying (invalid account,
+ * rejected card): the default {@link RetryClassifier} blocks the task at once and an alert fires.
+ */
+public class NonRetryableException extends DupguardException {
+    private static final long serialVersionUID = 1L;
+
+    public NonRetryableException(String message) {
+        super(message);
+    }
+
+    public NonRetryableException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,235 @@
+package io.dupguard.retry;
+
+import io.dupguard.StoreUnavailableException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The retry log (SPEC R1–R6): failed steps are recorded, re-run on a schedule by workers, and end
+ * SUCCEEDED, or BLOCKED with an alert for a person.
+ *
+ * <ol>
+ *   <li>An application registers one {@link TaskHandler} per task type (R4) and calls {@link #run}
+ *       on its normal path: the handler runs inline; only a failure is recorded, retryable ones as
+ *       PENDING for later (R1), others as BLOCKED with an alert (R3).
+ *   <li>Steps that must follow a database transaction are recorded inside it ({@code
+ *       JdbcRetryStore.enqueue(Connection, …)}, the outbox rule R5) or with {@link #enqueue}; the
+ *       workers run them after the commit.
+ *   <li>{@link #start()} starts the workers: they claim due tasks in batches from the {@link
+ *       RetryStore}, run the type's handler, and mark the task SUCCEEDED, PENDING again after the
+ *       type's {@link RetrySchedule} pause, or BLOCKED when the classifier says so or the attempts
+ *       are used up; blocking alerts the {@link AlertSink}, and money-related types alert on their
+ *       first failure as well (R2).
+ *   <li>{@link #status}, {@link RetryListener} and the operator calls ({@link #blocked}, {@link
+ *       #unblock}, {@link #unblockAll}, {@link #cancel}, {@link #stats}) report and act on outcomes
+ *       (R6).
+ * </ol>
+ *
+ * <p>Thread-safe. Several {@code RetryLog}s (in one JVM or on many machines) may share a store; each
+ * task runs on one worker at a time.
+ */
+public final class RetryLog implements AutoCloseable {
+    private final RetryStore store;
+    private final RetryConfig config;
+    private final Map<String, Registration> handlers;
+    private final TaskRunner runner;
+    private final RetryWorkers workers;
+
+    record Registration(TaskHandler handler, TaskOptions options) {}
+
+    private RetryLog(Builder b) {
+        this.store = b.store;
+        this.config = b.config;
+        this.handlers = Map.copyOf(b.handlers);
+        this.runner = new TaskRunner(store, config, handlers);
+        this.workers = new RetryWorkers(store, config, runner);
+    }
+
+    /** A builder on {@code store}. */
+    public static Builder builder(RetryStore store) {
+        return new Builder(store);
+    }
+
+    /**
+     * Runs the type's handler now, on the caller's thread. Success records nothing. A retryable
+     * failure is recorded as a PENDING task due after the schedule's first pause; any other failure
+     * as a BLOCKED task, with an alert.
+     *
+     * @throws UnknownTaskTypeException if no handler is registered for {@code type}
+     * @throws io.dupguard.InvalidKeyException if the type is blank, too long or has control characters
+     * @throws IllegalArgumentException if the payload exceeds {@value NewTask#MAX_PAYLOAD_BYTES} bytes
+     * @throws StoreUnavailableException if the handler failed and the failure could not be recorded
+     *     (the handler's failure is attached as suppressed): nothing will retry it
+     * @throws Error an {@link Error} from the handler, unrecorded
+     */
+    public RunResult run(String type, byte[] payload) {
+        NewTask task = NewTask.of(type, payload, null);
+        return runner.runInline(task, registration(type));
+    }
+
+    /** {@link #run(String, byte[])} with a UTF-8 text payload. */
+    public RunResult run(String type, String payload) {
+        return run(type, utf8(payload));
+    }
+
+    /**
+     * Records a task due now (after the store commits it) and wakes a worker. With a non-null {@code
+     * dedupKey}, a second enqueue of the same type and key returns the first task instead of
+     * recording another. To record a task in the same transaction as the caller's own writes, use the
+     * JDBC store's {@code enqueue(Connection, …)}.
+     *
+     * @throws UnknownTaskTypeException if no handler is registered for {@code type}
+     * @throws io.dupguard.InvalidKeyException if the type or dedup key is invalid
+     * @throws IllegalArgumentException if the payload exceeds {@value NewTask#MAX_PAYLOAD_BYTES} bytes
+     * @throws StoreUnavailableException if the store fails; the task may or may not be recorded, and
+     *     enqueuing again with the same dedup key is safe
+     */
+    public Enqueued enqueue(String type, byte[] payload, String dedupKey) {
+        NewTask task = NewTask.of(type, payload, dedupKey);
+        registration(type);
+        Enqueued e = store.enqueue(task);
+        workers.wake();
+        return e;
+    }
+
+    /** {@link #enqueue(String, byte[], String)} with a UTF-8 text payload. */
+    public Enqueued enqueue(String type, String payload, String dedupKey) {
+        return enqueue(type, utf8(payload), dedupKey);
+    }
+
+    /**
+     * Starts the worker threads (daemon threads named {@code dupguard-retry-*}). Idempotent.
+     *
+     * @return this
+     */
+    public RetryLog start() {
+        workers.start();
+        return this;
+    }
+
+    /**
+     * Stops claiming, waits up to {@link RetryConfig#shutdownTimeout()} for running handlers, then
+     * interrupts them. Tasks not finished stay RUNNING until their lease ends and are then claimed by
+     * another worker. Idempotent.
+     */
+    @Override
+    public void close() {
+        workers.close();
+    }
+
+    /** The task with this id, if the store still holds it (succeeded tasks are purged after a retention). */
+    public Optional<RetryTask> status(long id) {
+        return store.find(id);
+    }
+
+    /** BLOCKED tasks of {@code type} (any type if null), by ascending id. */
+    public List<RetryTask> blocked(String type, TaskPage page) {
+        return store.list(TaskState.BLOCKED, type, Objects.requireNonNull(page, "page"));
+    }
+
+    /**
+     * Makes a BLOCKED task PENDING and due now, with a fresh attempt budget.
+     *
+     * @return false if the task is not BLOCKED
+     * @throws UnknownTaskException if there is no such task
+     */
+    public boolean unblock(long id) {
+        boolean done = store.unblock(id);
+        if (done) {
+            workers.wake();
+        }
+        return done;
+    }
+
+    /** Unblocks every BLOCKED task of {@code type}; returns how many. */
+    public int unblockAll(String type) {
+        int n = store.unblockAll(Objects.requireNonNull(type, "type"));
+        if (n > 0) {
+            workers.wake();
+        }
+        return n;
+    }
+
+    /**
+     * Cancels a PENDING or BLOCKED task.
+     *
+     * @return false if the task is RUNNING (its handler is running) or already finished
+     * @throws UnknownTaskException if there is no such task
+     */
+    public boolean cancel(long id) {
+        return store.cancel(id);
+    }
+
+    /** Counts by type and state. */
+    public RetryStats stats() {
+        return store.stats();
+    }
+
+    /** The store. */
+    public RetryStore store() {
+        return store;
+    }
+
+    /** The settings. */
+    public RetryConfig config() {
+        return config;
+    }
+
+    private Registration registration(String type) {
+        Registration r = handlers.get(type);
+        if (r == null) {
+            NewTask.of(type, new byte[0], null); // a malformed type gets the key error, not "unknown"
+            throw new UnknownTaskTypeException(type, handlers.keySet());
+        }
+        return r;
+    }
+
+    private static byte[] utf8(String text) {
+        return Objects.requireNonNull(text, "payload must not be null").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder {
+        private final RetryStore store;
+        private final Map<String, Registration> handlers = new LinkedHashMap<>();
+        private RetryConfig config = RetryConfig.ofDefaults();
+
+        private Builder(RetryStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /** Registers the one handler of {@code type}, with {@link TaskOptions#ofDefaults()}. */
+        public Builder handler(String type, TaskHandler handler) {
+            return handler(type, handler, TaskOptions.ofDefaults());
+        }
+
+        /**
+         * Registers the one handler of {@code type}.
+         *
+         * @throws IllegalArgumentException if {@code type} already has a handler
+         * @throws io.dupguard.InvalidKeyException if {@code type} is not a valid task type
+         */
+        public Builder handler(String type, TaskHandler handler, TaskOptions options) {
+            NewTask.of(type, new byte[0], null); // validates the type
+            Objects.requireNonNull(handler, "handler");
+            Objects.requireNonNull(options, "options");
+            if (handlers.putIfAbsent(type, new Registration(handler, options)) != null) {
+                throw new IllegalArgumentException("type '" + type + "' already has a handler");
+            }
+            return this;
+        }
+
+        public Builder config(RetryConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        public RetryLog build() {
+            return new RetryLog(this);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.dupguard.retry;
+
+import java.time.Duration;
+
+/**
+ * When a failed task runs again, and how many runs it gets before it is parked for a person (SPEC
+ * R2). Implementations are immutable and thread-safe: {@link SteppedSchedule} (阶梯重试, the seed's
+ * fixed steps) and {@link ExponentialSchedule} (growing with jitter, capped).
+ */
+public interface RetrySchedule {
+    /** The seed's steps: 10 s, 30 s, 1 min, 5 min, 30 min, 2 h; seven runs in all. */
+    RetrySchedule DEFAULT = stepped(
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(30),
+            Duration.ofMinutes(1),
+            Duration.ofMinutes(5),
+            Duration.ofMinutes(30),
+            Duration.ofHours(2));
+
+    /**
+     * The pause after failed run {@code failedAttempt} (1 for the first run) before the next one.
+     *
+     * @throws IllegalArgumentException if {@code failedAttempt < 1}
+     */
+    Duration delayAfter(int failedAttempt);
+
+    /** Runs in all, the first included; after the last one fails the task is BLOCKED. */
+    int maxAttempts();
+
+    /** A stepped schedule with these pauses and one run per pause plus the first. */
+    static RetrySchedule stepped(Duration... steps) {
+        return SteppedSchedule.builder().steps(steps).build();
+    }
+
+    /** A builder of a stepped schedule. */
+    static SteppedSchedule.Builder steppedBuilder() {
+        return SteppedSchedule.builder();
+    }
+
+    /** A builder of an exponential schedule with jitter and a cap. */
+    static ExponentialSchedule.Builder exponential() {
+        return ExponentialSchedule.builder();
+    }
+}

@@ -1,0 +1,20 @@
+package io.dupguard.retry;
+
+import io.dupguard.DupguardException;
+
+/** An operation named a task id the store does not hold (never recorded, or already purged). */
+public class UnknownTaskException extends DupguardException {
+    private static final long serialVersionUID = 1L;
+
+    private final long id;
+
+    public UnknownTaskException(long id) {
+        super("no retry task with id " + id);
+        this.id = id;
+    }
+
+    /** The id that was not found. */
+    public long id() {
+        return id;
+    }
+}

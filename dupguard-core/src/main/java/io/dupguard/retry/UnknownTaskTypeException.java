@@ -1,0 +1,20 @@
+package io.dupguard.retry;
+
+import io.dupguard.DupguardException;
+
+/** {@link RetryLog#run} or {@link RetryLog#enqueue} named a task type that has no handler. */
+public class UnknownTaskTypeException extends DupguardException {
+    private static final long serialVersionUID = 1L;
+
+    private final String type;
+
+    public UnknownTaskTypeException(String type, java.util.Collection<String> known) {
+        super("no handler registered for task type '" + type + "'; registered: " + known);
+        this.type = type;
+    }
+
+    /** The type without a handler. */
+    public String type() {
+        return type;
+    }
+}

@@ -1,0 +1,663 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.LeaseLostException;
+import io.dupguard.StoreUnavailableException;
+import io.dupguard.internal.Checks;
+import io.dupguard.retry.ClaimedTask;
+import io.dupguard.retry.Enqueued;
+import io.dupguard.retry.NewTask;
+import io.dupguard.retry.RetryStats;
+import io.dupguard.retry.RetryStore;
+import io.dupguard.retry.RetryTask;
+import io.dupguard.retry.TaskPage;
+import io.dupguard.retry.TaskState;
+import io.dupguard.retry.UnknownTaskException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+
+/**
+ * {@link RetryStore} on a SQL table (PostgreSQL 12+, MariaDB 10.6+ / MySQL 8, H2 2.x): one row per
+ * task; times are the <b>database's</b> clock.
+ *
+ * <ol>
+ *   <li>Enqueue inserts a PENDING row due now, with the caller's dedup key unique per type
+ *       (PostgreSQL {@code ON CONFLICT DO NOTHING}; elsewhere only a unique violation means "exists",
+ *       SPEC K5) and re-reads the existing row's id. {@link #enqueue(Connection, NewTask)} does so in
+ *       the caller's transaction (the outbox rule, R5).
+ *   <li>Claim takes the earliest due rows with {@code FOR UPDATE SKIP LOCKED} — PENDING rows whose
+ *       time has come and RUNNING rows whose lease ended (a crashed worker's) — and sets them
+ *       RUNNING with owner, {@code runs + 1} and a lease: one {@code UPDATE … WHERE id IN (SELECT …
+ *       SKIP LOCKED) RETURNING} on PostgreSQL; a locking read and an update in one READ COMMITTED
+ *       transaction on MariaDB/MySQL and H2. Finished rows have no due time, so the scan of the due
+ *       index reads only the batch it returns.
+ *   <li>Every write of a worker is one {@code UPDATE … WHERE id = ? AND state = 'R' AND owner = ? AND
+ *       runs = ?}: zero rows means the claim was taken over, reported as {@link LeaseLostException}.
+ *       {@link #completeInTransaction} runs the same guarded update on the handler's connection.
+ *   <li>On PostgreSQL the enqueue statement also calls {@code pg_notify}; a listener connection
+ *       wakes the workers of this JVM when any process enqueues. Enqueues through this store wake
+ *       them in-process on every database; polling stays the fallback.
+ *   <li>Purging deletes SUCCEEDED rows past their retention in bounded batches; workers never lock
+ *       those rows, so purging never waits for them nor they for it.
+ * </ol>
+ *
+ * <p>Every {@link SQLException} surfaces as {@link StoreUnavailableException}. Thread-safe.
+ */
+public final class JdbcRetryStore implements RetryStore {
+    /** Default table name. */
+    public static final String DEFAULT_TABLE = "dupguard_retry_tasks";
+
+    private static final int ATTEMPTS = 3;
+
+    private final JdbcAccess access;
+    private final boolean listen;
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private volatile RetrySql sql;
+    private PgNotifications notifications;
+
+    private JdbcRetryStore(Builder b) {
+        this.access = b.access();
+        this.listen = b.listen;
+    }
+
+    /** A store on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
+    public static JdbcRetryStore create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** The task table's name. */
+    public String tableName() {
+        return access.table();
+    }
+
+    /**
+     * The dialect in use, detecting it if needed.
+     *
+     * @throws StoreUnavailableException if the database cannot be reached
+     */
+    public SqlDialect dialect() {
+        return sql().dialect;
+    }
+
+    @Override
+    public Enqueued enqueue(NewTask task) {
+        Objects.requireNonNull(task, "task");
+        Enqueued e = access.withConnection("enqueue retry task", task.type(), c -> insert(c, sql(c), task, 0, null));
+        if (e.created()) {
+            wakeLocal();
+        }
+        return e;
+    }
+
+    /**
+     * Records {@code task} in the caller's open transaction on {@code connection} (SPEC R5): it
+     * commits with the caller's own writes or not at all, and workers run it after the commit. Never
+     * commits, rolls back or changes the connection's settings. A task of the same type with the same
+     * dedup key is returned instead of recording another.
+     *
+     * @throws StoreUnavailableException if a statement fails (the caller should roll back)
+     */
+    public Enqueued enqueue(Connection connection, NewTask task) {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(task, "task");
+        RetrySql s = sql();
+        Enqueued e;
+        try {
+            e = insert(connection, s, task, 0, null);
+        } catch (SQLException ex) {
+            throw access.unavailable("enqueue retry task", task.type(), ex);
+        }
+        // PostgreSQL's notification arrives at commit; elsewhere wake now and let the workers poll
+        // briefly, since the row becomes visible only when the caller commits.
+        if (e.created() && s.dialect != SqlDialect.POSTGRESQL) {
+            wakeLocal();
+        }
+        return e;
+    }
+
+    /** {@link #enqueue(Connection, NewTask)} of a new task; {@code dedupKey} may be null. */
+    public Enqueued enqueue(Connection connection, String type, byte[] payload, String dedupKey) {
+        return enqueue(connection, NewTask.of(type, payload, dedupKey));
+    }
+
+    @Override
+    public Enqueued recordFailure(NewTask task, Duration retryDelay, String error) {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(error, "error");
+        return access.withConnection(
+                "record failed retry task",
+                task.type(),
+                c -> insert(c, sql(c), task, retryDelay == null ? -1 : Checks.millis(retryDelay), error));
+    }
+
+    /** Inserts a task; {@code delayMillis} &lt; 0 with an error records it BLOCKED. */
+    private static Enqueued insert(Connection c, RetrySql s, NewTask task, long delayMillis, String error)
+            throws SQLException {
+        for (int attempt = 0; ; attempt++) {
+            Long id = s.dialect == SqlDialect.POSTGRESQL
+                    ? insertReturning(c, s, task, delayMillis, error)
+                    : insertPlain(c, s, task, delayMillis, error);
+            if (id != null) {
+                return new Enqueued(id, true);
+            }
+            try (PreparedStatement ps = c.prepareStatement(s.findDedup)) {
+                JdbcText.bind(ps, 1, task.type(), s.dialect);
+                JdbcText.bind(ps, 2, task.dedupKey(), s.dialect);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return new Enqueued(rs.getLong(1), false);
+                    }
+                }
+            }
+            if (attempt == 2) { // purged between the insert and the read, three times over
+                throw new SQLException("dedup key of " + task + " conflicts but its task cannot be read");
+            }
+        }
+    }
+
+    private static void bindInsert(PreparedStatement ps, RetrySql s, NewTask task, long delayMillis, String error)
+            throws SQLException {
+        JdbcText.bind(ps, 1, task.type(), s.dialect);
+        ps.setString(2, task.taskKey());
+        if (task.dedupKey() == null) {
+            ps.setNull(3, s.dialect == SqlDialect.MYSQL ? Types.VARBINARY : Types.VARCHAR);
+        } else {
+            JdbcText.bind(ps, 3, task.dedupKey(), s.dialect);
+        }
+        ps.setBytes(4, task.payload());
+        boolean blocked = error != null && delayMillis < 0;
+        ps.setString(5, blocked ? "B" : "P");
+        ps.setInt(6, error == null ? 0 : 1);
+        ps.setLong(7, blocked ? -1 : Math.max(0, delayMillis));
+        ps.setLong(8, Math.max(0, delayMillis));
+        ps.setString(9, error);
+    }
+
+    private static Long insertReturning(Connection c, RetrySql s, NewTask task, long delayMillis, String error)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(s.insert)) {
+            bindInsert(ps, s, task, delayMillis, error);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : null;
+            }
+        }
+    }
+
+    private static Long insertPlain(Connection c, RetrySql s, NewTask task, long delayMillis, String error)
+            throws SQLException {
+        try (PreparedStatement ps = s.dialect == SqlDialect.H2
+                ? c.prepareStatement(s.insert, new String[] {"ID"})
+                : c.prepareStatement(s.insert, Statement.RETURN_GENERATED_KEYS)) {
+            bindInsert(ps, s, task, delayMillis, error);
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                if (!keys.next()) {
+                    throw new SQLException("the database reported no id for the new retry task");
+                }
+                return keys.getLong(1);
+            }
+        } catch (SQLException e) {
+            if (task.dedupKey() != null && UniqueViolation.test(e)) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public List<ClaimedTask> claim(String owner, int max, Duration lease) {
+        Objects.requireNonNull(owner, "owner");
+        Checks.atLeast(max, 1, "max");
+        long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
+        RetrySql s = sql();
+        if (s.dialect == SqlDialect.POSTGRESQL) {
+            return access.withConnectionRetryingTransient(
+                    "claim retry tasks",
+                    null,
+                    c -> {
+                        try (PreparedStatement ps = c.prepareStatement(s.claim)) {
+                            ps.setString(1, owner);
+                            ps.setLong(2, leaseMillis);
+                            ps.setInt(3, max);
+                            return readClaims(ps, s, owner, 0);
+                        }
+                    },
+                    ATTEMPTS);
+        }
+        return access.withConnectionRetryingTransient(
+                "claim retry tasks",
+                null,
+                c -> ReadCommitted.run(c, s.dialect, () -> lockAndMark(c, s, owner, max, leaseMillis)),
+                ATTEMPTS);
+    }
+
+    private static List<ClaimedTask> lockAndMark(Connection c, RetrySql s, String owner, int max, long leaseMillis)
+            throws SQLException {
+        List<ClaimedTask> locked;
+        try (PreparedStatement ps = c.prepareStatement(s.claim)) {
+            ps.setInt(1, max);
+            locked = readClaims(ps, s, owner, 1);
+        }
+        if (!locked.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(s.markRunning(locked.size()))) {
+                JdbcText.bind(ps, 1, owner, s.dialect);
+                ps.setLong(2, leaseMillis);
+                for (int i = 0; i < locked.size(); i++) {
+                    ps.setLong(3 + i, locked.get(i).id());
+                }
+                if (ps.executeUpdate() != locked.size()) {
+                    throw new SQLException("claim updated fewer rows than it had locked");
+                }
+            }
+        }
+        return locked;
+    }
+
+    /** Reads (id, type, key, payload, runs, run_base); {@code runsAdded} is what the claim will add. */
+    private static List<ClaimedTask> readClaims(PreparedStatement ps, RetrySql s, String owner, int runsAdded)
+            throws SQLException {
+        List<ClaimedTask> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                int runs = rs.getInt(5) + runsAdded;
+                out.add(new ClaimedTask(
+                        rs.getLong(1),
+                        JdbcText.read(rs, 2, s.dialect),
+                        rs.getString(3),
+                        rs.getBytes(4),
+                        runs,
+                        runs - rs.getInt(6),
+                        owner));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void succeed(ClaimedTask task) {
+        guarded("complete retry task", task, TaskState.SUCCEEDED, null, 0);
+    }
+
+    /**
+     * One guarded UPDATE per owner for the whole batch; on PostgreSQL it returns the ids it changed,
+     * elsewhere a short count re-reads the rows to tell which claims were refused.
+     */
+    @Override
+    public List<ClaimedTask> succeedAll(List<ClaimedTask> tasks) {
+        if (tasks.isEmpty()) {
+            return List.of();
+        }
+        Map<String, List<ClaimedTask>> byOwner = new LinkedHashMap<>();
+        tasks.forEach(
+                t -> byOwner.computeIfAbsent(t.owner(), o -> new ArrayList<>()).add(t));
+        List<ClaimedTask> refused = new ArrayList<>();
+        for (Map.Entry<String, List<ClaimedTask>> e : byOwner.entrySet()) {
+            refused.addAll(access.withConnectionRetryingTransient(
+                    "complete retry tasks", null, c -> succeedAll(c, sql(c), e.getKey(), e.getValue()), ATTEMPTS));
+        }
+        return refused;
+    }
+
+    private static List<ClaimedTask> succeedAll(Connection c, RetrySql s, String owner, List<ClaimedTask> tasks)
+            throws SQLException {
+        Set<Long> changed = new HashSet<>();
+        int n = tasks.size();
+        int rows;
+        try (PreparedStatement ps = c.prepareStatement(s.succeedAll(n))) {
+            JdbcText.bind(ps, 1, owner, s.dialect);
+            for (int i = 0; i < n; i++) {
+                ClaimedTask t = tasks.get(i);
+                ps.setLong(2 + i, t.id());
+                ps.setLong(2 + n + 2 * i, t.id());
+                ps.setInt(3 + n + 2 * i, t.runs());
+            }
+            if (s.dialect == SqlDialect.POSTGRESQL) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        changed.add(rs.getLong(1));
+                    }
+                }
+                rows = changed.size();
+            } else {
+                rows = ps.executeUpdate();
+            }
+        }
+        if (rows == n) {
+            return List.of();
+        }
+        if (s.dialect != SqlDialect.POSTGRESQL) {
+            // A row this batch completed is SUCCEEDED with our owner and run count; nothing else is.
+            try (PreparedStatement ps = c.prepareStatement(s.states(n))) {
+                for (int i = 0; i < n; i++) {
+                    ps.setLong(1 + i, tasks.get(i).id());
+                }
+                Map<Long, ClaimedTask> byId = new HashMap<>();
+                tasks.forEach(t -> byId.put(t.id(), t));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ClaimedTask t = byId.get(rs.getLong(1));
+                        if ("S".equals(rs.getString(2))
+                                && owner.equals(JdbcText.read(rs, 3, s.dialect))
+                                && rs.getInt(4) == t.runs()) {
+                            changed.add(t.id());
+                        }
+                    }
+                }
+            }
+        }
+        List<ClaimedTask> refused = new ArrayList<>();
+        for (ClaimedTask t : tasks) {
+            if (!changed.contains(t.id())) {
+                refused.add(t);
+            }
+        }
+        return refused;
+    }
+
+    @Override
+    public void retryLater(ClaimedTask task, Duration delay, String error) {
+        guarded(
+                "reschedule retry task",
+                task,
+                TaskState.PENDING,
+                Objects.requireNonNull(error, "error"),
+                Checks.millis(Checks.notNegative(delay, "delay")));
+    }
+
+    @Override
+    public void block(ClaimedTask task, String error) {
+        guarded("block retry task", task, TaskState.BLOCKED, Objects.requireNonNull(error, "error"), 0);
+    }
+
+    /** RUNNING → {@code to}, guarded by owner and run count; binds (delay), (error), then the guard. */
+    private void guarded(String operation, ClaimedTask task, TaskState to, String error, long delayMillis) {
+        int rows = access.withConnectionRetryingTransient(
+                operation,
+                task.id(),
+                c -> {
+                    RetrySql s = sql(c);
+                    String statement =
+                            switch (to) {
+                                case SUCCEEDED -> s.succeed;
+                                case PENDING -> s.retryLater;
+                                default -> s.block;
+                            };
+                    try (PreparedStatement ps = c.prepareStatement(statement)) {
+                        int i = 1;
+                        if (to == TaskState.PENDING) {
+                            ps.setLong(i++, delayMillis);
+                        }
+                        if (error != null) {
+                            ps.setString(i++, error);
+                        }
+                        bindGuard(ps, i, task, s);
+                        return ps.executeUpdate();
+                    }
+                },
+                ATTEMPTS);
+        if (rows == 0) {
+            throw leaseLost(task);
+        }
+    }
+
+    private static void bindGuard(PreparedStatement ps, int from, ClaimedTask task, RetrySql s) throws SQLException {
+        ps.setLong(from, task.id());
+        JdbcText.bind(ps, from + 1, task.owner(), s.dialect);
+        ps.setInt(from + 2, task.runs());
+    }
+
+    private static LeaseLostException leaseLost(ClaimedTask task) {
+        return new LeaseLostException(
+                "task " + task.id(),
+                "retry task " + task.id() + " run " + task.runs() + " is no longer " + task.owner()
+                        + "'s: its lease ended and another worker claimed it");
+    }
+
+    @Override
+    public void completeInTransaction(Connection connection, ClaimedTask task) {
+        Objects.requireNonNull(connection, "connection");
+        RetrySql s = sql();
+        int rows;
+        try (PreparedStatement ps = connection.prepareStatement(s.succeed)) {
+            bindGuard(ps, 1, task, s);
+            rows = ps.executeUpdate();
+        } catch (SQLException e) {
+            throw access.unavailable("complete retry task", task.id(), e);
+        }
+        if (rows == 0) {
+            throw leaseLost(task);
+        }
+    }
+
+    @Override
+    public int extendLeases(String owner, Collection<ClaimedTask> tasks, Duration lease) {
+        if (tasks.isEmpty()) {
+            return 0;
+        }
+        long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
+        return access.withConnection("extend retry task leases", c -> {
+            RetrySql s = sql(c);
+            int n = 0;
+            try (PreparedStatement ps = c.prepareStatement(s.extend)) {
+                for (ClaimedTask t : tasks) {
+                    ps.setLong(1, leaseMillis);
+                    bindGuard(ps, 2, t, s);
+                    n += ps.executeUpdate();
+                }
+            }
+            return n;
+        });
+    }
+
+    @Override
+    public Optional<RetryTask> find(long id) {
+        return access.withConnection("read retry task", id, c -> {
+            RetrySql s = sql(c);
+            try (PreparedStatement ps = c.prepareStatement(s.find)) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(s.task(rs)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<RetryTask> list(TaskState state, String type, TaskPage page) {
+        Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(page, "page");
+        return access.withConnection("list retry tasks", c -> {
+            RetrySql s = sql(c);
+            try (PreparedStatement ps = c.prepareStatement(s.list(type != null))) {
+                int i = 1;
+                ps.setString(i++, String.valueOf(state.code()));
+                if (type != null) {
+                    JdbcText.bind(ps, i++, type, s.dialect);
+                }
+                ps.setLong(i++, page.afterId());
+                ps.setInt(i, page.limit());
+                List<RetryTask> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(s.task(rs));
+                    }
+                }
+                return out;
+            }
+        });
+    }
+
+    @Override
+    public boolean unblock(long id) {
+        boolean done = updateById("unblock retry task", id, s -> s.unblock);
+        if (done) {
+            wakeLocal();
+        }
+        return done;
+    }
+
+    @Override
+    public int unblockAll(String type) {
+        Objects.requireNonNull(type, "type");
+        int n = access.withConnection("unblock retry tasks", type, c -> {
+            RetrySql s = sql(c);
+            try (PreparedStatement ps = c.prepareStatement(s.unblockAll)) {
+                JdbcText.bind(ps, 1, type, s.dialect);
+                return ps.executeUpdate();
+            }
+        });
+        if (n > 0) {
+            wakeLocal();
+        }
+        return n;
+    }
+
+    @Override
+    public boolean cancel(long id) {
+        return updateById("cancel retry task", id, s -> s.cancel);
+    }
+
+    /** A guarded update of one task; false if the guard refused, {@link UnknownTaskException} if absent. */
+    private boolean updateById(String operation, long id, java.util.function.Function<RetrySql, String> statement) {
+        Boolean exists = access.withConnection(operation, id, c -> {
+            RetrySql s = sql(c);
+            try (PreparedStatement ps = c.prepareStatement(statement.apply(s))) {
+                ps.setLong(1, id);
+                if (ps.executeUpdate() == 1) {
+                    return null;
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement(s.exists)) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        });
+        if (exists == null) {
+            return true;
+        } else if (!exists) {
+            throw new UnknownTaskException(id);
+        }
+        return false;
+    }
+
+    @Override
+    public RetryStats stats() {
+        return access.withConnection("count retry tasks", c -> {
+            RetrySql s = sql(c);
+            List<RetryStats.Row> rows = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(s.stats);
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new RetryStats.Row(
+                            JdbcText.read(rs, 1, s.dialect),
+                            TaskState.ofCode(rs.getString(2).charAt(0)),
+                            rs.getLong(3),
+                            s.instant(rs, 4)));
+                }
+            }
+            return new RetryStats(rows);
+        });
+    }
+
+    @Override
+    public int purgeSucceeded(Duration olderThan, int limit) {
+        long millis = Checks.millis(Checks.notNegative(olderThan, "olderThan"));
+        Checks.atLeast(limit, 1, "limit");
+        return access.withConnection("purge retry tasks", c -> {
+            RetrySql s = sql(c);
+            return ReadCommitted.run(c, s.dialect, () -> {
+                try (PreparedStatement ps = c.prepareStatement(s.purge)) {
+                    ps.setLong(1, -millis);
+                    ps.setInt(2, limit);
+                    return ps.executeUpdate();
+                }
+            });
+        });
+    }
+
+    @Override
+    public synchronized AutoCloseable onWork(Runnable listener) {
+        Objects.requireNonNull(listener, "listener");
+        listeners.add(listener);
+        if (listen && notifications == null && sql().dialect == SqlDialect.POSTGRESQL) {
+            notifications = PgNotifications.start(access, RetrySql.channel(access.table()), this::wakeLocal);
+        }
+        return () -> unsubscribe(listener);
+    }
+
+    private synchronized void unsubscribe(Runnable listener) {
+        listeners.remove(listener);
+        if (listeners.isEmpty() && notifications != null) {
+            notifications.close();
+            notifications = null;
+        }
+    }
+
+    private void wakeLocal() {
+        for (Runnable r : listeners) {
+            r.run();
+        }
+    }
+
+    /** The statements, detecting the dialect (and creating the table) on a pooled connection if needed. */
+    private RetrySql sql() {
+        RetrySql s = sql;
+        return s != null ? s : access.withConnection("detect dialect", this::sql);
+    }
+
+    private RetrySql sql(Connection c) throws SQLException {
+        SqlDialect dialect = access.dialect(c);
+        RetrySql s = sql;
+        if (s == null) {
+            s = new RetrySql(dialect, access.table());
+            sql = s;
+        }
+        return s;
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder extends JdbcStoreBuilder<Builder, JdbcRetryStore> {
+        private boolean listen = true;
+
+        private Builder(DataSource dataSource) {
+            super(dataSource, DEFAULT_TABLE, false);
+        }
+
+        /**
+         * On PostgreSQL, hold one connection of the pool that LISTENs for enqueues by any process
+         * while a {@code RetryLog} runs (default true); off, workers learn of other processes'
+         * tasks by polling.
+         */
+        public Builder listenForNotifications(boolean listen) {
+            this.listen = listen;
+            return this;
+        }
+
+        @Override
+        public JdbcRetryStore build() {
+            return new JdbcRetryStore(this);
+        }
+    }
+}

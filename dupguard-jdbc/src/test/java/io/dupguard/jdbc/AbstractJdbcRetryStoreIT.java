@@ -1,0 +1,39 @@
+package io.dupguard.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.retry.RetryStore;
+import io.dupguard.test.AbstractRetryStoreContractTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
+
+/** The retry store contract on one database; each "machine" is a store on its own connection pool. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractJdbcRetryStoreIT extends AbstractRetryStoreContractTest {
+    private final HikariDataSource[] pools = new HikariDataSource[3];
+    private final JdbcRetryStore[] machines = new JdbcRetryStore[3];
+
+    AbstractJdbcRetryStoreIT(Db db) {
+        for (int i = 0; i < 3; i++) {
+            pools[i] = TestDatabases.pool(db, 8);
+            machines[i] = TestDatabases.retries(pools[i]);
+        }
+    }
+
+    @AfterAll
+    void closePools() {
+        for (HikariDataSource pool : pools) {
+            pool.close();
+        }
+    }
+
+    @Override
+    protected RetryStore store() {
+        return machines[0];
+    }
+
+    @Override
+    protected RetryStore machine(int i) {
+        return machines[i];
+    }
+}

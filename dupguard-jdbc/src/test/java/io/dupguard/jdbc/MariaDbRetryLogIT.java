@@ -1,0 +1,7 @@
+package io.dupguard.jdbc;
+
+class MariaDbRetryLogIT extends AbstractJdbcRetryLogIT {
+    MariaDbRetryLogIT() {
+        super(TestDatabases.Db.MARIADB);
+    }
+}

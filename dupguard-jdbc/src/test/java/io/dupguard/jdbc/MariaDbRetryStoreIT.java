@@ -1,0 +1,7 @@
+package io.dupguard.jdbc;
+
+class MariaDbRetryStoreIT extends AbstractJdbcRetryStoreIT {
+    MariaDbRetryStoreIT() {
+        super(TestDatabases.Db.MARIADB);
+    }
+}

@@ -1,0 +1,7 @@
+package io.dupguard.jdbc;
+
+class PostgresRetryLogIT extends AbstractJdbcRetryLogIT {
+    PostgresRetryLogIT() {
+        super(TestDatabases.Db.POSTGRESQL);
+    }
+}
