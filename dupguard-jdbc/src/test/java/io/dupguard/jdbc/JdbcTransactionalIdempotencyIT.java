@@ -9,6 +9,7 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.test.ExpectedWarnings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -218,6 +219,7 @@ class JdbcTransactionalIdempotencyIT {
     /** An unreachable database is a store error before any work runs, never "not a duplicate". */
     @ParameterizedTest
     @EnumSource(Db.class)
+    @ExpectedWarnings("HikariCP warns when it closes a pool that never reached its database")
     void anUnreachableDatabaseFailsBeforeTheWorkRuns(Db db) {
         ds = TestDatabases.pool(db, 1); // closed by @AfterEach
         scope = "tx-down";
