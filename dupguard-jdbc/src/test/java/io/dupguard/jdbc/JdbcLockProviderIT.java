@@ -9,6 +9,7 @@ import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
+import io.dupguard.test.ExpectedWarnings;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -177,6 +178,7 @@ class JdbcLockProviderIT {
 
     @ParameterizedTest
     @EnumSource(Db.class)
+    @ExpectedWarnings("the crashed holder's watchdog logs that renewing through its closed pool failed")
     void abandonedLockFreesAtExpiryWithoutARelease(Db db) {
         // Seed flaw 1: the myLock row had no expiry, so a holder that died kept it forever.
         HikariDataSource crashed = TestDatabases.pool(db, 2);
@@ -248,6 +250,7 @@ class JdbcLockProviderIT {
 
     @ParameterizedTest
     @EnumSource(Db.class)
+    @ExpectedWarnings("HikariCP warns when it closes a pool that never reached its database")
     void unreachableDatabaseIsAStoreErrorNeverFreeOrTaken(Db db) {
         try (HikariDataSource down = TestDatabases.unreachable(db)) {
             JdbcLockProvider locks = TestDatabases.locks(down); // building needs no database
@@ -270,6 +273,7 @@ class JdbcLockProviderIT {
 
     @ParameterizedTest
     @EnumSource(Db.class)
+    @ExpectedWarnings("close() logs that the release failed and the lease will expire")
     void holderWhoseDatabaseGoesAwayGetsAStoreErrorAndCloseDoesNotThrow(Db db) {
         HikariDataSource ds = TestDatabases.pool(db, 2);
         Lease lease = TestDatabases.locks(ds).tryAcquire(name("gone")).orElseThrow();

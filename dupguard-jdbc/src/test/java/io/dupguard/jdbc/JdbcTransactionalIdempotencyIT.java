@@ -15,6 +15,7 @@ import io.dupguard.idempotency.Outcome;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.idempotency.ReplayedFailureException;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.test.ExpectedWarnings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -226,6 +227,7 @@ class JdbcTransactionalIdempotencyIT {
     /** An unreachable database is a store error before any work runs, never "not a duplicate". */
     @ParameterizedTest
     @EnumSource(Db.class)
+    @ExpectedWarnings("HikariCP warns when it closes a pool that never reached its database")
     void anUnreachableDatabaseFailsBeforeTheWorkRuns(Db db) {
         ds = TestDatabases.pool(db, 1); // closed by @AfterEach
         scope = "tx-down";

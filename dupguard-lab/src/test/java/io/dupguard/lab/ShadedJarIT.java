@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,18 +21,16 @@ class ShadedJarIT {
     @TempDir
     Path dir;
 
-    record Run(int status, String out, String err) {}
-
     @Test
     void printsItsVersion() throws Exception {
-        Run r = java("--version");
+        ExternalProcess.Run r = java("--version");
         assertThat(r.status()).isZero();
         assertThat(r.out()).startsWith("dupguard ").doesNotContain("unknown");
     }
 
     @Test
     void runsAShortStormQuietly() throws Exception {
-        Run r = java(
+        ExternalProcess.Run r = java(
                 "storm",
                 "--workload",
                 "payment",
@@ -51,7 +47,7 @@ class ShadedJarIT {
 
     @Test
     void startsTheEmbeddedZooKeeperQuietly() throws Exception {
-        Run r = java(
+        ExternalProcess.Run r = java(
                 "storm",
                 "--workload",
                 "lock-backends",
@@ -70,39 +66,26 @@ class ShadedJarIT {
 
     @Test
     void bundlesThePostgresqlDriver() throws Exception {
-        Run r = java("storm", "--jdbc-url", "jdbc:postgresql://127.0.0.1:" + closedPort() + "/test");
+        ExternalProcess.Run r = java("storm", "--jdbc-url", "jdbc:postgresql://127.0.0.1:" + closedPort() + "/test");
         assertThat(r.status()).isEqualTo(2);
         assertThat(r.err()).startsWith("dupguard: cannot connect to --jdbc-url jdbc:postgresql:");
     }
 
     @Test
     void bundlesTheMariadbDriver() throws Exception {
-        Run r = java("storm", "--jdbc-url", "jdbc:mariadb://127.0.0.1:" + closedPort() + "/test");
+        ExternalProcess.Run r = java("storm", "--jdbc-url", "jdbc:mariadb://127.0.0.1:" + closedPort() + "/test");
         assertThat(r.status()).isEqualTo(2);
         assertThat(r.err()).startsWith("dupguard: cannot connect to --jdbc-url jdbc:mariadb:");
     }
 
-    private Run java(String... args) throws IOException, InterruptedException {
+    private ExternalProcess.Run java(String... args) throws IOException, InterruptedException {
         assertThat(JAR).as("built by the package phase").exists();
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-jar");
         command.add(JAR.toString());
         command.addAll(List.of(args));
-        Path out = dir.resolve("out.txt");
-        Path err = dir.resolve("err.txt");
-        Process p = new ProcessBuilder(command)
-                .redirectOutput(out.toFile())
-                .redirectError(err.toFile())
-                .start();
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("java -jar " + String.join(" ", args) + " did not finish in 120 s");
-        }
-        return new Run(
-                p.exitValue(),
-                Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+        return ExternalProcess.run(dir, command, Map.of());
     }
 
     private static int closedPort() throws IOException {

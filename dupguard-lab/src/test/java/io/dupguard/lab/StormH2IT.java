@@ -2,6 +2,7 @@ package io.dupguard.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ class StormH2IT {
     @Test
     void naiveStrategiesFailAndDupguardStrategiesHoldInEveryWorkload() throws Exception {
         Path json = dir.resolve("storm.json");
+        Path html = dir.resolve("storm.html");
         LabCli.Result r = LabCli.run(
                 "storm",
                 "--workload",
@@ -32,7 +34,9 @@ class StormH2IT {
                 "--seed",
                 "7",
                 "--json",
-                json.toString());
+                json.toString(),
+                "--html",
+                html.toString());
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         Map<String, List<String>> expected = Expected.defaultWorkloads();
@@ -43,9 +47,29 @@ class StormH2IT {
                 .contains("H2 (embedded, in-memory)")
                 .contains("stale writes accepted", "orders charged twice")
                 .contains("ok: every dupguard strategy had 0 duplicate effects");
+        String page = Files.readString(html);
+        assertThat(section(page, "account-binding")).contains("<svg class=\"chart duplicate-effects\"");
+        assertThat(section(page, "balance-init"))
+                .contains("<svg class=\"chart failures\"")
+                .containsPattern("<title>retry-lock: [1-9][0-9,]* genuine attempts refused</title>")
+                .containsPattern("<title>unique-key-no-reread: [1-9][0-9,]* attempts failed with an error</title>");
+        assertThat(section(page, "form-submit"))
+                .containsPattern("<title>throttle: [1-9][0-9,]* different submits refused</title>");
+        assertThat(section(page, "lock-backends"))
+                .contains("<svg class=\"chart stale-writes\"")
+                .doesNotContain("duplicate-effects")
+                .containsPattern("<title>jdbc-unfenced: [1-9][0-9,]* stale writes accepted</title>")
+                .containsPattern("<title>jdbc-fenced: [1-9][0-9,]* stale writes refused</title>");
         assertThat(r.err())
                 .as("one progress line per strategy when stderr is not a terminal")
                 .contains("[1/26] account-binding/select-then-insert: ")
                 .contains("[26/26] lock-backends/jdbc-fenced: ");
+    }
+
+    /** The HTML of one workload's section of the report. */
+    private static String section(String page, String workload) {
+        int start = page.indexOf("<section class=\"workload\" id=\"" + workload + "\">");
+        assertThat(start).as("section %s", workload).isNotNegative();
+        return page.substring(start, page.indexOf("</section>", start));
     }
 }

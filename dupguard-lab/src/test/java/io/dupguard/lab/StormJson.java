@@ -40,8 +40,8 @@ public final class StormJson {
     private static Map<String, String> failures() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("balance-init/unique-key-no-reread", "errors");
-        m.put("balance-init/retry-lock", "metrics.requestsRefused");
-        m.put("balance-init/retry-lock-requery", "metrics.requestsRefused");
+        m.put("balance-init/retry-lock", "metrics.genuineAttemptsRefused");
+        m.put("balance-init/retry-lock-requery", "metrics.genuineAttemptsRefused");
         m.put("form-submit/throttle", "metrics.differentSubmitsRefused");
         m.put("lock-backends/*-unfenced", "metrics.staleWritesAccepted");
         return m;

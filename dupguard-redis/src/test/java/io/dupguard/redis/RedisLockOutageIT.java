@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
+import io.dupguard.test.ExpectedWarnings;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * A private redis-server that the tests flush and kill: an outage is {@link
  * StoreUnavailableException}, never "free" or "taken", and the provider recovers on its own.
  */
+@ExpectedWarnings("Lettuce logs failed reconnects, dupguard a release that timed out, while Redis is stopped")
 class RedisLockOutageIT {
     private ThrowawayRedis server;
     private ClientResources resources;

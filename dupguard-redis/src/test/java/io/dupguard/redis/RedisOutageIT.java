@@ -10,6 +10,7 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.RecordStatus;
+import io.dupguard.test.ExpectedWarnings;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * dead server raises {@link StoreUnavailableException} (never "absent"), and the store recovers
  * once the server is back.
  */
+@ExpectedWarnings("Lettuce logs every failed reconnect while the test keeps Redis paused or stopped")
 class RedisOutageIT {
     private static final Duration LEASE = Duration.ofSeconds(30);
 

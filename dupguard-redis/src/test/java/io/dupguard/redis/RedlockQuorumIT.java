@@ -8,6 +8,7 @@ import io.dupguard.StoreUnavailableException;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockUnavailableException;
+import io.dupguard.test.ExpectedWarnings;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SetArgs;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * Redlock on three private redis-servers that the tests kill, pause and tamper with, so the shared
  * 7100–7102 nodes other tests use are never disturbed.
  */
+@ExpectedWarnings("Lettuce logs failed reconnects to the Redlock nodes the test stops")
 class RedlockQuorumIT {
     private static final LockKeys KEYS = new LockKeys(RedlockProvider.DEFAULT_KEY_PREFIX);
 

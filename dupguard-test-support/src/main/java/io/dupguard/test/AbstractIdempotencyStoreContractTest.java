@@ -632,6 +632,7 @@ public abstract class AbstractIdempotencyStoreContractTest {
     }
 
     @Test
+    @ExpectedWarnings("a driver may warn that it cannot reach the unreachable store")
     public void unreachableStoreRaisesAndNeverRunsTheWork() {
         Idempotency idem = Idempotency.of(unreachableStore());
         AtomicInteger effects = new AtomicInteger();

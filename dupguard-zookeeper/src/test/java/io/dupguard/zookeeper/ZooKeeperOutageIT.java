@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
+import io.dupguard.test.ExpectedWarnings;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -15,6 +16,7 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 
 /** ZooKeeper out of reach is a store failure, never "lock taken" or "lock free", and never a hang. */
+@ExpectedWarnings("ZooKeeper and Curator log lost connections and expired sessions while the server is stopped")
 class ZooKeeperOutageIT {
     private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(1);
     // The clients here do not retry: one connection timeout per attempt (a protected create that

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
+import io.dupguard.test.ExpectedWarnings;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * {@link KillSession} expires the session on the client side (as a partition longer than the
  * session timeout would); the server then expires it after the session timeout.
  */
+@ExpectedWarnings("ZooKeeper and Curator log the session expiries these tests cause")
 class ZooKeeperSessionIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static TestingServer server;

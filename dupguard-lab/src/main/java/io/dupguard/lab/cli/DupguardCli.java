@@ -19,6 +19,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "Make an operation take effect once: the dupguard lab.",
+        // `dupguard help` and `dupguard help storm`, the same as --help.
+        subcommands = CommandLine.HelpCommand.class,
         footer = {"", "Start with: dupguard storm"})
 public final class DupguardCli implements Callable<Integer> {
     public static final int OK = 0;

@@ -1,5 +1,6 @@
 package io.dupguard.lab.report;
 
+import io.dupguard.lab.storm.Chart;
 import io.dupguard.lab.storm.StormReport;
 import io.dupguard.lab.storm.StrategyResult;
 import io.dupguard.lab.storm.WorkloadReport;
@@ -11,8 +12,9 @@ import java.util.Locale;
 
 /**
  * {@code --html FILE}: one self-contained page — inline CSS and SVG, no scripts, fonts or other
- * external resources — with each workload's table, what broke, and two charts: duplicate effects
- * and client-observed latency per strategy.
+ * external resources — with each workload's table, what broke, and its charts: what its strategies
+ * fail on ({@link io.dupguard.lab.storm.Workload#charts()}: duplicate effects, refusals, errors or
+ * stale writes) and client-observed latency per strategy.
  */
 public final class HtmlReport {
     private static final String STYLE = String.join(
@@ -88,19 +90,7 @@ public final class HtmlReport {
                 .append("</h2>\n<p>")
                 .append(Html.escape(w.summary()))
                 .append("</p>\n<table class=\"results\">\n<thead><tr>");
-        for (String h : new String[] {
-            "strategy",
-            "family",
-            "requests",
-            "dup sent",
-            "dup absorbed",
-            "dup effects",
-            "lost",
-            "refused",
-            "ops/s",
-            "p50",
-            "p99"
-        }) {
+        for (String h : TextReport.HEADERS) {
             html.append("<th>").append(h).append("</th>");
         }
         html.append("</tr></thead>\n<tbody>\n");
@@ -141,10 +131,15 @@ public final class HtmlReport {
             }
             html.append("</li>\n");
         }
-        html.append("</ul>\n<figure>\n<figcaption>Duplicate effects per strategy (counted in the database)")
-                .append("</figcaption>\n")
-                .append(SvgCharts.duplicateEffects(w.strategies()))
-                .append("\n</figure>\n<figure>\n<figcaption>Client-observed latency per strategy, retries included")
+        html.append("</ul>\n");
+        for (Chart chart : w.charts()) {
+            html.append("<figure>\n<figcaption>")
+                    .append(Html.escape(chart.title()))
+                    .append("</figcaption>\n")
+                    .append(SvgCharts.bars(chart, w.strategies()))
+                    .append("\n</figure>\n");
+        }
+        html.append("<figure>\n<figcaption>Client-observed latency per strategy, retries included")
                 .append("</figcaption>\n")
                 .append(SvgCharts.latency(w.strategies()))
                 .append("\n</figure>\n</section>\n");

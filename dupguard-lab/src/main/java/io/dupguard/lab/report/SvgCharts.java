@@ -1,5 +1,6 @@
 package io.dupguard.lab.report;
 
+import io.dupguard.lab.storm.Chart;
 import io.dupguard.lab.storm.Family;
 import io.dupguard.lab.storm.LatencyBucket;
 import io.dupguard.lab.storm.StrategyResult;
@@ -16,44 +17,77 @@ final class SvgCharts {
     private static final int LATENCY_SLOTS = 22;
     private static final String NAIVE_COLOUR = "#c0392b";
     private static final String DUPGUARD_COLOUR = "#2e7d32";
+    // Charts of several series: thinner bars, each further series fainter, a legend line per series.
+    private static final int SERIES_BAR = 12;
+    private static final int LEGEND_LINE = 16;
+    private static final String[] OPACITY = {"1", "0.55", "0.3"};
 
     private SvgCharts() {}
 
-    /** One horizontal bar per strategy, its length the duplicate effects found in the database. */
-    static String duplicateEffects(List<StrategyResult> results) {
+    /**
+     * Horizontal bars: per strategy, one bar for each series of {@code chart}, all on one scale, in
+     * the strategy's family colour — fainter for each further series — each labelled with its count.
+     * A chart of one series labels the count with its share of the strategy's requests.
+     */
+    static String bars(Chart chart, List<StrategyResult> results) {
+        List<Chart.Series> series = chart.series();
         long max = Math.max(
                 1,
                 results.stream()
-                        .mapToLong(StrategyResult::duplicateEffects)
+                        .flatMapToLong(r -> series.stream().mapToLong(s -> r.count(s.measure())))
                         .max()
                         .orElse(1));
-        int height = ROW * results.size() + 30;
-        StringBuilder svg = open("duplicate-effects", height, "Duplicate effects per strategy");
+        int bar = series.size() == 1 ? ROW - 10 : SERIES_BAR;
+        int row = Math.max(ROW, series.size() * (bar + 2) + 10);
+        int plotted = row * results.size();
+        int legendLines = series.size() == 1 ? 0 : series.size();
+        StringBuilder svg = open(chart.id(), plotted + 30 + legendLines * LEGEND_LINE, Html.escape(chart.title()));
         for (int i = 0; i < results.size(); i++) {
             StrategyResult r = results.get(i);
-            int y = 10 + i * ROW;
-            double width = Math.max(3, PLOT * (double) r.duplicateEffects() / max);
-            label(svg, r, y);
+            int y = 10 + i * row;
+            svg.append(text(LABEL - 8, y + row / 2 + 4, "end", r.name()));
+            for (int k = 0; k < series.size(); k++) {
+                Chart.Series s = series.get(k);
+                long n = r.count(s.measure());
+                int top = y + (row - series.size() * (bar + 2)) / 2 + k * (bar + 2);
+                double width = Math.max(3, PLOT * (double) n / max);
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\""
+                                + " fill-opacity=\"%s\"><title>%s: %s %s</title></rect>",
+                        LABEL,
+                        top,
+                        width,
+                        bar,
+                        colour(r),
+                        OPACITY[k % OPACITY.length],
+                        Html.escape(r.name()),
+                        Numbers.count(n),
+                        Html.escape(s.label())));
+                // Several series: the count alone (a label would not fit), the legend says which bar is which.
+                String label = series.size() == 1
+                        ? Numbers.count(n) + " (" + Numbers.percent(n, r.requests()) + ")"
+                        : Numbers.count(n);
+                svg.append(text(LABEL + width + 6, top + bar / 2.0 + 4, "start", label));
+            }
+        }
+        int axisY = 10 + plotted + 14;
+        axis(
+                svg,
+                axisY,
+                "0",
+                Numbers.count(max) + (series.size() == 1 ? " " + series.get(0).label() : ""));
+        legend(svg, axisY);
+        for (int k = 0; k < legendLines; k++) {
+            int y = axisY + (k + 1) * LEGEND_LINE;
             svg.append(String.format(
                     Locale.ROOT,
-                    "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
-                            + "<title>%s: %s duplicate effects</title></rect>",
+                    "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"#555\" fill-opacity=\"%s\"/>",
                     LABEL,
-                    y + 4,
-                    width,
-                    ROW - 10,
-                    colour(r),
-                    Html.escape(r.name()),
-                    Numbers.count(r.duplicateEffects())));
-            svg.append(text(
-                    LABEL + width + 6,
-                    y + ROW / 2 + 4,
-                    "start",
-                    Numbers.count(r.duplicateEffects()) + " (" + Numbers.percent(r.duplicateEffects(), r.requests())
-                            + ")"));
+                    y - 9,
+                    OPACITY[k % OPACITY.length]));
+            svg.append(text(LABEL + 14, y, "start", series.get(k).label()));
         }
-        axis(svg, 10 + results.size() * ROW + 14, "0", Numbers.count(max) + " duplicate effects");
-        legend(svg, 10 + results.size() * ROW + 14);
         return svg.append("</svg>").toString();
     }
 
@@ -67,7 +101,7 @@ final class SvgCharts {
         for (int i = 0; i < results.size(); i++) {
             StrategyResult r = results.get(i);
             int y = 10 + i * ROW;
-            label(svg, r, y);
+            svg.append(text(LABEL - 8, y + ROW / 2 + 4, "end", r.name()));
             List<LatencyBucket> buckets = r.latencyHistogram();
             long tallest = Math.max(
                     1, buckets.stream().mapToLong(LatencyBucket::count).max().orElse(1));
@@ -149,10 +183,6 @@ final class SvgCharts {
                 y - 9,
                 DUPGUARD_COLOUR));
         svg.append(text(x + 84, y, "start", "dupguard"));
-    }
-
-    private static void label(StringBuilder svg, StrategyResult r, int y) {
-        svg.append(text(LABEL - 8, y + ROW / 2 + 4, "end", r.name()));
     }
 
     private static void axis(StringBuilder svg, int y, String left, String right) {

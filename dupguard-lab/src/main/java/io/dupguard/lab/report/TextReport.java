@@ -13,7 +13,8 @@ import java.util.Locale;
  * ASCII, so it reads the same in any terminal, log or CI output.
  */
 public final class TextReport {
-    private static final String[] HEADERS = {
+    /** The columns, also the HTML table's; {@code attempts refused} is in attempts, the rest in requests. */
+    static final String[] HEADERS = {
         "strategy",
         "family",
         "requests",
@@ -21,7 +22,7 @@ public final class TextReport {
         "dup absorbed",
         "dup effects",
         "lost",
-        "refused",
+        "attempts refused",
         "ops/s",
         "p50",
         "p99"

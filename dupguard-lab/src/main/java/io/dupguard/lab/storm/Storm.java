@@ -97,8 +97,11 @@ public final class Storm {
                     results.add(result);
                 }
             }
-            reports.add(
-                    new WorkloadReport(plan.workload().name(), plan.workload().summary(), results));
+            reports.add(new WorkloadReport(
+                    plan.workload().name(),
+                    plan.workload().summary(),
+                    results,
+                    plan.workload().charts()));
         }
         double wall = (System.nanoTime() - start) / 1e9;
         boolean ok = reports.stream().flatMap(w -> w.strategies().stream()).noneMatch(StrategyResult::brokenDupguard);

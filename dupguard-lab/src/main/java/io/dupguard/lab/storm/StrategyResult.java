@@ -46,6 +46,11 @@ public record StrategyResult(
         String fault,
         boolean durable) {
 
+    /** {@link #count(String)}: effects beyond one per logical request, from the database. */
+    public static final String DUPLICATE_EFFECTS = "duplicateEffects";
+    /** {@link #count(String)}: attempts that failed with an error (not a refusal). */
+    public static final String ERRORS = "errors";
+
     private static final long[] EDGES_MILLIS = {
         1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10_000
     };
@@ -102,6 +107,32 @@ public record StrategyResult(
                 buckets(h),
                 fault,
                 durable);
+    }
+
+    /**
+     * A count by name, for a {@link Chart}: {@code duplicateEffects}, {@code lost}, {@code
+     * neverAcknowledged} and {@code tamperedAccepted} (requests), {@code refused} and {@code errors}
+     * (attempts), or else the key of one of this strategy's {@link #metrics()}.
+     *
+     * @throws IllegalArgumentException if {@code measure} is none of these
+     */
+    public long count(String measure) {
+        return switch (measure) {
+            case DUPLICATE_EFFECTS -> duplicateEffects;
+            case "lost" -> lost;
+            case "neverAcknowledged" -> requests - acknowledged;
+            case "tamperedAccepted" -> tamperedAccepted;
+            case "refused" -> refused;
+            case ERRORS -> errors;
+            default -> {
+                Long metric = metrics.get(measure);
+                if (metric == null) {
+                    throw new IllegalArgumentException(
+                            "strategy " + name + " has no count '" + measure + "'; its metrics: " + metrics.keySet());
+                }
+                yield metric;
+            }
+        };
     }
 
     /** Whether this is a dupguard strategy that broke an invariant. */

@@ -23,6 +23,15 @@ public interface Workload {
         return true;
     }
 
+    /**
+     * What the HTML report charts per strategy besides latency: what this workload's strategies fail
+     * on. By default their duplicate effects; a workload whose naive strategies fail otherwise
+     * (refusals, errors, stale writes) charts that too, or instead.
+     */
+    default List<Chart> charts() {
+        return List.of(Chart.DUPLICATE_EFFECTS);
+    }
+
     /** Every strategy, naive ones first. */
     List<Strategy> strategies();
 

@@ -3,6 +3,7 @@ package io.dupguard.lab.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dupguard.lab.LabCli;
+import io.dupguard.test.ExpectedWarnings;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Bad options and unreachable servers end with status 2 and one line saying what is wrong. */
+@ExpectedWarnings("HikariCP and Lettuce warn about the unreachable servers these tests name")
 class StormCliTest {
     @TempDir
     Path dir;
@@ -20,6 +22,20 @@ class StormCliTest {
         LabCli.Result r = LabCli.run("--help");
         assertThat(r.status()).isZero();
         assertThat(r.out()).contains("Usage: dupguard").contains("storm");
+    }
+
+    @Test
+    void helpCommandIsTheSameAsTheHelpOption() {
+        LabCli.Result r = LabCli.run("help");
+        assertThat(r.status()).as("stderr: %s", r.err()).isZero();
+        assertThat(r.out()).isEqualTo(LabCli.run("--help").out());
+    }
+
+    @Test
+    void helpCommandNamesASubcommand() {
+        LabCli.Result r = LabCli.run("help", "storm");
+        assertThat(r.status()).as("stderr: %s", r.err()).isZero();
+        assertThat(r.out()).isEqualTo(LabCli.run("storm", "--help").out());
     }
 
     @Test

@@ -1,12 +1,14 @@
 package io.dupguard.lab.workload.form;
 
 import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.storm.Chart;
 import io.dupguard.lab.storm.Effects;
 import io.dupguard.lab.storm.Request;
 import io.dupguard.lab.storm.Sent;
 import io.dupguard.lab.storm.Service;
 import io.dupguard.lab.storm.Strategy;
 import io.dupguard.lab.storm.StrategyCatalog;
+import io.dupguard.lab.storm.StrategyResult;
 import io.dupguard.lab.storm.Trial;
 import io.dupguard.lab.storm.Workload;
 import java.sql.SQLException;
@@ -27,6 +29,16 @@ public final class FormSubmitWorkload implements Workload {
     public static final String NAME = "form-submit";
 
     static final int USERS = 100_000;
+
+    static final String DIFFERENT_SUBMITS_REFUSED = "differentSubmitsRefused";
+
+    /** The throttle never duplicates: its failure is the different submits it refuses outright. */
+    private static final List<Chart> CHARTS = List.of(new Chart(
+            "failures",
+            "Failures per strategy: duplicate effects, different submits refused on every attempt",
+            List.of(
+                    new Chart.Series("duplicate effects", StrategyResult.DUPLICATE_EFFECTS),
+                    new Chart.Series("different submits refused", DIFFERENT_SUBMITS_REFUSED))));
 
     private static final StrategyCatalog<FormStrategy.Context, FormStrategy> CATALOG = new StrategyCatalog<
                     FormStrategy.Context, FormStrategy>()
@@ -55,6 +67,11 @@ public final class FormSubmitWorkload implements Workload {
     @Override
     public String summary() {
         return "one post per submitted form under double clicks and browser retries (T1-T3, seeds 000/001)";
+    }
+
+    @Override
+    public List<Chart> charts() {
+        return CHARTS;
     }
 
     @Override
@@ -123,7 +140,7 @@ public final class FormSubmitWorkload implements Workload {
                     : List.of(refusedOutright + " different submits refused on every attempt: a rate limit cannot tell"
                             + " a second form from a double click");
             return new Effects(
-                    duplicates, lost, 0, evidence, violations, Map.of("differentSubmitsRefused", refusedOutright));
+                    duplicates, lost, 0, evidence, violations, Map.of(DIFFERENT_SUBMITS_REFUSED, refusedOutright));
         }
     }
 }

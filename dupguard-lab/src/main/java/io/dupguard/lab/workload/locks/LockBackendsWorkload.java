@@ -1,6 +1,7 @@
 package io.dupguard.lab.workload.locks;
 
 import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.storm.Chart;
 import io.dupguard.lab.storm.Effects;
 import io.dupguard.lab.storm.Family;
 import io.dupguard.lab.storm.Refused;
@@ -49,6 +50,20 @@ public final class LockBackendsWorkload implements Workload {
 
     private static final Map<String, Variant> VARIANTS = variants();
 
+    static final String STALE_WRITES_ACCEPTED = "staleWritesAccepted";
+    static final String STALE_WRITES_REFUSED = "staleWritesRefused";
+
+    /**
+     * Every attempt is a holder that writes, so duplicate effects are always 0 here: the chart shows
+     * the stale writes instead, accepted (the unfenced failure) and refused (fencing at work).
+     */
+    private static final List<Chart> CHARTS = List.of(new Chart(
+            "stale-writes",
+            "Stale writes per strategy (from the write log): accepted is the failure, refused is fencing at work",
+            List.of(
+                    new Chart.Series("stale writes accepted", STALE_WRITES_ACCEPTED),
+                    new Chart.Series("stale writes refused", STALE_WRITES_REFUSED))));
+
     /** A backend, fenced or not. */
     private record Variant(Backend backend, boolean fenced) {}
 
@@ -83,6 +98,11 @@ public final class LockBackendsWorkload implements Workload {
     public String summary() {
         return "a lock holder pauses " + STALL_MILLIS + " ms on a " + LEASE_MILLIS
                 + " ms lease, then writes; fencing refuses the stale write (L5, L7)";
+    }
+
+    @Override
+    public List<Chart> charts() {
+        return CHARTS;
     }
 
     @Override
@@ -188,8 +208,8 @@ public final class LockBackendsWorkload implements Workload {
                 violations.add(holders.exclusionViolations() + " entries while another holder's lease was still valid");
             }
             Map<String, Long> metrics = new LinkedHashMap<>();
-            metrics.put("staleWritesAccepted", staleAccepted);
-            metrics.put("staleWritesRefused", staleRefused);
+            metrics.put(STALE_WRITES_ACCEPTED, staleAccepted);
+            metrics.put(STALE_WRITES_REFUSED, staleRefused);
             metrics.put("overlaps", holders.overlaps());
             metrics.put("exclusionViolations", holders.exclusionViolations());
             return new Effects(0, lost, 0, evidence, violations, metrics);

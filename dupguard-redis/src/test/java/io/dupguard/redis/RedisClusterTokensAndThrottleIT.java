@@ -1,0 +1,43 @@
+package io.dupguard.redis;
+
+import io.dupguard.test.AbstractSubmissionTokensContractTest;
+import io.dupguard.test.AbstractSubmitThrottleContractTest;
+import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.SubmitThrottle;
+import io.lettuce.core.cluster.RedisClusterClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.TestInstance;
+
+/** Tokens and throttle on the 3-master Redis Cluster (standalone Redis: {@link RedisTokensAndThrottleIT}). */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RedisClusterTokensAndThrottleIT {
+    private final RedisClusterClient cluster = RedisFixtures.clusterClient();
+
+    @AfterAll
+    void shutdown() {
+        cluster.shutdown();
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class ClusterTokens extends AbstractSubmissionTokensContractTest {
+        private final RedisSubmissionTokens one = RedisSubmissionTokens.create(cluster);
+
+        @Override
+        protected SubmissionTokens tokens() {
+            return one;
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class ClusterThrottle extends AbstractSubmitThrottleContractTest {
+        private final RedisSubmitThrottle one = RedisSubmitThrottle.create(cluster);
+
+        @Override
+        protected SubmitThrottle throttle() {
+            return one;
+        }
+    }
+}
