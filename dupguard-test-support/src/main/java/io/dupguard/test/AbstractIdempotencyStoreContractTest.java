@@ -405,6 +405,7 @@ public abstract class AbstractIdempotencyStoreContractTest {
      * unreachable, is retried, and succeeds once the store is back, long before the lease ends.
      */
     @Test
+    @ExpectedWarnings("renewals fail while the store is cut off, and the pool or driver reports the outage")
     public void renewalSurvivesAStoreBlipAndNoDuplicateRuns() throws Exception {
         StoreOutage.Fixture<IdempotencyStore> f = outageFixture();
         Duration lease = Duration.ofSeconds(3);
@@ -455,6 +456,7 @@ public abstract class AbstractIdempotencyStoreContractTest {
      * that took over in the meantime wins, and the owner's completion is refused.
      */
     @Test
+    @ExpectedWarnings("renewals fail while the store is cut off, and the pool or driver reports the outage")
     public void ownerLearnsItLostTheLeaseWhenNoRenewalSucceedsInTime() throws Exception {
         StoreOutage.Fixture<IdempotencyStore> f = outageFixture();
         Duration lease = Duration.ofSeconds(1);

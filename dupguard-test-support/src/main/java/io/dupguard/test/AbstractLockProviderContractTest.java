@@ -312,6 +312,7 @@ public abstract class AbstractLockProviderContractTest {
      * once the store is back, long before the lease ends; nobody else acquires meanwhile.
      */
     @Test
+    @ExpectedWarnings("renewals fail while the store is cut off, and the pool or driver reports the outage")
     public void watchdogRenewalSurvivesAStoreBlip() {
         StoreOutage.Fixture<LockProvider> f = outageFixture();
         Duration lease = Duration.ofSeconds(3);
@@ -354,6 +355,7 @@ public abstract class AbstractLockProviderContractTest {
      * Lease#isHeld()} turns false, and another machine's later holder has a greater fence.
      */
     @Test
+    @ExpectedWarnings("renewals fail while the store is cut off, and the pool or driver reports the outage")
     public void holderLearnsItLostTheLeaseWhenNoRenewalSucceedsInTime() {
         StoreOutage.Fixture<LockProvider> f = outageFixture();
         AtomicInteger lost = new AtomicInteger();
