@@ -369,13 +369,16 @@ public abstract class AbstractIdempotencyStoreContractTest {
 
     @Test
     public void renewedLeaseKeepsLongWorkOwned() {
-        Idempotency longRunner = idempotency(IdempotencyConfig.custom().inFlightLease(SHORT));
+        // A 1 s lease renewed every 333 ms: short enough to outlive several times, long enough that
+        // a loaded two-core build does not starve the renewal thread past it.
+        Duration lease = Duration.ofSeconds(1);
+        Idempotency longRunner = idempotency(IdempotencyConfig.custom().inFlightLease(lease));
         Idempotency duplicate = Idempotency.of(otherMachineStore());
 
         Outcome<String> out = longRunner.execute(key("long"), Fingerprint.none(), String.class, () -> {
-            // For four lease lengths, every duplicate must still see the work in flight.
-            await().during(SHORT.multipliedBy(4))
-                    .atMost(SHORT.multipliedBy(20))
+            // For three lease lengths, every duplicate must still see the work in flight.
+            await().during(lease.multipliedBy(3))
+                    .atMost(lease.multipliedBy(20))
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> inFlight(duplicate, key("long")));
             return "done";

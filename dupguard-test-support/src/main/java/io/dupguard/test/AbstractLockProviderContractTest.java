@@ -230,10 +230,11 @@ public abstract class AbstractLockProviderContractTest {
 
     @Test
     public void watchdogKeepsALongHoldersLock() {
-        LockOptions renewed = LockOptions.custom().watchdog(SHORT).build();
+        Duration leaseTime = Duration.ofSeconds(1); // see renewedLeaseKeepsLongWorkOwned
+        LockOptions renewed = LockOptions.custom().watchdog(leaseTime).build();
         try (Lease lease = provider().tryAcquire(name("long"), renewed).orElseThrow()) {
-            await().during(SHORT.multipliedBy(4))
-                    .atMost(SHORT.multipliedBy(20))
+            await().during(leaseTime.multipliedBy(3))
+                    .atMost(leaseTime.multipliedBy(20))
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> stillRefused(machine(1), name("long")));
             assertThat(lease.isHeld()).isTrue();
