@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -29,6 +30,13 @@ public final class FormSubmitWorkload implements Workload {
     public static final String NAME = "form-submit";
 
     static final int USERS = 100_000;
+
+    /**
+     * Share of submits that are a second, different form from the user who just submitted one
+     * (another tab): on purpose, so the throttle's refusals of different submits show at any load,
+     * not only when chance makes two of 100,000 users collide.
+     */
+    static final double SAME_USER_AGAIN = 0.02;
 
     static final String DIFFERENT_SUBMITS_REFUSED = "differentSubmitsRefused";
 
@@ -84,13 +92,20 @@ public final class FormSubmitWorkload implements Workload {
         String name = "dupguard_lab_post_" + strategy.name().replace('-', '_');
         PostTable posts = new PostTable(env, name);
         posts.recreate();
-        return new FormTrial(posts, CATALOG.create(strategy, new FormStrategy.Context(env, posts, name + "_")));
+        return new FormTrial(
+                posts,
+                CATALOG.create(strategy, new FormStrategy.Context(env, posts, name + "_")),
+                new ConcurrentHashMap<>());
     }
 
-    private record FormTrial(PostTable posts, FormStrategy strategy) implements Trial {
+    private record FormTrial(PostTable posts, FormStrategy strategy, Map<Integer, String> lastUser) implements Trial {
         @Override
         public Request newRequest(int client, long seq, SplittableRandom random) {
-            String user = "user-" + random.nextInt(USERS);
+            String previous = lastUser.get(client);
+            String user = previous != null && random.nextDouble() < SAME_USER_AGAIN
+                    ? previous
+                    : "user-" + random.nextInt(USERS);
+            lastUser.put(client, user);
             return new FormSubmit(
                     String.format("sub-%03d-%07d", client, seq),
                     user,
