@@ -40,7 +40,9 @@ class StormFaultsIT {
                 "--redis-url",
                 StormPostgresRedisIT.REDIS,
                 "--json",
-                json.toString());
+                json.toString(),
+                "--html",
+                dir.resolve("faults.html").toString());
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         JsonNode report = StormJson.read(json);
@@ -52,6 +54,10 @@ class StormFaultsIT {
                 assertThat(row.get("fault").asText()).as(where).isIn("store-stall", "connection-kill");
                 assertThat(row.get("durable").asBoolean()).as(where).isTrue();
                 faultsSeen.add(row.get("fault").asText());
+                assertThat(row.get("timeline").size()).as(where + " timeline").isPositive();
+                assertThat(row.get("faultWindows").size())
+                        .as(where + " fault windows")
+                        .isPositive();
                 if (row.get("family").asText().equals("dupguard")) {
                     assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
                     assertThat(row.get("lost").asLong()).as(where).isZero();
@@ -64,6 +70,9 @@ class StormFaultsIT {
         }
         assertThat(faultsSeen).contains("store-stall", "connection-kill");
         assertThat(r.out()).contains("@store-stall").contains("@connection-kill");
+        assertThat(java.nio.file.Files.readString(dir.resolve("faults.html")))
+                .contains("chart timeline")
+                .contains("class=\"fault\"");
     }
 
     @Test

@@ -41,7 +41,8 @@ final class ConnectionKill implements Fault {
     }
 
     @Override
-    public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random) throws Exception {
+    public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
+            throws Exception {
         Optional<TrackedConnections> tracked = env.trackedConnections();
         try (Connection side =
                 tracked.isPresent() ? DriverManager.getConnection(env.jdbcUrl().orElseThrow()) : null) {
@@ -53,6 +54,8 @@ final class ConnectionKill implements Fault {
                     killOne(side, tracked.get(), random);
                 }
                 env.redis().ifPresent(r -> r.killLabConnections());
+                long now = System.nanoTime();
+                active.between(now, now);
             }
         }
     }

@@ -24,8 +24,15 @@ public interface Fault {
 
     /**
      * Injects the fault between {@code startNanos} and {@code endNanos} ({@link System#nanoTime()}),
-     * at moments drawn from {@code random}. Runs on its own thread; returns when done or when
-     * interrupted.
+     * at moments drawn from {@code random}, telling {@code active} when it was in effect (from, to;
+     * equal for an instant). Runs on its own thread; returns when done or when interrupted.
      */
-    void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random) throws Exception;
+    void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
+            throws Exception;
+
+    /** Where a fault reports when it was in effect, in {@link System#nanoTime()} values. */
+    @FunctionalInterface
+    interface Active {
+        void between(long fromNanos, long toNanos);
+    }
 }

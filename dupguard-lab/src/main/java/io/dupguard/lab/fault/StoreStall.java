@@ -42,7 +42,8 @@ final class StoreStall implements Fault {
     }
 
     @Override
-    public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random) throws Exception {
+    public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
+            throws Exception {
         long span = Math.max(1, (endNanos - startNanos) / 2);
         if (!Faults.waitUntil(startNanos + span / 5 + random.nextLong(span / 2 + 1))) {
             return;
@@ -50,8 +51,10 @@ final class StoreStall implements Fault {
         CompletableFuture<Void> redis = env.redis()
                 .map(r -> CompletableFuture.runAsync(() -> r.pause(STALL)))
                 .orElse(CompletableFuture.completedFuture(null));
+        long from = System.nanoTime();
         stallDatabase(env);
         redis.join();
+        active.between(from, System.nanoTime());
     }
 
     private static void stallDatabase(LabEnvironment env) throws SQLException {

@@ -101,7 +101,7 @@ public final class HtmlReport {
                     .append("\" title=\"")
                     .append(Html.escape(s.summary()))
                     .append("\">");
-            cell(html, s.name(), false);
+            cell(html, s.label(), false);
             cell(html, s.family(), false);
             cell(html, Numbers.count(s.requests()), false);
             cell(html, Numbers.count(s.duplicatesSent()), false);
@@ -117,7 +117,7 @@ public final class HtmlReport {
         html.append("</tbody>\n</table>\n<ul class=\"notes\">\n");
         for (StrategyResult s : w.strategies()) {
             html.append("<li><b>")
-                    .append(Html.escape(s.name()))
+                    .append(Html.escape(s.label()))
                     .append("</b>: ")
                     .append(Html.escape(s.summary()))
                     .append(s.ok() ? ". Held." : ". Broke: " + Html.escape(String.join("; ", s.violations())) + ".");
@@ -137,6 +137,12 @@ public final class HtmlReport {
                     .append(Html.escape(chart.title()))
                     .append("</figcaption>\n")
                     .append(SvgCharts.bars(chart, w.strategies()))
+                    .append("\n</figure>\n");
+        }
+        if (w.strategies().stream().anyMatch(r -> !r.timeline().isEmpty())) {
+            html.append("<figure>\n<figcaption>Under faults: answers per 100 ms (bars), errors (dark ticks),")
+                    .append(" fault active (shaded)</figcaption>\n")
+                    .append(SvgCharts.timeline(w.strategies()))
                     .append("\n</figure>\n");
         }
         html.append("<figure>\n<figcaption>Client-observed latency per strategy, retries included")

@@ -4,6 +4,7 @@ import io.dupguard.lab.storm.Chart;
 import io.dupguard.lab.storm.Family;
 import io.dupguard.lab.storm.LatencyBucket;
 import io.dupguard.lab.storm.StrategyResult;
+import io.dupguard.lab.storm.Timeline;
 import java.util.List;
 import java.util.Locale;
 
@@ -45,7 +46,7 @@ final class SvgCharts {
         for (int i = 0; i < results.size(); i++) {
             StrategyResult r = results.get(i);
             int y = 10 + i * row;
-            svg.append(text(LABEL - 8, y + row / 2 + 4, "end", r.name()));
+            svg.append(text(LABEL - 8, y + row / 2 + 4, "end", r.label()));
             for (int k = 0; k < series.size(); k++) {
                 Chart.Series s = series.get(k);
                 long n = r.count(s.measure());
@@ -61,7 +62,7 @@ final class SvgCharts {
                         bar,
                         colour(r),
                         OPACITY[k % OPACITY.length],
-                        Html.escape(r.name()),
+                        Html.escape(r.label()),
                         Numbers.count(n),
                         Html.escape(s.label())));
                 // Several series: the count alone (a label would not fit), the legend says which bar is which.
@@ -101,7 +102,7 @@ final class SvgCharts {
         for (int i = 0; i < results.size(); i++) {
             StrategyResult r = results.get(i);
             int y = 10 + i * ROW;
-            svg.append(text(LABEL - 8, y + ROW / 2 + 4, "end", r.name()));
+            svg.append(text(LABEL - 8, y + ROW / 2 + 4, "end", r.label()));
             List<LatencyBucket> buckets = r.latencyHistogram();
             long tallest = Math.max(
                     1, buckets.stream().mapToLong(LatencyBucket::count).max().orElse(1));
@@ -120,7 +121,7 @@ final class SvgCharts {
                             slot - 2,
                             h,
                             colour(r),
-                            Html.escape(r.name()),
+                            Html.escape(r.label()),
                             Numbers.count(bucket.count()),
                             Numbers.micros(lower),
                             Numbers.micros(bucket.upToMicros())));
@@ -149,6 +150,86 @@ final class SvgCharts {
                 }
             }
         }
+        return svg.append("</svg>").toString();
+    }
+
+    /**
+     * Small multiples for a faulted run: per strategy row, answers per 100 ms (bars in the family's
+     * colour, scaled to the row's busiest slot), attempts that failed with an error (dark ticks
+     * above), and the fault's active windows shaded (a thin line for an instant, such as one
+     * killed connection), so a reader sees the stall and the recovery.
+     */
+    static String timeline(List<StrategyResult> results) {
+        List<StrategyResult> rows =
+                results.stream().filter(r -> !r.timeline().isEmpty()).toList();
+        int tall = ROW + 10;
+        int height = tall * rows.size() + 30;
+        StringBuilder svg = open("timeline", height, "Answers and errors per 100 ms, fault windows shaded");
+        long slots = rows.stream().mapToLong(r -> r.timeline().size()).max().orElse(1);
+        double w = (double) PLOT / Math.max(1, slots);
+        for (int i = 0; i < rows.size(); i++) {
+            StrategyResult r = rows.get(i);
+            int y = 10 + i * tall;
+            svg.append(text(LABEL - 8, y + tall / 2 + 4, "end", r.name()));
+            svg.append(text(LABEL + PLOT + 8, y + tall / 2 + 4, "start", r.fault()));
+            for (Timeline.Window win : r.faultWindows()) {
+                double x0 = LABEL + win.fromMillis() / (double) Timeline.SLOT_MILLIS * w;
+                double width = Math.max(1, (win.toMillis() - win.fromMillis()) / (double) Timeline.SLOT_MILLIS * w);
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<rect class=\"fault\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#9e9e9e\""
+                                + " fill-opacity=\"%s\"><title>%s %d–%d ms</title></rect>",
+                        x0,
+                        y,
+                        width,
+                        tall - 6,
+                        win.toMillis() > win.fromMillis() ? "0.35" : "0.7",
+                        Html.escape(r.fault()),
+                        win.fromMillis(),
+                        win.toMillis()));
+            }
+            long busiest = Math.max(
+                    1,
+                    r.timeline().stream()
+                            .mapToLong(Timeline.Point::completed)
+                            .max()
+                            .orElse(1));
+            for (int k = 0; k < r.timeline().size(); k++) {
+                Timeline.Point p = r.timeline().get(k);
+                double x = LABEL + k * w;
+                if (p.completed() > 0) {
+                    double h = Math.max(1, (tall - 14) * (double) p.completed() / busiest);
+                    svg.append(String.format(
+                            Locale.ROOT,
+                            "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+                                    + "<title>%d–%d ms: %s answered, %s errors</title></rect>",
+                            x,
+                            y + tall - 6 - h,
+                            Math.max(0.5, w - 0.5),
+                            h,
+                            colour(r),
+                            p.atMillis(),
+                            p.atMillis() + Timeline.SLOT_MILLIS,
+                            Numbers.count(p.completed()),
+                            Numbers.count(p.errors())));
+                }
+                if (p.errors() > 0) {
+                    svg.append(String.format(
+                            Locale.ROOT,
+                            "<rect class=\"error\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"5\" fill=\"#212121\">"
+                                    + "<title>%d–%d ms: %s errors</title></rect>",
+                            x,
+                            y,
+                            Math.max(0.5, w - 0.5),
+                            p.atMillis(),
+                            p.atMillis() + Timeline.SLOT_MILLIS,
+                            Numbers.count(p.errors())));
+                }
+            }
+        }
+        int axisY = 10 + rows.size() * tall + 14;
+        axis(svg, axisY, "0 s", String.format(Locale.ROOT, "%.1f s", slots * Timeline.SLOT_MILLIS / 1000.0));
+        legend(svg, axisY);
         return svg.append("</svg>").toString();
     }
 

@@ -40,18 +40,18 @@ public final class TextReport {
             }
             printAligned(rows, out);
             int width = w.strategies().stream()
-                    .mapToInt(s -> s.name().length())
+                    .mapToInt(s -> s.label().length())
                     .max()
                     .orElse(0);
             for (StrategyResult s : w.strategies()) {
                 if (s.metrics().values().stream().anyMatch(v -> v != 0)) {
-                    out.println("  " + pad(s.name(), width, false) + "  " + Numbers.metrics(s.metrics()));
+                    out.println("  " + pad(s.label(), width, false) + "  " + Numbers.metrics(s.metrics()));
                 }
             }
             for (StrategyResult s : w.strategies()) {
                 if (!s.ok()) {
                     String tag = s.brokenDupguard() ? "  BROKEN " : "  naive  ";
-                    out.println(tag + s.name() + ": " + String.join("; ", s.violations()));
+                    out.println(tag + s.label() + ": " + String.join("; ", s.violations()));
                     if (!s.evidence().isEmpty()) {
                         out.println("           e.g. " + s.evidence());
                     }
@@ -95,7 +95,7 @@ public final class TextReport {
 
     private static String[] row(StrategyResult s) {
         return new String[] {
-            s.fault().isEmpty() ? s.name() : s.name() + " @" + s.fault(),
+            s.label(),
             s.family(),
             Numbers.count(s.requests()),
             Numbers.count(s.duplicatesSent()),

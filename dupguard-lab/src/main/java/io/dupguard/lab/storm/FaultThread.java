@@ -2,16 +2,24 @@ package io.dupguard.lab.storm;
 
 import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.fault.Fault;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** One fault injected beside one storm; closing it stops the fault and reports its failure. */
 final class FaultThread implements AutoCloseable {
     private final Thread thread;
     private final AtomicReference<Exception> failure = new AtomicReference<>();
+    private final List<Timeline.Window> windows = new CopyOnWriteArrayList<>();
 
     private FaultThread(Thread thread) {
         this.thread = thread;
+    }
+
+    /** When the fault was in effect, in ms since the storm started. */
+    List<Timeline.Window> windows() {
+        return List.copyOf(windows);
     }
 
     /** Starts {@code fault} (null: nothing) for the storm that starts now. */
@@ -27,7 +35,13 @@ final class FaultThread implements AutoCloseable {
         Thread t = new Thread(
                 () -> {
                     try {
-                        fault.run(env, start, end, random);
+                        fault.run(
+                                env,
+                                start,
+                                end,
+                                random,
+                                (from, to) -> self[0].windows.add(
+                                        new Timeline.Window((from - start) / 1_000_000, (to - start) / 1_000_000)));
                     } catch (Exception e) {
                         self[0].failure.set(e);
                     }

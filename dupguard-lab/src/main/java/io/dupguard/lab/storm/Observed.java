@@ -21,6 +21,7 @@ import org.HdrHistogram.Histogram;
  * @param latencyMicros client-observed latency of acknowledged requests, retries included
  * @param elapsedNanos from the first request until the last client stopped
  * @param ledger every logical request, for the checker
+ * @param timeline successes and errors per 100 ms since the start
  */
 public record Observed(
         long requests,
@@ -35,4 +36,5 @@ public record Observed(
         long tamperedAccepted,
         Histogram latencyMicros,
         long elapsedNanos,
-        List<Sent> ledger) {}
+        List<Sent> ledger,
+        List<Timeline.Point> timeline) {}

@@ -91,7 +91,8 @@ public final class Storm {
                         Effects found = trial.check(seen.ledger());
                         result = fault == null
                                 ? StrategyResult.of(strategy, seen, found)
-                                : StrategyResult.of(strategy, seen, found, fault.name(), fault.durable(env));
+                                : StrategyResult.of(strategy, seen, found, fault.name(), fault.durable(env))
+                                        .withTimeline(seen.timeline(), injecting.windows());
                     }
                     progress.finished(plan.workload().name(), result);
                     results.add(result);

@@ -53,6 +53,7 @@ public final class StormDriver {
     private final LongAdder tamperedAccepted = new LongAdder();
     private final AtomicReference<String> firstError = new AtomicReference<>();
     private final AtomicReference<Throwable> clientFailure = new AtomicReference<>();
+    private volatile Timeline timeline = new Timeline(System.nanoTime());
 
     public StormDriver(Trial trial, StormSettings settings) {
         this.trial = trial;
@@ -75,6 +76,7 @@ public final class StormDriver {
     /** Runs the storm and waits for every attempt to finish. */
     public Observed run() throws InterruptedException {
         long start = System.nanoTime();
+        timeline = new Timeline(start);
         long end = start + settings.duration().toNanos();
         Histogram[] latencies = new Histogram[settings.clients()];
         List<Thread> clients = new ArrayList<>();
@@ -115,7 +117,8 @@ public final class StormDriver {
                 tamperedAccepted.sum(),
                 all,
                 elapsed,
-                sent);
+                sent,
+                timeline.points());
     }
 
     private void runClient(int client, long endNanos, Histogram latency) {
@@ -196,12 +199,15 @@ public final class StormDriver {
                 ex.refused();
             } else {
                 errors.increment();
+                timeline.error(System.nanoTime());
                 firstError.compareAndSet(null, describe(t));
                 ex.failed();
             }
             return;
         }
-        if (ex.succeeded(answer, System.nanoTime(), trial::answersAgree)) {
+        long now = System.nanoTime();
+        timeline.completed(now);
+        if (ex.succeeded(answer, now, trial::answersAgree)) {
             mismatches.increment();
         }
     }

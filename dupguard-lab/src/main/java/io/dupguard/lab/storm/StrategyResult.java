@@ -44,7 +44,9 @@ public record StrategyResult(
         boolean ok,
         List<LatencyBucket> latencyHistogram,
         String fault,
-        boolean durable) {
+        boolean durable,
+        List<Timeline.Point> timeline,
+        List<Timeline.Window> faultWindows) {
 
     /** {@link #count(String)}: effects beyond one per logical request, from the database. */
     public static final String DUPLICATE_EFFECTS = "duplicateEffects";
@@ -59,6 +61,48 @@ public record StrategyResult(
         violations = List.copyOf(violations);
         metrics = Collections.unmodifiableMap(new LinkedHashMap<>(metrics));
         latencyHistogram = List.copyOf(latencyHistogram);
+        timeline = List.copyOf(timeline);
+        faultWindows = List.copyOf(faultWindows);
+    }
+
+    /**
+     * This row with its timeline (answers per 100 ms) and the fault's active windows; set on
+     * faulted rows only, to keep unfaulted reports small.
+     */
+    public StrategyResult withTimeline(List<Timeline.Point> points, List<Timeline.Window> windows) {
+        return new StrategyResult(
+                name,
+                family,
+                requests,
+                duplicatesSent,
+                duplicatesAbsorbed,
+                duplicateEffects,
+                lost,
+                refused,
+                opsPerSec,
+                p50Micros,
+                p99Micros,
+                p90Micros,
+                maxMicros,
+                acknowledged,
+                attempts,
+                errors,
+                firstError,
+                replayMismatches,
+                tamperedSent,
+                tamperedAccepted,
+                tamperedCharged,
+                seconds,
+                summary,
+                evidence,
+                violations,
+                metrics,
+                ok,
+                latencyHistogram,
+                fault,
+                durable,
+                points,
+                windows);
     }
 
     public static StrategyResult of(Strategy strategy, Observed seen, Effects found) {
@@ -106,7 +150,9 @@ public record StrategyResult(
                 violations.isEmpty(),
                 buckets(h),
                 fault,
-                durable);
+                durable,
+                List.of(),
+                List.of());
     }
 
     /**
@@ -133,6 +179,11 @@ public record StrategyResult(
                 yield metric;
             }
         };
+    }
+
+    /** The strategy's name, with {@code @fault} on a faulted row: how reports label the row. */
+    public String label() {
+        return fault.isEmpty() ? name : name + " @" + fault;
     }
 
     /** Whether this is a dupguard strategy that broke an invariant. */

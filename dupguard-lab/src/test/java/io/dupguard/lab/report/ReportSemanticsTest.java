@@ -163,6 +163,7 @@ class ReportSemanticsTest {
                 0,
                 latency,
                 1_000_000_000L,
+                List.of(),
                 List.of());
         Effects found = new Effects(duplicateEffects, 0, 0, "", List.of(), metrics);
         return StrategyResult.of(new Strategy(name, family, "what " + name + " does", Set.of()), seen, found);
