@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The storm under real faults on PostgreSQL + Redis ({@code --faults all}): a 1 s store stall
+ * The storm under real faults on PostgreSQL + Redis: a 1 s store stall
  * (a table lock held by a side connection, {@code CLIENT PAUSE}) and the lab's own connections
  * terminated every 250 ms. Naive strategies may fail; every dupguard row on these (durable) settings
  * keeps 0 duplicate effects, 0 lost acknowledged requests and equal replays — errors surfaced to
@@ -30,7 +30,7 @@ class StormFaultsIT {
                 "--strategy",
                 "none,idempotency-jdbc,idempotency-jdbc-tx,idempotency-redis,select-then-insert,unique-key-catch,lock",
                 "--faults",
-                "all",
+                "store-stall,connection-kill",
                 "--duration",
                 "1500ms",
                 "--clients",
@@ -73,6 +73,53 @@ class StormFaultsIT {
         assertThat(java.nio.file.Files.readString(dir.resolve("faults.html")))
                 .contains("chart timeline")
                 .contains("class=\"fault\"");
+    }
+
+    /**
+     * A restart of a Redis without persistence forgets claims and results: duplicate effects are the
+     * honest outcome, reported as a store-durability limit (durable false) that does not fail the
+     * run; with appendonly + appendfsync always the restarted server remembers, and dupguard holds.
+     */
+    @Test
+    void redisRestartShowsTheDurabilityLimitWithoutPersistenceAndHoldsWithAnAppendOnlyFile() throws Exception {
+        Path json = dir.resolve("restart.json");
+        LabCli.Result r = LabCli.run(
+                "storm",
+                "--workload",
+                "payment",
+                "--strategy",
+                "idempotency-redis",
+                "--faults",
+                "redis-restart,redis-restart-aof",
+                "--duration",
+                "2s",
+                "--clients",
+                "32",
+                "--jdbc-url",
+                StormPostgresRedisIT.PG,
+                "--redis-url",
+                StormPostgresRedisIT.REDIS,
+                "--json",
+                json.toString());
+
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
+        JsonNode rows = StormJson.read(json).get("workloads").get(0).get("strategies");
+        assertThat(rows).hasSize(2);
+        for (JsonNode row : rows) {
+            String fault = row.get("fault").asText();
+            if (fault.equals("redis-restart-aof")) {
+                assertThat(row.get("durable").asBoolean()).isTrue();
+                assertThat(row.get("duplicateEffects").asLong()).as(fault).isZero();
+                assertThat(row.get("lost").asLong()).as(fault).isZero();
+                assertThat(row.get("ok").asBoolean())
+                        .as(fault + " " + row.get("violations"))
+                        .isTrue();
+            } else {
+                assertThat(fault).isEqualTo("redis-restart");
+                assertThat(row.get("durable").asBoolean()).isFalse();
+            }
+            assertThat(row.get("faultWindows").size()).as(fault).isOne();
+        }
     }
 
     @Test

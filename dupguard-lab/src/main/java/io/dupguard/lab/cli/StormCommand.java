@@ -120,7 +120,9 @@ final class StormCommand implements Callable<Integer> {
             paramLabel = "NAME",
             description = "Run every strategy once under each fault: store-stall (Redis CLIENT PAUSE, a SQL table"
                     + " lock, 1 s), connection-kill (the lab's own database and Redis connections, every 250 ms),"
-                    + " or all. Invariants still hold; errors surfaced to clients are allowed")
+                    + " redis-restart / redis-restart-aof (the Redis strategies on a redis-server of the lab's own,"
+                    + " killed and restarted, without / with an fsynced append-only file), or all. Invariants still"
+                    + " hold where the store setting can keep them; errors surfaced to clients are allowed")
     private List<String> faults = List.of();
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON")

@@ -20,7 +20,7 @@ import javax.sql.DataSource;
  */
 public final class LabEnvironment implements AutoCloseable {
     private final Database database;
-    private final RedisTarget redis;
+    private RedisTarget redis; // swapped only between strategy runs (a fault's own server)
     private final RedlockTarget redlock;
     private final ZooKeeperTarget zookeeper;
     private final LabSql sql;
@@ -117,6 +117,20 @@ public final class LabEnvironment implements AutoCloseable {
     /** The database as the report names it (passwords masked). */
     public String databaseLabel() {
         return database.label;
+    }
+
+    /**
+     * Points the Redis strategies at {@code url} until the returned handle is closed, which
+     * restores the {@code --redis-url} target. For faults that need a Redis server of their own.
+     */
+    public AutoCloseable useRedis(String url) {
+        RedisTarget own = RedisTarget.connect(url);
+        RedisTarget previous = redis;
+        redis = own;
+        return () -> {
+            redis = previous;
+            own.close();
+        };
     }
 
     public Optional<RedisTarget> redis() {

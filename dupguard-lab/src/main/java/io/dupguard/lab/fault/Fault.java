@@ -1,6 +1,7 @@
 package io.dupguard.lab.fault;
 
 import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.storm.Strategy;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -29,6 +30,19 @@ public interface Fault {
      */
     void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
             throws Exception;
+
+    /** Whether {@code strategy} is run under this fault (default: every strategy). */
+    default boolean appliesTo(Strategy strategy) {
+        return true;
+    }
+
+    /**
+     * Prepares {@code env} before a strategy's trial opens (e.g. points the Redis strategies at a
+     * server of the fault's own); the returned handle undoes it after the run.
+     */
+    default AutoCloseable prepare(LabEnvironment env) throws Exception {
+        return () -> {};
+    }
 
     /** Where a fault reports when it was in effect, in {@link System#nanoTime()} values. */
     @FunctionalInterface

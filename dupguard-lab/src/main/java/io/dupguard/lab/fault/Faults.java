@@ -10,7 +10,8 @@ public final class Faults {
     private static final Map<String, Fault> ALL = new LinkedHashMap<>();
 
     static {
-        for (Fault f : new Fault[] {new StoreStall(), new ConnectionKill()}) {
+        for (Fault f :
+                new Fault[] {new StoreStall(), new ConnectionKill(), new RedisRestart(false), new RedisRestart(true)}) {
             ALL.put(f.name(), f);
         }
     }

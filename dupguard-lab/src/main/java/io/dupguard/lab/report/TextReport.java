@@ -1,5 +1,6 @@
 package io.dupguard.lab.report;
 
+import io.dupguard.lab.storm.Family;
 import io.dupguard.lab.storm.StormReport;
 import io.dupguard.lab.storm.StrategyResult;
 import io.dupguard.lab.storm.WorkloadReport;
@@ -50,8 +51,13 @@ public final class TextReport {
             }
             for (StrategyResult s : w.strategies()) {
                 if (!s.ok()) {
-                    String tag = s.brokenDupguard() ? "  BROKEN " : "  naive  ";
-                    out.println(tag + s.label() + ": " + String.join("; ", s.violations()));
+                    boolean limit = !s.durable() && Family.DUPGUARD.id().equals(s.family());
+                    String tag = s.brokenDupguard() ? "  BROKEN " : limit ? "  LIMIT  " : "  naive  ";
+                    out.println(tag + s.label() + ": " + String.join("; ", s.violations())
+                            + (limit
+                                    ? " (a store-durability limit: this store setting cannot keep the promise"
+                                            + " through this fault; not counted as a dupguard failure)"
+                                    : ""));
                     if (!s.evidence().isEmpty()) {
                         out.println("           e.g. " + s.evidence());
                     }
@@ -75,8 +81,12 @@ public final class TextReport {
                 setup.seed(),
                 Numbers.millis(setup.timeoutMillis()));
         if (report.ok()) {
+            boolean limits = report.workloads().stream()
+                    .flatMap(w -> w.strategies().stream())
+                    .anyMatch(r -> !r.ok() && !r.durable());
             out.println("ok: every dupguard strategy had 0 duplicate effects, 0 lost requests, "
-                    + "no tampered duplicate accepted and every replay equal to the first answer");
+                    + "no tampered duplicate accepted and every replay equal to the first answer"
+                    + (limits ? " on every store setting that can promise it (LIMIT rows above)" : ""));
         } else {
             out.println("FAILED: a dupguard strategy broke an invariant:");
             report.brokenDupguard().forEach(line -> out.println("  " + line));

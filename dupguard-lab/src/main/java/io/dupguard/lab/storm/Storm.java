@@ -61,17 +61,34 @@ public final class Storm {
             throws Exception {
         long start = System.nanoTime();
         List<Fault> rounds = faults.isEmpty() ? java.util.Collections.singletonList(null) : faults;
-        int total = plans.stream().mapToInt(p -> p.strategies().size()).sum() * rounds.size();
-        warmUp(plans, env, settings, total, progress);
+        int total = 0;
+        for (Plan plan : plans) {
+            for (Fault fault : rounds) {
+                for (Strategy strategy : plan.strategies()) {
+                    total += fault == null || fault.appliesTo(strategy) ? 1 : 0;
+                }
+            }
+        }
+        warmUp(
+                plans,
+                env,
+                settings,
+                plans.stream().mapToInt(p -> p.strategies().size()).sum(),
+                progress);
         int index = 0;
         List<WorkloadReport> reports = new ArrayList<>();
         for (Plan plan : plans) {
             List<StrategyResult> results = new ArrayList<>();
             for (Fault fault : rounds) {
                 for (Strategy strategy : plan.strategies()) {
+                    if (fault != null && !fault.appliesTo(strategy)) {
+                        continue;
+                    }
                     index++;
                     StrategyResult result;
-                    try (Trial trial = plan.workload().open(strategy, env)) {
+                    AutoCloseable prepared = fault == null ? () -> {} : fault.prepare(env);
+                    try (prepared;
+                            Trial trial = plan.workload().open(strategy, env)) {
                         StormDriver driver = new StormDriver(trial, settings);
                         progress.started(
                                 plan.workload().name(),

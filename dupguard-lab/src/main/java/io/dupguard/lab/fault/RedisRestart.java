@@ -1,0 +1,94 @@
+package io.dupguard.lab.fault;
+
+import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.env.LabRedisServer;
+import io.dupguard.lab.storm.Need;
+import io.dupguard.lab.storm.Strategy;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+/**
+ * {@code redis-restart} / {@code redis-restart-aof}: the Redis strategies run against a {@code
+ * redis-server} the lab starts itself on a free loopback port, which is killed (SIGKILL, a crash)
+ * at a seeded moment in the first half of the run and started again at once on the same port.
+ *
+ * <ul>
+ *   <li>{@code redis-restart}: no persistence. Every claim and result is forgotten: retries after
+ *       the restart run the work again. Duplicate effects are the honest result here; the row is
+ *       marked {@code durable: false} (a store-durability limit, not a dupguard failure).
+ *   <li>{@code redis-restart-aof}: {@code appendonly yes}, {@code appendfsync always}: every
+ *       acknowledged write is on disk before the reply, so the restarted server still has every
+ *       claim and result, and dupguard keeps its promise ({@code durable: true}).
+ * </ul>
+ */
+final class RedisRestart implements Fault {
+    private final boolean persistent;
+
+    RedisRestart(boolean persistent) {
+        this.persistent = persistent;
+    }
+
+    @Override
+    public String name() {
+        return persistent ? "redis-restart-aof" : "redis-restart";
+    }
+
+    @Override
+    public Optional<String> unsupported(LabEnvironment env) {
+        if (env.redis().isEmpty()) {
+            return Optional.of("give --redis-url so that the Redis strategies are planned (the fault runs them"
+                    + " against a redis-server of its own)");
+        }
+        if (!LabRedisServer.available()) {
+            return Optional.of("needs redis-server on the PATH (scripts/services installs it)");
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean durable(LabEnvironment env) {
+        return persistent;
+    }
+
+    @Override
+    public boolean appliesTo(Strategy strategy) {
+        return strategy.needs().contains(Need.REDIS);
+    }
+
+    private LabRedisServer server;
+
+    @Override
+    public AutoCloseable prepare(LabEnvironment env) throws Exception {
+        LabRedisServer own = new LabRedisServer(persistent);
+        AutoCloseable pointed;
+        try {
+            pointed = env.useRedis(own.url());
+        } catch (RuntimeException e) {
+            own.close();
+            throw e;
+        }
+        server = own;
+        return () -> {
+            try {
+                pointed.close();
+            } finally {
+                server = null;
+                own.close();
+            }
+        };
+    }
+
+    @Override
+    public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
+            throws Exception {
+        long span = Math.max(1, (endNanos - startNanos) / 2);
+        if (!Faults.waitUntil(startNanos + span / 5 + random.nextLong(span / 2 + 1))) {
+            return;
+        }
+        LabRedisServer s = server;
+        long from = System.nanoTime();
+        s.kill();
+        s.start();
+        active.between(from, System.nanoTime());
+    }
+}
