@@ -148,7 +148,7 @@ final class DedupeCommand implements Runnable {
     static final class Scan extends Phase {
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            ScanReport report = options.dedupe(ds, null).scan();
+            ScanReport report = options.dedupe(ds).scan();
             DedupeOutput.print(report, out());
             json.put("scan", DedupeOutput.toJson(report));
             return DupguardCli.OK;
@@ -170,7 +170,7 @@ final class DedupeCommand implements Runnable {
 
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            Dedupe dedupe = options.dedupe(ds, null);
+            Dedupe dedupe = options.dedupe(ds);
             ApplyResult result = dryRun ? dedupe.dryRun() : applyWithProgress(dedupe);
             DedupeOutput.print(result, out());
             json.put("apply", DedupeOutput.toJson(result));
@@ -189,7 +189,7 @@ final class DedupeCommand implements Runnable {
     static final class Guard extends Phase {
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            GuardResult result = options.dedupe(ds, null).guard();
+            GuardResult result = options.dedupe(ds).guard();
             DedupeOutput.print(result, out());
             json.put("guard", DedupeOutput.toJson(result));
             return result.valid() ? DupguardCli.OK : GOAL_NOT_REACHED;
@@ -206,7 +206,7 @@ final class DedupeCommand implements Runnable {
 
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            RestoreResult result = options.dedupe(ds, null).restore(run);
+            RestoreResult result = options.dedupe(ds).restore(run);
             DedupeOutput.print(result, out());
             json.put("restore", DedupeOutput.toJson(result));
             return DupguardCli.OK;
@@ -221,7 +221,7 @@ final class DedupeCommand implements Runnable {
     static final class All extends Phase {
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            Dedupe dedupe = options.dedupe(ds, null);
+            Dedupe dedupe = options.dedupe(ds);
             ScanReport report = dedupe.scan();
             DedupeOutput.print(report, out());
             json.put("scan", DedupeOutput.toJson(report));
