@@ -437,7 +437,8 @@ public final class DedupeBench {
                         "\n| database | rows | duplicates | scan rows/s | bare GROUP BY rows/s | plan s | apply rows/s, default rate")
                 .append(" (1000/s, ")
                 .append(window.toSeconds())
-                .append(" s) | apply rows/s, no limit (batch 2000) | hand-written batches, no backup, rows/s | guard s | bare")
+                .append(
+                        " s) | apply rows/s, no limit (batch 2000) | hand-written batches, no backup, rows/s | guard s | bare")
                 .append(" unique index s (no writers) | restore rows/s |\n");
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {

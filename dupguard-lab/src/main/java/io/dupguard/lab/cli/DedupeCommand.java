@@ -22,8 +22,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code dupguard dedupe}: clean the duplicates a table already has, then add the unique key (SPEC
- * C1). Exit status: 0 the phase reached its goal; 1 it did not (a stopped apply, no valid index);
- * 2 bad input or an unreachable server, nothing deleted; 3 an unexpected failure.
+ * C1). Exit status: 0 the phase reached its goal; 1 it did not (a stopped apply, no valid index, a
+ * database failure — the message says which; the open batch rolled back); 2 bad input, a missing
+ * privilege or an unreachable server, nothing deleted; 3 an unexpected failure.
  */
 @Command(
         name = "dedupe",
@@ -119,7 +120,7 @@ final class DedupeCommand implements Runnable {
             } catch (DedupeException e) {
                 err().println("dupguard: " + e.getMessage());
                 json.put("error", e.getMessage());
-                status = e.isBadInput() ? DupguardCli.USAGE : DupguardCli.FAILURE;
+                status = e.isBadInput() ? DupguardCli.USAGE : GOAL_NOT_REACHED;
             } catch (IllegalArgumentException e) {
                 err().println("dupguard: " + e.getMessage() + " (see '" + spec.qualifiedName() + " --help')");
                 json.put("error", e.getMessage());
