@@ -2,7 +2,6 @@ package io.dupguard.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.dupguard.jdbc.UniqueViolation;
 import io.dupguard.jdbc.dedupe.ApplyResult;
 import io.dupguard.jdbc.dedupe.Comparison;
 import io.dupguard.jdbc.dedupe.Dedupe;
@@ -12,26 +11,18 @@ import io.dupguard.jdbc.dedupe.Keep;
 import io.dupguard.jdbc.dedupe.Rate;
 import io.dupguard.jdbc.dedupe.RestoreResult;
 import io.dupguard.jdbc.dedupe.ScanReport;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
-import org.HdrHistogram.Recorder;
 
 /**
  * Benchmark of {@code dupguard dedupe} (SPEC C1) on PostgreSQL and MariaDB, for tables of 1 M and
@@ -111,7 +102,7 @@ public final class DedupeBench {
             }
         }
         machine.put("Load average 1/5/15 min at end", MachineInfo.loadAverage());
-        write(out, rows, machine, started, defaultWindow);
+        DedupeReport.write(out, rows, machine, started, defaultWindow);
     }
 
     private static String url(String target) {
@@ -120,7 +111,7 @@ public final class DedupeBench {
                 : System.getProperty("dupguard.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
     }
 
-    private static HikariDataSource pool(String url, int size) {
+    static HikariDataSource pool(String url, int size) {
         HikariConfig c = new HikariConfig();
         c.setJdbcUrl(url);
         c.setMaximumPoolSize(size);
@@ -145,7 +136,7 @@ public final class DedupeBench {
                     .guardMaxCleanRows(Long.MAX_VALUE);
             Dedupe defaults = builder.build();
             Dedupe unlimited = builder.rate(Rate.UNLIMITED).batchSize(2000).build();
-            Writers writers = new Writers(url, pg ? "LOWER(open_id) = LOWER(?)" : "open_id = ?", 4, 0.03);
+            DedupeWriters writers = new DedupeWriters(url, pg ? "LOWER(open_id) = LOWER(?)" : "open_id = ?", 4, 0.03);
             ScanReport scan;
             double scanCeiling;
             double planSeconds;
@@ -322,181 +313,5 @@ public final class DedupeBench {
                 s.execute("ANALYZE TABLE " + TABLE);
             }
         }
-    }
-
-    /** Naive select-then-insert writers, each on its own one-connection pool; p99 per phase. */
-    static final class Writers implements AutoCloseable {
-        private final List<HikariDataSource> pools = new ArrayList<>();
-        private final List<Thread> threads = new ArrayList<>();
-        private final Map<Phase, Recorder> recorders = new EnumMap<>(Phase.class);
-        private final Map<Phase, double[]> results = new EnumMap<>(Phase.class);
-        private final AtomicLong sequence = new AtomicLong();
-        private volatile Phase phase = Phase.IDLE;
-        private volatile boolean stop;
-        private final String select;
-        private final double hotShare;
-
-        Writers(String url, String lookup, int n, double hotShare) {
-            this.select = "SELECT id FROM " + TABLE + " WHERE " + lookup;
-            this.hotShare = hotShare;
-            for (Phase p : Phase.values()) {
-                recorders.put(p, new Recorder(3));
-            }
-            for (int i = 0; i < n; i++) {
-                HikariDataSource pool = pool(url, 1);
-                pools.add(pool);
-                Thread t = new Thread(() -> loop(pool), "bench-writer-" + i);
-                threads.add(t);
-                t.start();
-            }
-        }
-
-        void measure(Phase p, Duration d) throws InterruptedException {
-            phase(p);
-            Thread.sleep(d.toMillis()); // a measurement window, not a wait for an outcome
-        }
-
-        void phase(Phase next) {
-            Phase previous = phase;
-            phase = next;
-            if (previous != null) {
-                var h = recorders.get(previous).getIntervalHistogram();
-                results.put(
-                        previous,
-                        new double[] {h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6, h.getTotalCount()});
-            }
-        }
-
-        Map<Phase, double[]> p99s() {
-            return results;
-        }
-
-        private void loop(HikariDataSource pool) {
-            ThreadLocalRandom random = ThreadLocalRandom.current();
-            while (!stop) {
-                long n = sequence.incrementAndGet();
-                String key = random.nextDouble() >= hotShare ? "w-" + n : "h-" + (n / 64);
-                Phase at = phase;
-                long start = System.nanoTime();
-                try (Connection c = pool.getConnection()) {
-                    boolean exists;
-                    try (PreparedStatement ps = c.prepareStatement(select)) {
-                        ps.setString(1, key);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            exists = rs.next();
-                        }
-                    }
-                    if (!exists) {
-                        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + TABLE
-                                + " (open_id, local_identifier, created_at) VALUES (?, 'writer', ?)")) {
-                            ps.setString(1, key);
-                            ps.setTimestamp(2, Timestamp.from(Instant.now()));
-                            ps.executeUpdate();
-                        } catch (SQLException e) {
-                            if (!UniqueViolation.test(e)) {
-                                throw e;
-                            }
-                        }
-                    }
-                } catch (SQLException e) {
-                    System.err.println("writer: " + e.getMessage());
-                }
-                if (at != null) {
-                    recorders.get(at).recordValue(System.nanoTime() - start);
-                }
-            }
-        }
-
-        @Override
-        public void close() {
-            stop = true;
-            try {
-                for (Thread t : threads) {
-                    t.join();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            pools.forEach(HikariDataSource::close);
-        }
-    }
-
-    private static void write(Path out, List<Row> rows, Map<String, String> machine, Instant started, Duration window)
-            throws IOException {
-        StringBuilder md = new StringBuilder();
-        md.append("## Duplicate clean-up\n\n");
-        md.append("`dupguard dedupe` (SPEC C1, [dedupe.md](dedupe.md)) on a table of N rows with 3 % duplicates in")
-                .append(" groups of 2–5 (a third differing only by case; `--compare ignore-case`, `--keep")
-                .append(" oldest:created_at`), while 4 naive writers (one connection each, select-then-insert,")
-                .append(" 3 % concurrent duplicates) keep inserting. Written by `scripts/bench-dedupe`.\n\n");
-        md.append("Command: `scripts/bench-dedupe` — started ").append(started).append(".\n\n");
-        md.append("| machine | |\n|---|---|\n");
-        machine.forEach(
-                (k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
-        md.append(
-                        "\n| database | rows | duplicates | scan rows/s | bare GROUP BY rows/s | plan s | apply rows/s, default rate")
-                .append(" (1000/s, ")
-                .append(window.toSeconds())
-                .append(
-                        " s) | apply rows/s, no limit (batch 2000) | hand-written batches, no backup, rows/s | guard s | bare")
-                .append(" unique index s (no writers) | restore rows/s |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Row r : rows) {
-            md.append(String.format(
-                    Locale.ROOT,
-                    "| %s | %,d | %,d | %,.0f | %,.0f | %.1f | %,.0f | %,.0f | %,.0f | %.1f | %.1f | %,.0f |%n",
-                    r.target(),
-                    r.rows(),
-                    r.duplicates(),
-                    r.scan().rowsPerSecond(),
-                    r.scan().rowsScanned() / r.scanCeilingSeconds(),
-                    r.planSeconds(),
-                    r.defaultRowsPerSecond(),
-                    r.unlimitedRowsPerSecond(),
-                    r.handDeleteRowsPerSecond(),
-                    r.guardSeconds(),
-                    r.bareIndexSeconds(),
-                    r.restoreRowsPerSecond()));
-        }
-        md.append("\nWriters' select-then-insert latency, p99 / max in ms (and operations measured), per phase:\n\n");
-        md.append("| database | rows |");
-        for (Phase p : Phase.values()) {
-            md.append(' ').append(p.label).append(" |");
-        }
-        md.append("\n|---|---:|").append("---:|".repeat(Phase.values().length)).append('\n');
-        for (Row r : rows) {
-            md.append("| ").append(r.target()).append(String.format(Locale.ROOT, " | %,d |", r.rows()));
-            for (Phase p : Phase.values()) {
-                double[] v = r.writers().get(p);
-                md.append(v == null ? " – |" : String.format(Locale.ROOT, " %.1f / %.0f (%,.0f) |", v[0], v[1], v[2]));
-            }
-            md.append('\n');
-        }
-        md.append("\nGuard details: ");
-        for (Row r : rows) {
-            md.append(String.format(
-                    Locale.ROOT,
-                    "%s %,d rows: %d build(s), %d duplicate rows inserted by the writers during guard cleaned; ",
-                    r.target(),
-                    r.rows(),
-                    r.guard().attempts(),
-                    r.guard().raceRowsDeleted()));
-        }
-        md.append("\n\n");
-        String doc = Files.exists(out) ? Files.readString(out, StandardCharsets.UTF_8) : "# Benchmarks\n";
-        int start = doc.indexOf("## Duplicate clean-up");
-        if (start < 0) {
-            doc = doc.stripTrailing() + "\n\n" + md;
-        } else {
-            int end = doc.indexOf("\n## ", start + 3);
-            String notes = "";
-            int handNotes = doc.indexOf("### Notes (written by hand)", start);
-            if (handNotes >= 0 && (end < 0 || handNotes < end)) {
-                notes = doc.substring(handNotes, end < 0 ? doc.length() : end + 1);
-            }
-            doc = doc.substring(0, start) + md + notes + (end < 0 ? "" : doc.substring(end + 1));
-        }
-        Files.writeString(out, doc, StandardCharsets.UTF_8);
-        System.err.println("wrote " + out);
     }
 }

@@ -98,18 +98,25 @@ final class Applier {
                 Duration.ofNanos(System.nanoTime() - start));
     }
 
-    /** Sleeps until the rate allows the next batch; false if interrupted (stop). */
+    /**
+     * Sleeps until the rate allows the next batch, in short slices so that a stop request (Ctrl-C)
+     * is seen at once even at a rate of a few keys a minute; false if stopped or interrupted.
+     */
     private static boolean pace(long start, long unitsDone, Settings s) {
         long waitNanos = s.pause().toNanos();
         if (!s.rate().unlimited()) {
             long due = start + (long) (unitsDone / s.rate().perSecond() * 1e9);
             waitNanos = Math.max(waitNanos, due - System.nanoTime());
         }
-        if (waitNanos <= 0) {
-            return true;
-        }
+        long until = System.nanoTime() + waitNanos;
         try {
-            Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
+            for (long left = waitNanos; left > 0; left = until - System.nanoTime()) {
+                if (s.stop().getAsBoolean()) {
+                    return false;
+                }
+                long slice = Math.min(left, 100_000_000L);
+                Thread.sleep(slice / 1_000_000, (int) (slice % 1_000_000));
+            }
             return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -65,14 +65,6 @@ final class Guard {
         if (state == State.VALID) {
             return new GuardResult(t.indexName, true, 0, 0, 0, true);
         }
-        long extra = Scanner.countExtra(c, t);
-        if (extra > s.maxCleanRows()) {
-            throw DedupeException.failed(
-                    "guard: table '" + t.table() + "' still has " + extra + " duplicate rows under comparison "
-                            + t.compareSpec() + ", more than guard cleans on its own (" + s.maxCleanRows()
-                            + "); run 'dedupe apply' first. No index was built.",
-                    null);
-        }
         RaceFence fence = new RaceFence(t);
         int dropped = 0;
         long cleaned = 0;
@@ -88,7 +80,17 @@ final class Guard {
                     dropped++;
                     state = State.ABSENT;
                 }
-                if (Scanner.countExtra(c, t) > 0) {
+                // Counted once the fence stands: nothing can add to it any more (one pass fewer
+                // than counting before the fence and again after it).
+                long extra = Scanner.countExtra(c, t);
+                if (attempt == 1 && extra > s.maxCleanRows()) {
+                    throw DedupeException.failed(
+                            "guard: table '" + t.table() + "' still has " + extra + " duplicate rows under"
+                                    + " comparison " + t.compareSpec() + ", more than guard cleans on its own ("
+                                    + s.maxCleanRows() + "); run 'dedupe apply' first. No index was built.",
+                            null);
+                }
+                if (extra > 0) {
                     cleaned += Applier.apply(c, t, s.cleanup()).deleted();
                     long left = t.merge.isEmpty() ? 0 : Scanner.countExtra(c, t);
                     if (left > 0) {

@@ -22,8 +22,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code dupguard dedupe}: clean the duplicates a table already has, then add the unique key (SPEC
- * C1). Exit status: 0 the phase reached its goal; 1 it did not (a stopped apply, no valid index);
- * 2 bad input or an unreachable server, nothing deleted; 3 an unexpected failure.
+ * C1). Exit status: 0 the phase reached its goal; 1 it did not (a stopped apply, no valid index, a
+ * database failure — the message says which; the open batch rolled back); 2 bad input, a missing
+ * privilege or an unreachable server, nothing deleted; 3 an unexpected failure.
  */
 @Command(
         name = "dedupe",
@@ -119,7 +120,7 @@ final class DedupeCommand implements Runnable {
             } catch (DedupeException e) {
                 err().println("dupguard: " + e.getMessage());
                 json.put("error", e.getMessage());
-                status = e.isBadInput() ? DupguardCli.USAGE : DupguardCli.FAILURE;
+                status = e.isBadInput() ? DupguardCli.USAGE : GOAL_NOT_REACHED;
             } catch (IllegalArgumentException e) {
                 err().println("dupguard: " + e.getMessage() + " (see '" + spec.qualifiedName() + " --help')");
                 json.put("error", e.getMessage());
@@ -148,7 +149,7 @@ final class DedupeCommand implements Runnable {
     static final class Scan extends Phase {
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            ScanReport report = options.dedupe(ds, null).scan();
+            ScanReport report = options.dedupe(ds).scan();
             DedupeOutput.print(report, out());
             json.put("scan", DedupeOutput.toJson(report));
             return DupguardCli.OK;
@@ -170,7 +171,7 @@ final class DedupeCommand implements Runnable {
 
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            Dedupe dedupe = options.dedupe(ds, null);
+            Dedupe dedupe = options.dedupe(ds);
             ApplyResult result = dryRun ? dedupe.dryRun() : applyWithProgress(dedupe);
             DedupeOutput.print(result, out());
             json.put("apply", DedupeOutput.toJson(result));
@@ -189,7 +190,7 @@ final class DedupeCommand implements Runnable {
     static final class Guard extends Phase {
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            GuardResult result = options.dedupe(ds, null).guard();
+            GuardResult result = options.dedupe(ds).guard();
             DedupeOutput.print(result, out());
             json.put("guard", DedupeOutput.toJson(result));
             return result.valid() ? DupguardCli.OK : GOAL_NOT_REACHED;
@@ -206,7 +207,7 @@ final class DedupeCommand implements Runnable {
 
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            RestoreResult result = options.dedupe(ds, null).restore(run);
+            RestoreResult result = options.dedupe(ds).restore(run);
             DedupeOutput.print(result, out());
             json.put("restore", DedupeOutput.toJson(result));
             return DupguardCli.OK;
@@ -221,7 +222,7 @@ final class DedupeCommand implements Runnable {
     static final class All extends Phase {
         @Override
         int run(HikariDataSource ds, Map<String, Object> json) {
-            Dedupe dedupe = options.dedupe(ds, null);
+            Dedupe dedupe = options.dedupe(ds);
             ScanReport report = dedupe.scan();
             DedupeOutput.print(report, out());
             json.put("scan", DedupeOutput.toJson(report));

@@ -130,7 +130,7 @@ final class DedupeOptions {
     }
 
     /** The library object for these options; bad values fail here with the option's name. */
-    Dedupe dedupe(HikariDataSource ds, Rate override) {
+    Dedupe dedupe(HikariDataSource ds) {
         Dedupe.Builder b = Dedupe.builder(ds)
                 .table(table)
                 .key(key)
@@ -138,7 +138,7 @@ final class DedupeOptions {
                 .mergeCheck(mergeCheck)
                 .idColumn(id)
                 .batchSize(batch)
-                .rate(override != null ? override : Rate.parse(rate))
+                .rate(Rate.parse(rate))
                 .pause(pause)
                 .backupTable(backupTable)
                 .indexName(index)
