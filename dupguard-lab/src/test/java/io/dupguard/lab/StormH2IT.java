@@ -45,7 +45,7 @@ class StormH2IT {
                 .contains("ok: every dupguard strategy had 0 duplicate effects");
         assertThat(r.err())
                 .as("one progress line per strategy when stderr is not a terminal")
-                .contains("[1/26] account-binding/select-then-insert: ")
-                .contains("[26/26] lock-backends/jdbc-fenced: ");
+                .contains("[1/27] account-binding/select-then-insert: ")
+                .contains("[27/27] lock-backends/jdbc-fenced: ");
     }
 }
