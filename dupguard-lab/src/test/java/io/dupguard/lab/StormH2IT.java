@@ -36,6 +36,7 @@ class StormH2IT {
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         Map<String, List<String>> expected = Expected.defaultWorkloads();
+        expected.put("account-credit", List.of("increment-replayed", "lock-cas-retry-log", "dedup-table"));
         expected.put("lock-backends", Expected.localLockBackends());
         StormJson.assertNaiveFailAndDupguardHolds(StormJson.read(json), expected);
         assertThat(r.out())
@@ -45,7 +46,7 @@ class StormH2IT {
                 .contains("ok: every dupguard strategy had 0 duplicate effects");
         assertThat(r.err())
                 .as("one progress line per strategy when stderr is not a terminal")
-                .contains("[1/27] account-binding/select-then-insert: ")
-                .contains("[27/27] lock-backends/jdbc-fenced: ");
+                .contains("[1/30] account-binding/select-then-insert: ")
+                .contains("[30/30] lock-backends/jdbc-fenced: ");
     }
 }

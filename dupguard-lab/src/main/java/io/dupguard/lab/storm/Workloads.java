@@ -18,8 +18,8 @@ public final class Workloads {
             new BalanceWorkload(),
             new OrderPaymentWorkload(),
             new FormSubmitWorkload(),
-            new LockBackendsWorkload(),
-            new AccountCreditWorkload());
+            new AccountCreditWorkload(),
+            new LockBackendsWorkload());
 
     private Workloads() {}
 

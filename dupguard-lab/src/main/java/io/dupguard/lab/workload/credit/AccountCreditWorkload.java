@@ -39,7 +39,13 @@ public final class AccountCreditWorkload implements Workload {
                             "lock-cas-retry-log",
                             "blocking account lock, processed marker, absolute CAS + marker + completion in one"
                                     + " transaction; failures to dupguard's RetryLog, blocked with an alert at max attempts"),
-                    CreditStrategies.LockCasRetryLog::new);
+                    CreditStrategies.LockCasRetryLog::new)
+            .add(
+                    Strategy.dupguard(
+                            "dedup-table",
+                            "SPEC E4: lock on the credit id, processed-marker check, dedup-table insert + marker +"
+                                    + " increment rolled back together; failures to the RetryLog"),
+                    CreditStrategies.LockCasRetryLog::dedupTable);
 
     @Override
     public String name() {

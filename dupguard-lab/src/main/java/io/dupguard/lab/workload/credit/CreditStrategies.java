@@ -95,6 +95,7 @@ final class CreditStrategies {
      */
     static final class LockCasRetryLog implements CreditStrategy {
         static final String TYPE = "account.credit";
+        private final boolean dedupTable;
         private final CreditTable table;
         private final LockProvider locks;
         private final JdbcRetryStore store;
@@ -104,6 +105,20 @@ final class CreditStrategies {
         private final AtomicLong casConflicts = new AtomicLong();
 
         LockCasRetryLog(Context ctx) throws SQLException {
+            this(ctx, false);
+        }
+
+        /**
+         * SPEC E4 instead: the lock is on the credit's unique id, and the credit is a dedup-table insert
+         * (unique credit id) + processed marker + balance update rolled back together — a replay fails
+         * on the unique key and changes nothing.
+         */
+        static LockCasRetryLog dedupTable(Context ctx) throws SQLException {
+            return new LockCasRetryLog(ctx, true);
+        }
+
+        private LockCasRetryLog(Context ctx, boolean dedupTable) throws SQLException {
+            this.dedupTable = dedupTable;
             this.table = ctx.table();
             this.locks = ctx.env().newLockProvider(ctx.tablePrefix() + "locks");
             String tasks = ctx.tablePrefix() + "tasks";
@@ -149,8 +164,12 @@ final class CreditStrategies {
         }
 
         /** The one handler (R4): marker check, read, CAS and marker in one transaction. */
+        private String lockName(Credit c) {
+            return dedupTable ? "credit:" + c.creditId() : "account:" + c.account();
+        }
+
         private void apply(Credit c, TaskContext task, Service service) throws Exception {
-            try (Lease held = lock(c.account())) {
+            try (Lease held = lock(lockName(c))) {
                 int n = table.attempt(c);
                 if (CreditTable.failsBeforeWrite(c, n)) {
                     throw new IOException("ledger database timed out (fencing token " + held.fencingToken() + ")");
@@ -158,7 +177,15 @@ final class CreditStrategies {
                 try (Connection conn = table.dataSource.getConnection()) {
                     conn.setAutoCommit(false);
                     try {
-                        if (!processed(conn, c)) {
+                        if (dedupTable) {
+                            if (!processed(conn, c)) {
+                                service.pause();
+                                table.dedupInsert(conn, c); // a replay fails here on the unique key
+                                markProcessed(conn, c);
+                                increment(conn, c);
+                                table.audit(conn, c);
+                            }
+                        } else if (!processed(conn, c)) {
                             service.pause();
                             long old = table.balance(conn, c.account());
                             if (!cas(conn, c, old)) {
@@ -179,6 +206,16 @@ final class CreditStrategies {
                 if (CreditTable.answerLost(c, n)) {
                     throw new IOException("answer lost after the commit");
                 }
+            }
+        }
+
+        /** Safe here only because the unique dedup row commits or rolls back with it (E4). */
+        private void increment(Connection conn, Credit c) throws SQLException {
+            try (PreparedStatement ps = conn.prepareStatement(
+                    "UPDATE " + table.name + " SET amount_cents = amount_cents + ? WHERE id = ?")) {
+                ps.setLong(1, c.amountCents());
+                ps.setString(2, c.account());
+                ps.executeUpdate();
             }
         }
 
@@ -212,7 +249,7 @@ final class CreditStrategies {
         /** Holds the account lock across the inline run and the answer (the handler's lock is reentrant). */
         @Override
         public String credit(Credit c, Service service) throws Exception {
-            Lease held = lock(c.account());
+            Lease held = lock(lockName(c));
             try {
                 RunResult r;
                 pause.set(service);

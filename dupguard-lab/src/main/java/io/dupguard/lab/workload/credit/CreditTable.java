@@ -25,6 +25,7 @@ final class CreditTable {
     final String applied;
     final String done;
     final String retry;
+    final String dedup;
     final DataSource dataSource;
     private final LabSql sql;
     private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
@@ -34,6 +35,7 @@ final class CreditTable {
         this.applied = name + "_applied";
         this.done = name + "_done";
         this.retry = name + "_retry";
+        this.dedup = name + "_dedup";
         this.dataSource = env.dataSource();
         this.sql = env.sql();
     }
@@ -41,12 +43,13 @@ final class CreditTable {
     void recreate() throws SQLException {
         LabSql.recreate(
                 dataSource,
-                new String[] {name, applied, done, retry},
+                new String[] {name, applied, done, retry, dedup},
                 "CREATE TABLE " + name + " (id " + sql.key(32) + " PRIMARY KEY, amount_cents BIGINT NOT NULL)",
                 "CREATE TABLE " + applied + " (credit_id " + sql.key(64) + ", account " + sql.key(32)
                         + ", amount_cents BIGINT NOT NULL)",
                 "CREATE TABLE " + done + " (credit_id " + sql.key(64) + " PRIMARY KEY)",
-                "CREATE TABLE " + retry + " (credit_id " + sql.key(64) + " PRIMARY KEY)");
+                "CREATE TABLE " + retry + " (credit_id " + sql.key(64) + " PRIMARY KEY)",
+                "CREATE TABLE " + dedup + " (credit_id " + sql.key(64) + " PRIMARY KEY, account " + sql.key(32) + ")");
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps =
                         c.prepareStatement("INSERT INTO " + name + " (id, amount_cents) VALUES (?, 0)")) {
@@ -93,6 +96,16 @@ final class CreditTable {
         try (Connection conn = dataSource.getConnection();
                 PreparedStatement ps = conn.prepareStatement("DELETE FROM " + retry + " WHERE credit_id = ?")) {
             ps.setString(1, creditId);
+            ps.executeUpdate();
+        }
+    }
+
+    /** The E4 dedup-table row of a credit; a second insert is a unique violation. */
+    void dedupInsert(Connection c, Credit credit) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO " + dedup + " (credit_id, account) VALUES (?, ?)")) {
+            ps.setString(1, credit.creditId());
+            ps.setString(2, credit.account());
             ps.executeUpdate();
         }
     }
