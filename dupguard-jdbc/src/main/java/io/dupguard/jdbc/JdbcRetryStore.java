@@ -69,7 +69,8 @@ public final class JdbcRetryStore implements RetryStore {
     private final boolean listen;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     private volatile RetrySql sql;
-    private PgNotifications notifications;
+    private final Object listenLock = new Object();
+    private PgNotifications notifications; // guarded by listenLock
 
     private JdbcRetryStore(Builder b) {
         this.access = b.access();
@@ -597,21 +598,45 @@ public final class JdbcRetryStore implements RetryStore {
         });
     }
 
+    /**
+     * Subscribes {@code listener}; on PostgreSQL (unless {@link Builder#listenForNotifications} is
+     * off) the first subscription starts the LISTEN connection — as soon as the dialect is known, so
+     * a store whose database is down at start-up begins listening once it is reached.
+     */
     @Override
-    public synchronized AutoCloseable onWork(Runnable listener) {
+    public AutoCloseable onWork(Runnable listener) {
         Objects.requireNonNull(listener, "listener");
         listeners.add(listener);
-        if (listen && notifications == null && sql().dialect == SqlDialect.POSTGRESQL) {
-            notifications = PgNotifications.start(access, RetrySql.channel(access.table()), this::wakeLocal);
+        if (sql == null) {
+            try {
+                sql();
+            } catch (StoreUnavailableException e) {
+                // Polling works meanwhile; the first statement that reaches the database starts it.
+            }
         }
+        listenIfPostgres();
         return () -> unsubscribe(listener);
     }
 
-    private synchronized void unsubscribe(Runnable listener) {
-        listeners.remove(listener);
-        if (listeners.isEmpty() && notifications != null) {
-            notifications.close();
-            notifications = null;
+    private void listenIfPostgres() {
+        RetrySql s = sql;
+        if (!listen || listeners.isEmpty() || s == null || s.dialect != SqlDialect.POSTGRESQL) {
+            return;
+        }
+        synchronized (listenLock) {
+            if (notifications == null && !listeners.isEmpty()) {
+                notifications = PgNotifications.start(access, RetrySql.channel(access.table()), this::wakeLocal);
+            }
+        }
+    }
+
+    private void unsubscribe(Runnable listener) {
+        synchronized (listenLock) {
+            listeners.remove(listener);
+            if (listeners.isEmpty() && notifications != null) {
+                notifications.close();
+                notifications = null;
+            }
         }
     }
 
@@ -633,6 +658,7 @@ public final class JdbcRetryStore implements RetryStore {
         if (s == null) {
             s = new RetrySql(dialect, access.table());
             sql = s;
+            listenIfPostgres();
         }
         return s;
     }
