@@ -67,7 +67,16 @@ public final class RetryLog implements AutoCloseable {
      * @throws Error an {@link Error} from the handler, unrecorded
      */
     public RunResult run(String type, byte[] payload) {
-        NewTask task = NewTask.of(type, payload, null);
+        return run(type, payload, null);
+    }
+
+    /**
+     * {@link #run(String, byte[])}, recording a failure under {@code dedupKey}: if a task of this
+     * type with that key exists already (a retry of the same business operation), no second task is
+     * recorded and no second alert fires; the result names the existing task.
+     */
+    public RunResult run(String type, byte[] payload, String dedupKey) {
+        NewTask task = NewTask.of(type, payload, dedupKey);
         return runner.runInline(task, registration(type));
     }
 

@@ -52,6 +52,10 @@ final class TaskRunner {
             e.addSuppressed(failure);
             throw e;
         }
+        if (!recorded.created()) { // a retry of an operation already in the log: reported once
+            RunResult.Outcome o = retry ? RunResult.Outcome.RETRY_SCHEDULED : RunResult.Outcome.BLOCKED;
+            return new RunResult(o, recorded.id(), task.taskKey(), failure);
+        }
         if (retry) {
             if (options.moneyRelated()) {
                 alert(new Alert(

@@ -45,4 +45,29 @@ class PostgresRetryFaultsIT extends AbstractJdbcRetryFaultsIT {
             assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
         }
     }
+
+    /** Started while the database is down: start() does not need it, polling backs off and resumes. */
+    @Test
+    void aLogStartedWhileTheDatabaseIsDownRunsTasksOnceItIsUp() throws Exception {
+        int port = Integer.parseInt(TestDatabases.url(db).replaceAll(".*//[^:/]+:(\\d+)/.*", "$1"));
+        CountDownLatch ran = new CountDownLatch(1);
+        try (TcpProxy proxy = new TcpProxy(port);
+                HikariDataSource proxied = proxied(proxy);
+                HikariDataSource other = TestDatabases.pool(db, 2)) {
+            proxy.down();
+            RetryLog log = RetryLog.builder(JdbcRetryStore.builder(proxied)
+                            .tableName(TABLE)
+                            .createSchemaIfMissing(true)
+                            .build())
+                    .handler("mail", t -> ran.countDown())
+                    .config(quick().pollInterval(Duration.ofHours(1)).build())
+                    .build();
+            try (log) {
+                log.start(); // does not need the database
+                proxy.up();
+                store(other).enqueue(NewTask.of("mail", "hello", null));
+                assertThat(ran.await(20, TimeUnit.SECONDS)).isTrue();
+            }
+        }
+    }
 }

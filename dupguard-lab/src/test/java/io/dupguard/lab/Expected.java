@@ -25,7 +25,7 @@ final class Expected {
                         "retry-lock-requery",
                         "lock-double-check",
                         "insert-if-absent"));
-        m.put("order-payment", List.of("read-then-update", "lock-and-transitions"));
+        m.put("order-payment", List.of("read-then-update", "lock-and-transitions", "retry-log"));
         m.put("form-submit", List.of("none", "throttle", "token", "prepared"));
         return m;
     }

@@ -40,6 +40,7 @@ class StormH2IT {
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         Map<String, List<String>> expected = Expected.defaultWorkloads();
+        expected.put("account-credit", List.of("increment-replayed", "lock-cas-retry-log", "dedup-table"));
         expected.put("lock-backends", Expected.localLockBackends());
         StormJson.assertNaiveFailAndDupguardHolds(StormJson.read(json), expected);
         assertThat(r.out())
@@ -62,8 +63,8 @@ class StormH2IT {
                 .containsPattern("<title>jdbc-fenced: [1-9][0-9,]* stale writes refused</title>");
         assertThat(r.err())
                 .as("one progress line per strategy when stderr is not a terminal")
-                .contains("[1/26] account-binding/select-then-insert: ")
-                .contains("[26/26] lock-backends/jdbc-fenced: ");
+                .contains("[1/30] account-binding/select-then-insert: ")
+                .contains("[30/30] lock-backends/jdbc-fenced: ");
     }
 
     /** The HTML of one workload's section of the report. */

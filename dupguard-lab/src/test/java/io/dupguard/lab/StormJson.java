@@ -32,8 +32,11 @@ public final class StormJson {
     private static final Map<String, String> FAILURE = failures();
 
     /** Counts that must be positive for a dupguard strategy too: proof the fault actually happened. */
-    private static final Map<String, String> FAULT_SEEN =
-            Map.of("lock-backends/*-fenced", "metrics.staleWritesRefused");
+    private static final Map<String, String> FAULT_SEEN = Map.of(
+            "lock-backends/*-fenced", "metrics.staleWritesRefused",
+            "order-payment/retry-log", "metrics.retryTasksSucceeded",
+            "account-credit/lock-cas-retry-log", "metrics.retryTasksSucceeded",
+            "account-credit/dedup-table", "metrics.retryTasksSucceeded");
 
     private StormJson() {}
 

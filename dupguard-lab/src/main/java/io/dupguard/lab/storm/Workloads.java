@@ -2,6 +2,7 @@ package io.dupguard.lab.storm;
 
 import io.dupguard.lab.workload.balance.BalanceWorkload;
 import io.dupguard.lab.workload.binding.AccountBindingWorkload;
+import io.dupguard.lab.workload.credit.AccountCreditWorkload;
 import io.dupguard.lab.workload.form.FormSubmitWorkload;
 import io.dupguard.lab.workload.locks.LockBackendsWorkload;
 import io.dupguard.lab.workload.order.OrderPaymentWorkload;
@@ -17,6 +18,7 @@ public final class Workloads {
             new BalanceWorkload(),
             new OrderPaymentWorkload(),
             new FormSubmitWorkload(),
+            new AccountCreditWorkload(),
             new LockBackendsWorkload());
 
     private Workloads() {}

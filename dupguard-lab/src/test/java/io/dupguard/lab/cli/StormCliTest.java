@@ -83,7 +83,7 @@ class StormCliTest {
         assertUsageError(
                 LabCli.run("storm", "--workload", "account-binding,checkout"),
                 "unknown workload 'checkout'; known: account-binding, payment, balance-init, order-payment,"
-                        + " form-submit, lock-backends, or all");
+                        + " form-submit, account-credit, lock-backends, or all");
     }
 
     @Test

@@ -42,7 +42,13 @@ public final class OrderPaymentWorkload implements Workload {
                             "lock-and-transitions",
                             "try-lock (JdbcLockProvider), READY->PAYING->SUCCESS|FAIL with JdbcTransitions;"
                                     + " a resumed payment asks the platform first"),
-                    OrderStrategies.LockAndTransitions::new);
+                    OrderStrategies.LockAndTransitions::new)
+            .add(
+                    Strategy.dupguard(
+                            "retry-log",
+                            "lock-and-transitions run through dupguard's RetryLog: a retryable platform error is"
+                                    + " a task the workers finish; a decline blocks it and alerts"),
+                    RetryLogPayments::new);
 
     @Override
     public String name() {
@@ -94,6 +100,11 @@ public final class OrderPaymentWorkload implements Workload {
             return strategy.pay((Pay) request, service);
         }
 
+        @Override
+        public void close() {
+            strategy.close();
+        }
+
         /** "Pending" is provisional: whatever the payment later became completes it. */
         @Override
         public boolean answersAgree(Object first, Object later) {
@@ -103,6 +114,10 @@ public final class OrderPaymentWorkload implements Workload {
         /** The retry job (R1, R4): the same handler, for every order in the retry log. */
         @Override
         public void settle() throws Exception {
+            if (strategy.settlesItself()) {
+                strategy.settle();
+                return;
+            }
             for (int round = 0; round < RETRY_ROUNDS; round++) {
                 List<String> due = orders.retries();
                 if (due.isEmpty()) {
@@ -122,7 +137,12 @@ public final class OrderPaymentWorkload implements Workload {
 
         @Override
         public Effects check(List<Sent> ledger) throws SQLException {
-            return OrderCheck.check(orders, platform, ledger);
+            Effects e = OrderCheck.check(orders, platform, ledger);
+            List<String> violations = new java.util.ArrayList<>(e.violations());
+            violations.addAll(strategy.violations());
+            Map<String, Long> metrics = new java.util.LinkedHashMap<>(e.metrics());
+            metrics.putAll(strategy.metrics());
+            return new Effects(e.duplicateEffects(), e.lost(), e.tamperedCharged(), e.evidence(), violations, metrics);
         }
     }
 }

@@ -76,6 +76,11 @@ final class OrderStrategies {
             this.transitions = JdbcTransitions.of(OrderStatus.MACHINE, orders.name, "id", "status");
         }
 
+        /** The order locks; acquisitions are reentrant per thread. */
+        LockProvider locks() {
+            return locks;
+        }
+
         @Override
         public PayAnswer pay(Pay p, Service service) throws Exception {
             Optional<Lease> lease = locks.tryAcquire("order:" + p.orderId());
