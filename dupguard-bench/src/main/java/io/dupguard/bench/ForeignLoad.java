@@ -79,7 +79,7 @@ final class ForeignLoad {
                     if (pid != self && !SERVERS.contains(comm)) {
                         continue;
                     }
-                    if (pid == self || excluded.isEmpty()) {
+                    if (pid == self || others == null) {
                         own.put(pid, ticks(line, close));
                         continue;
                     }
@@ -104,7 +104,7 @@ final class ForeignLoad {
                     }
                 }
             }
-            return new ForeignLoad(busy, own, System.nanoTime(), !excluded.isEmpty());
+            return new ForeignLoad(busy, own, System.nanoTime(), others != null);
         } catch (IOException | RuntimeException e) {
             return null;
         }

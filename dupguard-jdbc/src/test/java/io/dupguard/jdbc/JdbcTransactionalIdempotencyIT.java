@@ -458,11 +458,38 @@ class JdbcTransactionalIdempotencyIT {
     }
 
     private JdbcTransactionalIdempotency storingFinalFailures() {
+        return storingFinalFailures(JdbcTransactionalIdempotency.ClaimMode.OPTIMISTIC);
+    }
+
+    private JdbcTransactionalIdempotency storingFinalFailures(JdbcTransactionalIdempotency.ClaimMode mode) {
         return JdbcTransactionalIdempotency.of(
                 TestDatabases.store(ds),
                 IdempotencyConfig.custom()
                         .failurePolicy(FailurePolicy.storeFinal(PaymentDeclined.class))
-                        .build());
+                        .build(),
+                mode);
+    }
+
+    /** Issue 11.3 with the claim first: the claim row is rolled back with the work, the failure stays. */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aFinalFailureWithTheClaimFirstIsRecordedAndReplayedNotRunAgain(Db db) throws Exception {
+        setUp(db);
+        JdbcTransactionalIdempotency tx = storingFinalFailures(JdbcTransactionalIdempotency.ClaimMode.CLAIM_FIRST);
+        AtomicInteger ran = new AtomicInteger();
+        SqlWork<Integer, Exception> declined = c -> {
+            ran.incrementAndGet();
+            insertOrder(c, "pay-cf");
+            throw new PaymentDeclined("card declined");
+        };
+
+        assertThatThrownBy(() -> tx.executeInTransaction(key("pay-cf"), Fingerprint.none(), Integer.class, declined))
+                .isInstanceOf(PaymentDeclined.class);
+        assertThatThrownBy(() -> tx.executeInTransaction(key("pay-cf"), Fingerprint.none(), Integer.class, declined))
+                .isInstanceOf(ReplayedFailureException.class);
+
+        assertThat(ran).hasValue(1);
+        assertThat(orders("pay-cf")).isZero();
     }
 
     /** Issue 11.3: the declined payment is not charged on retry. */
