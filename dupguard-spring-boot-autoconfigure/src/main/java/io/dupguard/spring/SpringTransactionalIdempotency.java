@@ -7,6 +7,7 @@ import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
+import io.dupguard.spring.annotation.TransactionJoin;
 import java.lang.reflect.Type;
 import java.sql.Connection;
 import java.util.Map;
@@ -28,7 +29,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * it from the application's DataSource). Failures are never stored for replay here: the rollback
  * removes the claim. Thread-safe.
  */
-public class SpringTransactionalIdempotency {
+public class SpringTransactionalIdempotency implements TransactionJoin {
     private final JdbcIdempotencyStore store;
     private final DataSource dataSource;
     private final IdempotencyConfig config;
@@ -48,6 +49,11 @@ public class SpringTransactionalIdempotency {
                 && TransactionSynchronizationManager.getResource(dataSource) != null;
     }
 
+    @Override
+    public boolean active() {
+        return inTransaction();
+    }
+
     /**
      * Runs {@code work} once per key in the current transaction.
      *
@@ -63,6 +69,7 @@ public class SpringTransactionalIdempotency {
     }
 
     /** Like {@link #execute(IdempotencyKey, Fingerprint, Class, IdempotentWork)} for a generic result type. */
+    @Override
     public <T, E extends Exception> Outcome<T> execute(
             IdempotencyKey key, Fingerprint fingerprint, Type type, IdempotentWork<T, E> work) throws E {
         JdbcTransactionalIdempotency executor = type instanceof Class<?>

@@ -31,6 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
         })
 @EnableConfigurationProperties(DupguardProperties.class)
 @Import({
+    DupguardAnnotationsConfiguration.class,
     JdbcStoreConfiguration.class,
     RedisStoreConfiguration.class,
     MemoryStoreConfiguration.class,
