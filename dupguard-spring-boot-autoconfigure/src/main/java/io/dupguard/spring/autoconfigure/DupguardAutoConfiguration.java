@@ -32,6 +32,7 @@ import tools.jackson.databind.json.JsonMapper;
 @EnableConfigurationProperties(DupguardProperties.class)
 @Import({
     DupguardAnnotationsConfiguration.class,
+    DupguardWebConfiguration.class,
     JdbcStoreConfiguration.class,
     RedisStoreConfiguration.class,
     MemoryStoreConfiguration.class,
