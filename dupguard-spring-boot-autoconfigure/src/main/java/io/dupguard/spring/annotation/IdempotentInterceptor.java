@@ -38,6 +38,7 @@ public class IdempotentInterceptor implements MethodInterceptor {
     private final Duration defaultMaxWait;
     private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
     private volatile ObjectWriter fingerprintWriter;
+    private volatile java.util.function.Supplier<io.dupguard.spring.DupguardActivity> activity = () -> null;
 
     /**
      * @param join the transaction join of the jdbc store, or a supplier of null when there is none
@@ -54,6 +55,11 @@ public class IdempotentInterceptor implements MethodInterceptor {
         this.config = config;
         this.join = join;
         this.defaultMaxWait = Objects.requireNonNull(defaultMaxWait, "defaultMaxWait");
+    }
+
+    /** Records the keys being processed for the actuator endpoint (optional). */
+    public void setActivity(java.util.function.Supplier<io.dupguard.spring.DupguardActivity> activity) {
+        this.activity = Objects.requireNonNull(activity, "activity");
     }
 
     /** What the annotation of one method says, parsed once. */
@@ -173,15 +179,24 @@ public class IdempotentInterceptor implements MethodInterceptor {
         Fingerprint fingerprint = fingerprint(plan, method, args, target);
         IdempotentWork<Object, Exception> work = () -> proceed(invocation);
         TransactionJoin tx = join.get();
-        Outcome<Object> outcome;
-        if (tx != null && tx.active()) {
-            outcome = tx.execute(key, fingerprint, plan.type, work);
-        } else {
-            @SuppressWarnings("unchecked")
-            Class<Object> raw = (Class<Object>) boxed(plan.raw);
-            outcome = plan.executor(store.get(), config.get(), defaultMaxWait).execute(key, fingerprint, raw, work);
+        io.dupguard.spring.DupguardActivity a = activity.get();
+        long id = a == null ? 0 : a.begin(key, "@Idempotent " + method.getName());
+        try {
+            Outcome<Object> outcome;
+            if (tx != null && tx.active()) {
+                outcome = tx.execute(key, fingerprint, plan.type, work);
+            } else {
+                @SuppressWarnings("unchecked")
+                Class<Object> raw = (Class<Object>) boxed(plan.raw);
+                outcome =
+                        plan.executor(store.get(), config.get(), defaultMaxWait).execute(key, fingerprint, raw, work);
+            }
+            return outcome.value();
+        } finally {
+            if (a != null) {
+                a.end(id);
+            }
         }
-        return outcome.value();
     }
 
     private static Class<?> boxed(Class<?> raw) {

@@ -4,6 +4,7 @@ import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.ResultCodec;
 import io.dupguard.lock.LockProvider;
+import io.dupguard.spring.DupguardActivity;
 import io.dupguard.spring.annotation.AnnotationValidator;
 import io.dupguard.spring.annotation.DistributedLock;
 import io.dupguard.spring.annotation.DistributedLockInterceptor;
@@ -46,6 +47,7 @@ class DupguardAnnotationsConfiguration {
             ObjectProvider<IdempotencyStore> store,
             ObjectProvider<IdempotencyConfig> config,
             ObjectProvider<TransactionJoin> join,
+            ObjectProvider<DupguardActivity> activity,
             Environment environment) {
         DupguardProperties p = bind(environment);
         IdempotentInterceptor interceptor = new IdempotentInterceptor(
@@ -53,6 +55,7 @@ class DupguardAnnotationsConfiguration {
                 config::getObject,
                 () -> p.getIdempotency().isJoinTransaction() ? join.getIfAvailable() : null,
                 p.getIdempotency().getMaxWait());
+        interceptor.setActivity(activity::getIfAvailable);
         DefaultPointcutAdvisor advisor =
                 new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), interceptor);
         advisor.setOrder(p.getAop().getIdempotentOrder());
@@ -63,10 +66,10 @@ class DupguardAnnotationsConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean(name = "dupguardLockAdvisor")
     static Advisor dupguardLockAdvisor(
-            ObjectProvider<LockProvider> locks, ObjectProvider<LockObserver> observer, Environment environment) {
+            ObjectProvider<LockProvider> locks, ObjectProvider<LockObserver> observers, Environment environment) {
         DupguardProperties p = bind(environment);
-        DistributedLockInterceptor interceptor = new DistributedLockInterceptor(
-                locks::getObject, () -> observer.getIfAvailable(() -> LockObserver.NONE));
+        DistributedLockInterceptor interceptor =
+                new DistributedLockInterceptor(locks::getObject, new CompositeLockObserver(observers));
         DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(
                 new AnnotationMatchingPointcut(null, DistributedLock.class, true), interceptor);
         advisor.setOrder(p.getAop().getLockOrder());

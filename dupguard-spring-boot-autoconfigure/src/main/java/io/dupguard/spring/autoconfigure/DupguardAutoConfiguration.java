@@ -33,6 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
 @Import({
     DupguardAnnotationsConfiguration.class,
     DupguardWebConfiguration.class,
+    DupguardObservabilityConfiguration.class,
     JdbcStoreConfiguration.class,
     RedisStoreConfiguration.class,
     MemoryStoreConfiguration.class,

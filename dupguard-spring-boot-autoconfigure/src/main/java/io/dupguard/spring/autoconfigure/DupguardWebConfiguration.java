@@ -5,6 +5,7 @@ import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.InFlightPolicy;
 import io.dupguard.idempotency.ResultCodec;
+import io.dupguard.spring.DupguardActivity;
 import io.dupguard.spring.web.DefaultPrincipalResolver;
 import io.dupguard.spring.web.IdempotencyKeyFilter;
 import io.dupguard.spring.web.IdempotencyPrincipalResolver;
@@ -48,7 +49,8 @@ class DupguardWebConfiguration {
             IdempotencyConfig config,
             DupguardProperties properties,
             IdempotencyPrincipalResolver principals,
-            ObjectProvider<IdempotencyKeyFilter.Listener> listener) {
+            ObjectProvider<IdempotencyKeyFilter.Listener> listener,
+            ObjectProvider<DupguardActivity> activity) {
         DupguardProperties.Http http = properties.getHttp();
         IdempotencyKeyFilter.Settings settings = settings(http);
         IdempotencyConfig.Builder b = IdempotencyConfig.from(config).codec(ResultCodec.basic());
@@ -65,6 +67,7 @@ class DupguardWebConfiguration {
                 settings,
                 principals,
                 listener.getIfAvailable(() -> IdempotencyKeyFilter.Listener.NONE));
+        filter.setActivity(activity::getIfAvailable);
         FilterRegistrationBean<IdempotencyKeyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("dupguardIdempotencyKeyFilter");
         registration.setOrder(FILTER_ORDER);

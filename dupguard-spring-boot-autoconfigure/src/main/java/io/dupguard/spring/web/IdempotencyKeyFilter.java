@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.springframework.http.server.PathContainer;
@@ -121,6 +122,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
     private final Settings settings;
     private final IdempotencyPrincipalResolver principals;
     private final Listener listener;
+    private volatile java.util.function.Supplier<io.dupguard.spring.DupguardActivity> activity = () -> null;
 
     /**
      * @param idempotency the executor; its codec must store {@code byte[]} (the basic codec does)
@@ -131,6 +133,11 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         this.settings = settings;
         this.principals = principals;
         this.listener = listener;
+    }
+
+    /** Records the keys being processed for the actuator endpoint (optional). */
+    public void setActivity(java.util.function.Supplier<io.dupguard.spring.DupguardActivity> activity) {
+        this.activity = Objects.requireNonNull(activity, "activity");
     }
 
     /** Thrown by the work to release the key while keeping the captured response. */
@@ -190,6 +197,8 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         ContentCachingResponseWrapper captured = new ContentCachingResponseWrapper(response);
         CachedBodyRequest wrapped = new CachedBodyRequest(request, body);
         Outcome<byte[]> outcome;
+        io.dupguard.spring.DupguardActivity a = activity.get();
+        long activityId = a == null ? 0 : a.begin(key, "http " + request.getMethod() + " " + path);
         try {
             outcome = idempotency.execute(key, fingerprint, byte[].class, () -> run(chain, wrapped, captured));
         } catch (NotStored released) {
@@ -225,6 +234,10 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
             throw e;
         } catch (Exception e) {
             throw new ServletException(e);
+        } finally {
+            if (a != null) {
+                a.end(activityId);
+            }
         }
         if (outcome.isReplay()) {
             replay(response, StoredResponse.decode(outcome.value()));

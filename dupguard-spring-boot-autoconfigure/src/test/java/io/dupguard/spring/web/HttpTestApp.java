@@ -26,8 +26,29 @@ import org.springframework.web.bind.annotation.RestController;
 /** A small payments API behind Spring Security (HTTP basic: alice/a, bob/b) for the filter's tests. */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(HttpTestApp.Charges.class)
+@Import({HttpTestApp.Charges.class, HttpTestApp.Ledger.class})
 public class HttpTestApp {
+    /** A locked operation whose lease the actuator endpoint shows while it runs. */
+    public static class Ledger {
+        final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+
+        public java.util.concurrent.CountDownLatch entered() {
+            return entered;
+        }
+
+        public void release() {
+            release.countDown();
+        }
+
+        @io.dupguard.spring.annotation.DistributedLock(name = "'ledger:' + #account")
+        public long settle(String account) throws InterruptedException {
+            entered.countDown();
+            release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            return io.dupguard.spring.annotation.DistributedLocks.currentLease().fencingToken();
+        }
+    }
+
     static volatile String table = "charges";
 
     @Bean

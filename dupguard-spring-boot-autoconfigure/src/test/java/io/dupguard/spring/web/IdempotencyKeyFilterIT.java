@@ -42,6 +42,8 @@ class IdempotencyKeyFilterIT {
         r.add("dupguard.http.endpoints[0].methods", () -> "POST");
         r.add("dupguard.http.endpoints[0].required", () -> "true");
         r.add("dupguard.http.max-stored-body-size", () -> "1024");
+        r.add("management.endpoints.web.exposure.include", () -> "health,dupguard");
+        r.add("management.endpoint.health.show-details", () -> "always");
         HttpTestApp.table = TABLE;
     }
 
@@ -160,6 +162,79 @@ class IdempotencyKeyFilterIT {
         assertThat(rows("alice", key)).isEqualTo(1);
         System.out.println("32 concurrent POSTs: 1 ran, " + (32 - 1 - conflicts) + " replayed, " + conflicts
                 + " got 409 while in flight");
+    }
+
+    @Autowired
+    HttpTestApp.Ledger ledger;
+
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header(
+                        "Authorization",
+                        "Basic " + Base64.getEncoder().encodeToString("alice:a".getBytes(StandardCharsets.UTF_8)))
+                .GET()
+                .build());
+    }
+
+    @Test
+    void healthEndpointAndMetersShowTheStoresLocksAndOutcomes() throws Exception {
+        HttpResponse<String> health = get("/actuator/health");
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(health.body())
+                .contains("\"dupguard\":{\"components\":{\"idempotencyStore\":")
+                .contains("\"lockProvider\":")
+                .contains("\"submissionTokens\":")
+                .contains("\"store\":\"JdbcIdempotencyStore\"")
+                .doesNotContain("DOWN");
+
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<Long> settled = pool.submit(() -> ledger.settle("acc-7"));
+            if (!ledger.entered().await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                settled.get(1, java.util.concurrent.TimeUnit.SECONDS); // shows why it never ran
+            }
+            HttpResponse<String> endpoint = get("/actuator/dupguard");
+            assertThat(endpoint.statusCode()).isEqualTo(200);
+            assertThat(endpoint.body())
+                    .contains("\"idempotencyStore\":\"JdbcIdempotencyStore\"")
+                    .contains("\"name\":\"ledger:acc-7\"")
+                    .contains("\"fencingToken\"");
+            ledger.release();
+            assertThat(settled.get(10, java.util.concurrent.TimeUnit.SECONDS)).isPositive();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(get("/actuator/dupguard").body()).contains("\"heldLocks\":[]");
+
+        String key = UUID.randomUUID().toString();
+        send(post("/charges", "alice", key, "{\"amount\":\"1\"}"));
+        send(post("/charges", "alice", key, "{\"amount\":\"1\"}"));
+        send(post("/charges", "alice", key, "{\"amount\":\"2\"}"));
+        assertThat(meters.get("dupguard.idempotency.calls")
+                        .tag("outcome", "first")
+                        .counter()
+                        .count())
+                .isGreaterThanOrEqualTo(1);
+        assertThat(meters.get("dupguard.idempotency.calls")
+                        .tag("outcome", "replayed")
+                        .counter()
+                        .count())
+                .isGreaterThanOrEqualTo(1);
+        assertThat(meters.get("dupguard.http.replays").counter().count()).isGreaterThanOrEqualTo(1);
+        assertThat(meters.get("dupguard.http.problems")
+                        .tag("type", "key-reused")
+                        .counter()
+                        .count())
+                .isGreaterThanOrEqualTo(1);
+        assertThat(meters.get("dupguard.lock.held").timer().count()).isGreaterThanOrEqualTo(1);
+        assertThat(meters.get("dupguard.lock.wait")
+                        .tag("result", "acquired")
+                        .timer()
+                        .count())
+                .isGreaterThanOrEqualTo(1);
     }
 
     @Test
