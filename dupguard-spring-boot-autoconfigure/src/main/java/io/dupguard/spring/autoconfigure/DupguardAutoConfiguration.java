@@ -34,6 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
     DupguardAnnotationsConfiguration.class,
     DupguardWebConfiguration.class,
     DupguardObservabilityConfiguration.class,
+    DupguardAmqpConfiguration.class,
     JdbcStoreConfiguration.class,
     RedisStoreConfiguration.class,
     MemoryStoreConfiguration.class,

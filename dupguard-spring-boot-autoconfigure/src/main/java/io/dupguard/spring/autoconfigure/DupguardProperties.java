@@ -54,6 +54,65 @@ public class DupguardProperties {
     private final Http http = new Http();
     private final Aop aop = new Aop();
     private final Health health = new Health();
+    private final Amqp amqp = new Amqp();
+
+    public Amqp getAmqp() {
+        return amqp;
+    }
+
+    /** RabbitMQ consumer dedup (Spring AMQP). */
+    public static class Amqp {
+        /** Scope of the records the consumer dedup writes. */
+        private String scope = "amqp";
+        /** Header holding the key; empty: the AMQP message-id property. */
+        private String keyHeader;
+        /** How long a duplicate waits for the first delivery to finish before it is requeued. */
+        private Duration inFlightWait = Duration.ofSeconds(5);
+        /** Reject (no requeue) messages without a key instead of running the listener. */
+        private boolean rejectWithoutKey = false;
+        /** Add the dedup to Boot's default rabbitListenerContainerFactory (otherwise opt in per factory). */
+        private boolean defaultFactory = false;
+
+        public String getScope() {
+            return scope;
+        }
+
+        public void setScope(String scope) {
+            this.scope = scope;
+        }
+
+        public String getKeyHeader() {
+            return keyHeader;
+        }
+
+        public void setKeyHeader(String keyHeader) {
+            this.keyHeader = keyHeader;
+        }
+
+        public Duration getInFlightWait() {
+            return inFlightWait;
+        }
+
+        public void setInFlightWait(Duration inFlightWait) {
+            this.inFlightWait = inFlightWait;
+        }
+
+        public boolean isRejectWithoutKey() {
+            return rejectWithoutKey;
+        }
+
+        public void setRejectWithoutKey(boolean rejectWithoutKey) {
+            this.rejectWithoutKey = rejectWithoutKey;
+        }
+
+        public boolean isDefaultFactory() {
+            return defaultFactory;
+        }
+
+        public void setDefaultFactory(boolean defaultFactory) {
+            this.defaultFactory = defaultFactory;
+        }
+    }
 
     public StoreType getStore() {
         return store;
