@@ -140,6 +140,29 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         this.activity = Objects.requireNonNull(activity, "activity");
     }
 
+    /** Sends what an asynchronous response wrote into the caching wrapper once it completes. */
+    private static final class CopyWhenDone implements jakarta.servlet.AsyncListener {
+        private final ContentCachingResponseWrapper captured;
+
+        CopyWhenDone(ContentCachingResponseWrapper captured) {
+            this.captured = captured;
+        }
+
+        @Override
+        public void onComplete(jakarta.servlet.AsyncEvent event) throws IOException {
+            captured.copyBodyToResponse();
+        }
+
+        @Override
+        public void onTimeout(jakarta.servlet.AsyncEvent event) {}
+
+        @Override
+        public void onError(jakarta.servlet.AsyncEvent event) {}
+
+        @Override
+        public void onStartAsync(jakarta.servlet.AsyncEvent event) {}
+    }
+
     /** Thrown by the work to release the key while keeping the captured response. */
     private static final class NotStored extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -202,7 +225,12 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         try {
             outcome = idempotency.execute(key, fingerprint, byte[].class, () -> run(chain, wrapped, captured));
         } catch (NotStored released) {
-            captured.copyBodyToResponse();
+            if (wrapped.isAsyncStarted()) {
+                // The async dispatch writes through the caching wrapper later: pass it on then.
+                wrapped.getAsyncContext().addListener(new CopyWhenDone(captured));
+            } else {
+                captured.copyBodyToResponse();
+            }
             return;
         } catch (PayloadMismatchException e) {
             problem(

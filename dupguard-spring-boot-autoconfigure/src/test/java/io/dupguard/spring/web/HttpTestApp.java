@@ -109,6 +109,14 @@ public class HttpTestApp {
             return ResponseEntity.status(201).body(Map.of("id", id));
         }
 
+        final AtomicInteger asyncRuns = new AtomicInteger();
+
+        /** An asynchronous response: the filter cannot store it, releases the key and passes it on. */
+        @PostMapping("/async")
+        public java.util.concurrent.Callable<String> async() {
+            return () -> "async run " + asyncRuns.incrementAndGet();
+        }
+
         @PostMapping("/big")
         public ResponseEntity<String> big() {
             return ResponseEntity.ok("x".repeat(4096));

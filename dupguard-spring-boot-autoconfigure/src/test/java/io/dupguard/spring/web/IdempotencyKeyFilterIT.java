@@ -38,7 +38,7 @@ class IdempotencyKeyFilterIT {
                 () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
         r.add("spring.datasource.hikari.maximum-pool-size", () -> "40");
         r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
-        r.add("dupguard.http.endpoints[0].paths", () -> "/charges,/flaky,/big,/reject");
+        r.add("dupguard.http.endpoints[0].paths", () -> "/charges,/flaky,/big,/reject,/async");
         r.add("dupguard.http.endpoints[0].methods", () -> "POST");
         r.add("dupguard.http.endpoints[0].required", () -> "true");
         r.add("dupguard.http.max-stored-body-size", () -> "1024");
@@ -235,6 +235,18 @@ class IdempotencyKeyFilterIT {
                         .timer()
                         .count())
                 .isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void asynchronousResponsesPassThroughWithTheKeyReleased() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> first = send(post("/async", "alice", key, "{}"));
+        HttpResponse<String> second = send(post("/async", "alice", key, "{}"));
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.body()).startsWith("async run ");
+        assertThat(second.body()).startsWith("async run ").isNotEqualTo(first.body());
+        assertThat(second.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
+                .isEmpty();
     }
 
     @Test
