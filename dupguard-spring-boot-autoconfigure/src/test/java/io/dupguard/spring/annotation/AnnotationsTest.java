@@ -71,6 +71,11 @@ class AnnotationsTest {
             return new Receipt(charge.id(), charge.amount(), Instant.now(), Optional.of("n"));
         }
 
+        @Idempotent(scope = "waiting", key = "#charge.id", inFlight = Idempotent.InFlightMode.WAIT, maxWait = "20s")
+        public Receipt payWaiting(Charge charge) throws InterruptedException {
+            return pay(charge); // a self-call: pay's own advice does not apply, by Spring AOP's rule
+        }
+
         @Idempotent(scope = "batches", key = "#p0")
         public List<Receipt> batch(String id, List<Charge> charges) {
             runs.incrementAndGet();
@@ -193,6 +198,35 @@ class AnnotationsTest {
                 p.unblock();
                 Receipt ran = first.get(10, TimeUnit.SECONDS);
                 assertThat(p.pay(c)).isEqualTo(ran);
+            } finally {
+                pool.shutdownNow();
+            }
+        });
+    }
+
+    @Test
+    void withInFlightWaitADuplicateWaitsForTheFirstAndGetsItsResult() {
+        runner.withUserConfiguration(Beans.class).run(ctx -> {
+            Payments p = ctx.getBean(Payments.class);
+            CountDownLatch entered = p.block();
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Charge c = new Charge("c-wait", BigDecimal.TEN);
+                Future<Receipt> first = pool.submit(() -> p.payWaiting(c));
+                assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+                Future<Receipt> duplicate = pool.submit(() -> p.payWaiting(c));
+                // Both calls are inside the executor (the duplicate found the first in progress).
+                io.dupguard.spring.DupguardActivity activity = ctx.getBean(io.dupguard.spring.DupguardActivity.class);
+                org.awaitility.Awaitility.await()
+                        .atMost(java.time.Duration.ofSeconds(10))
+                        .until(() -> activity.inFlightKeys().stream()
+                                        .filter(k -> k.scope().equals("waiting"))
+                                        .count()
+                                == 2);
+                assertThat(duplicate.isDone()).isFalse();
+                p.unblock();
+                assertThat(duplicate.get(20, TimeUnit.SECONDS)).isEqualTo(first.get(20, TimeUnit.SECONDS));
+                assertThat(p.runs()).hasValue(1);
             } finally {
                 pool.shutdownNow();
             }
