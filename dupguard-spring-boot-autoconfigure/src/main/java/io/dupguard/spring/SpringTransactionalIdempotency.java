@@ -1,0 +1,99 @@
+package io.dupguard.spring;
+
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotentWork;
+import io.dupguard.idempotency.Outcome;
+import io.dupguard.jdbc.JdbcIdempotencyStore;
+import io.dupguard.jdbc.JdbcTransactionalIdempotency;
+import io.dupguard.spring.annotation.TransactionJoin;
+import java.lang.reflect.Type;
+import java.sql.Connection;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Idempotency inside the caller's Spring-managed transaction on the application's {@link
+ * DataSource}: the claim, the caller's SQL and the completion commit together, and a rollback of the
+ * caller's transaction (an exception out of a {@code @Transactional} method) removes the claim with
+ * everything else, so a retry runs the work again. Built on {@link JdbcTransactionalIdempotency}'s
+ * caller-owned mode (claim first; a concurrent duplicate waits on the row lock until the first
+ * transaction ends, then replays, or runs after a rollback).
+ *
+ * <p>The store must be on the same DataSource that the transaction manager uses (the starter builds
+ * it from the application's DataSource). Failures are never stored for replay here: the rollback
+ * removes the claim. Thread-safe.
+ */
+public class SpringTransactionalIdempotency implements TransactionJoin {
+    private final JdbcIdempotencyStore store;
+    private final DataSource dataSource;
+    private final IdempotencyConfig config;
+    private final JdbcTransactionalIdempotency plain;
+    private final Map<Type, JdbcTransactionalIdempotency> typed = new ConcurrentHashMap<>();
+
+    public SpringTransactionalIdempotency(JdbcIdempotencyStore store, DataSource dataSource, IdempotencyConfig config) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.config = Objects.requireNonNull(config, "config");
+        this.plain = JdbcTransactionalIdempotency.of(store, config);
+    }
+
+    /** Whether a Spring transaction with a connection of this store's DataSource is active on this thread. */
+    public boolean inTransaction() {
+        return TransactionSynchronizationManager.isActualTransactionActive()
+                && TransactionSynchronizationManager.getResource(dataSource) != null;
+    }
+
+    @Override
+    public boolean active() {
+        return inTransaction();
+    }
+
+    /**
+     * Runs {@code work} once per key in the current transaction.
+     *
+     * @throws IllegalStateException if no transaction on this DataSource is active ({@link
+     *     #inTransaction()})
+     * @throws io.dupguard.idempotency.PayloadMismatchException the key was used with another
+     *     fingerprint
+     * @throws E whatever the work throws (the caller's transaction should then roll back)
+     */
+    public <T, E extends Exception> Outcome<T> execute(
+            IdempotencyKey key, Fingerprint fingerprint, Class<T> type, IdempotentWork<T, E> work) throws E {
+        return run(plain, key, fingerprint, type, work);
+    }
+
+    /** Like {@link #execute(IdempotencyKey, Fingerprint, Class, IdempotentWork)} for a generic result type. */
+    @Override
+    public <T, E extends Exception> Outcome<T> execute(
+            IdempotencyKey key, Fingerprint fingerprint, Type type, IdempotentWork<T, E> work) throws E {
+        JdbcTransactionalIdempotency executor = type instanceof Class<?>
+                ? plain
+                : typed.computeIfAbsent(type, t -> JdbcTransactionalIdempotency.of(store, ResultTypes.bind(config, t)));
+        return run(executor, key, fingerprint, ResultTypes.raw(type), work);
+    }
+
+    private <T, E extends Exception> Outcome<T> run(
+            JdbcTransactionalIdempotency executor,
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            Class<T> type,
+            IdempotentWork<T, E> work)
+            throws E {
+        if (!inTransaction()) {
+            throw new IllegalStateException("no Spring transaction on dupguard's DataSource is active; call this from a"
+                    + " @Transactional method (or TransactionTemplate) on the application's DataSource");
+        }
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            return executor.execute(connection, key, fingerprint, type, c -> work.call());
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+}

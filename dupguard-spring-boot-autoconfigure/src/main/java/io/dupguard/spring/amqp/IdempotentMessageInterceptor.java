@@ -1,0 +1,121 @@
+package io.dupguard.spring.amqp;
+
+import io.dupguard.InvalidKeyException;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.PayloadMismatchException;
+import io.dupguard.idempotency.RequestInFlightException;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Objects;
+import java.util.function.Function;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.core.Message;
+
+/**
+ * Consumer-side deduplication for Spring AMQP listener containers: add it to a container factory's
+ * advice chain ({@code factory.setAdviceChain(interceptor)}) and every delivery runs the listener at
+ * most once per key — by default the AMQP {@code message-id}.
+ *
+ * <ul>
+ *   <li>first delivery of a key: the listener runs; when it returns, the key is recorded and the
+ *       container acknowledges;
+ *   <li>a duplicate (re-publish, redelivery after a lost ack): acknowledged without running the
+ *       listener;
+ *   <li>a duplicate while the first is still processing: waits up to the executor's in-flight wait
+ *       for it to finish (then acknowledged as a duplicate), otherwise is requeued ({@link
+ *       ImmediateRequeueAmqpException}) to be delivered again later — never run twice;
+ *   <li>the listener fails: the key is released and the exception goes to the container, whose
+ *       retry / dead-letter policy acts;
+ *   <li>same key with a different body: rejected without requeue ({@link
+ *       AmqpRejectAndDontRequeueException}: dead-lettered where a DLX is configured);
+ *   <li>no key (no message-id): passed through or rejected, as configured.
+ * </ul>
+ *
+ * <p>Batch listeners (a list of messages per call) pass through undeduplicated. Thread-safe.
+ */
+public class IdempotentMessageInterceptor implements MethodInterceptor {
+    private static final Logger LOG = LoggerFactory.getLogger(IdempotentMessageInterceptor.class);
+
+    private final Idempotency idempotency;
+    private final String scope;
+    private final Function<Message, String> key;
+    private final boolean rejectWithoutKey;
+
+    /**
+     * @param idempotency executor; give it an in-flight policy that waits (say 5 s) so that a
+     *     concurrent duplicate acknowledges once the first finishes instead of being requeued
+     * @param scope scope of the keys, {@code [A-Za-z0-9._-]{1,64}}
+     * @param key the key of a message, or null when it has none
+     * @param rejectWithoutKey reject (no requeue) messages without a key instead of passing them
+     */
+    public IdempotentMessageInterceptor(
+            Idempotency idempotency, String scope, Function<Message, String> key, boolean rejectWithoutKey) {
+        this.idempotency = Objects.requireNonNull(idempotency, "idempotency");
+        this.scope = IdempotencyKey.of(scope, "x").scope();
+        this.key = Objects.requireNonNull(key, "key");
+        this.rejectWithoutKey = rejectWithoutKey;
+    }
+
+    /** Keys by the AMQP message-id property. */
+    public static Function<Message, String> messageId() {
+        return m -> m.getMessageProperties().getMessageId();
+    }
+
+    /** Keys by a message header. */
+    public static Function<Message, String> header(String name) {
+        Objects.requireNonNull(name, "name");
+        return m -> {
+            Object v = m.getMessageProperties().getHeader(name);
+            return v == null ? null : v.toString();
+        };
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object[] args = invocation.getArguments();
+        if (args.length < 2 || !(args[1] instanceof Message message)) {
+            return invocation.proceed();
+        }
+        String k = key.apply(message);
+        if (k == null || k.isBlank()) {
+            if (rejectWithoutKey) {
+                throw new AmqpRejectAndDontRequeueException("message without an idempotency key (message-id) rejected");
+            }
+            return invocation.proceed();
+        }
+        IdempotencyKey idempotencyKey;
+        try {
+            idempotencyKey = IdempotencyKey.of(scope, k);
+        } catch (InvalidKeyException e) {
+            throw new AmqpRejectAndDontRequeueException("message key refused: " + e.getMessage(), e);
+        }
+        Fingerprint body = Fingerprint.of(message.getBody() == null ? new byte[0] : message.getBody());
+        try {
+            idempotency.run(idempotencyKey, body, () -> proceed(invocation));
+            return null;
+        } catch (RequestInFlightException e) {
+            LOG.debug("duplicate of {} while the first is still processing; requeued", idempotencyKey);
+            throw new ImmediateRequeueAmqpException(
+                    "duplicate of " + idempotencyKey + " still processing; requeued", e);
+        } catch (PayloadMismatchException e) {
+            throw new AmqpRejectAndDontRequeueException(
+                    "message " + idempotencyKey + " was already processed with a different body", e);
+        }
+    }
+
+    private static void proceed(MethodInvocation invocation) throws Exception {
+        try {
+            invocation.proceed();
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new UndeclaredThrowableException(t);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.dupguard.spring.autoconfigure;
+
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.idempotency.InFlightPolicy;
+import io.dupguard.spring.amqp.IdempotentMessageInterceptor;
+import java.util.Arrays;
+import org.aopalliance.aop.Advice;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * RabbitMQ consumer dedup: the {@link IdempotentMessageInterceptor} bean, to put in a container
+ * factory's advice chain (opt-in per factory), and, with {@code dupguard.amqp.default-factory=true},
+ * in Boot's default {@code rabbitListenerContainerFactory}.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass({SimpleRabbitListenerContainerFactory.class, Message.class})
+class DupguardAmqpConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotentMessageInterceptor dupguardMessageDeduplication(
+            IdempotencyStore store, IdempotencyConfig config, DupguardProperties properties) {
+        DupguardProperties.Amqp amqp = properties.getAmqp();
+        IdempotencyConfig.Builder b = IdempotencyConfig.from(config);
+        InvalidDupguardPropertyException.check(
+                "dupguard.amqp.in-flight-wait",
+                amqp.getInFlightWait(),
+                () -> b.inFlightPolicy(InFlightPolicy.waitUpTo(amqp.getInFlightWait())));
+        String scope = DupguardAutoConfiguration.scope("dupguard.amqp.scope", amqp.getScope());
+        return new IdempotentMessageInterceptor(
+                Idempotency.of(store, b.build()),
+                scope,
+                amqp.getKeyHeader() == null || amqp.getKeyHeader().isBlank()
+                        ? IdempotentMessageInterceptor.messageId()
+                        : IdempotentMessageInterceptor.header(amqp.getKeyHeader()),
+                amqp.isRejectWithoutKey());
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "dupguard.amqp.default-factory", havingValue = "true")
+    static BeanPostProcessor dupguardDefaultFactoryDedup(ObjectProvider<IdempotentMessageInterceptor> dedup) {
+        return new BeanPostProcessor() {
+            @Override
+            public Object postProcessAfterInitialization(Object bean, String beanName) {
+                if (bean instanceof SimpleRabbitListenerContainerFactory factory
+                        && "rabbitListenerContainerFactory".equals(beanName)) {
+                    Advice[] existing = factory.getAdviceChain();
+                    Advice[] chain = existing == null ? new Advice[1] : Arrays.copyOf(existing, existing.length + 1);
+                    chain[chain.length - 1] = dedup.getObject();
+                    factory.setAdviceChain(chain);
+                }
+                return bean;
+            }
+        };
+    }
+}

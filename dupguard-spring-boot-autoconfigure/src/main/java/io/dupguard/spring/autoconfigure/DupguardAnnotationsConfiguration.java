@@ -1,0 +1,85 @@
+package io.dupguard.spring.autoconfigure;
+
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.idempotency.ResultCodec;
+import io.dupguard.lock.LockProvider;
+import io.dupguard.spring.DupguardActivity;
+import io.dupguard.spring.annotation.AnnotationValidator;
+import io.dupguard.spring.annotation.DistributedLock;
+import io.dupguard.spring.annotation.DistributedLockInterceptor;
+import io.dupguard.spring.annotation.Idempotent;
+import io.dupguard.spring.annotation.IdempotentInterceptor;
+import io.dupguard.spring.annotation.LockObserver;
+import io.dupguard.spring.annotation.TransactionJoin;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * The advice of {@link Idempotent} and {@link DistributedLock}, applied by Spring's auto-proxy
+ * creator (registered by Boot's AOP auto-configuration). Dependencies are looked up on first use,
+ * so the advisors do not pull the stores into existence while the proxy creator starts.
+ */
+@Configuration(proxyBeanMethods = false)
+@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+class DupguardAnnotationsConfiguration {
+
+    /** The properties, bound here because advisors are created before property binding runs. */
+    static DupguardProperties bind(Environment environment) {
+        return Binder.get(environment)
+                .bind("dupguard", DupguardProperties.class)
+                .orElseGet(DupguardProperties::new);
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean(name = "dupguardIdempotentAdvisor")
+    static Advisor dupguardIdempotentAdvisor(
+            ObjectProvider<IdempotencyStore> store,
+            ObjectProvider<IdempotencyConfig> config,
+            ObjectProvider<TransactionJoin> join,
+            ObjectProvider<DupguardActivity> activity,
+            Environment environment) {
+        DupguardProperties p = bind(environment);
+        IdempotentInterceptor interceptor = new IdempotentInterceptor(
+                store::getObject,
+                config::getObject,
+                () -> p.getIdempotency().isJoinTransaction() ? join.getIfAvailable() : null,
+                p.getIdempotency().getMaxWait());
+        interceptor.setActivity(activity::getIfAvailable);
+        DefaultPointcutAdvisor advisor =
+                new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), interceptor);
+        advisor.setOrder(p.getAop().getIdempotentOrder());
+        return advisor;
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean(name = "dupguardLockAdvisor")
+    static Advisor dupguardLockAdvisor(
+            ObjectProvider<LockProvider> locks, ObjectProvider<LockObserver> observers, Environment environment) {
+        DupguardProperties p = bind(environment);
+        DistributedLockInterceptor interceptor =
+                new DistributedLockInterceptor(locks::getObject, new CompositeLockObserver(observers));
+        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(
+                new AnnotationMatchingPointcut(null, DistributedLock.class, true), interceptor);
+        advisor.setOrder(p.getAop().getLockOrder());
+        return advisor;
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static AnnotationValidator dupguardAnnotationValidator(ObjectProvider<ResultCodec> codec) {
+        return new AnnotationValidator(() -> codec.getIfAvailable(ResultCodec::basic));
+    }
+}

@@ -1,0 +1,69 @@
+package io.dupguard.spring.autoconfigure;
+
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.lock.LockProvider;
+import io.dupguard.spring.DupguardActivity;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * Actuator endpoint {@code dupguard}: the configuration in effect, the locks this instance holds
+ * (name, fencing token, held since) and the idempotency keys it is processing.
+ */
+@Endpoint(id = "dupguard")
+public class DupguardEndpoint {
+    private final DupguardProperties properties;
+    private final ObjectProvider<IdempotencyStore> store;
+    private final ObjectProvider<LockProvider> locks;
+    private final ObjectProvider<IdempotencyConfig> config;
+    private final DupguardActivity activity;
+
+    public DupguardEndpoint(
+            DupguardProperties properties,
+            ObjectProvider<IdempotencyStore> store,
+            ObjectProvider<LockProvider> locks,
+            ObjectProvider<IdempotencyConfig> config,
+            DupguardActivity activity) {
+        this.properties = properties;
+        this.store = store;
+        this.locks = locks;
+        this.config = config;
+        this.activity = activity;
+    }
+
+    @ReadOperation
+    public Map<String, Object> dupguard() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        Map<String, Object> configuration = new LinkedHashMap<>();
+        configuration.put("idempotencyStore", name(store.getIfAvailable()));
+        configuration.put("lockProvider", name(locks.getIfAvailable()));
+        IdempotencyConfig c = config.getIfAvailable();
+        if (c != null) {
+            configuration.put("inFlightLease", c.inFlightLease().toString());
+            configuration.put("retention", c.retention().toString());
+            configuration.put("inFlightPolicy", c.inFlightPolicy().toString());
+            configuration.put("renewLease", c.renewLease());
+            configuration.put("codec", c.codec().toString());
+        }
+        configuration.put("joinTransaction", properties.getIdempotency().isJoinTransaction());
+        configuration.put(
+                "purge",
+                properties.getPurge().isEnabled()
+                        ? properties.getPurge().getInterval().toString()
+                        : "off");
+        configuration.put(
+                "http", properties.getHttp().isEnabled() ? properties.getHttp().getHeader() : "off");
+        out.put("configuration", configuration);
+        out.put("heldLocks", activity.heldLocks());
+        out.put("inFlightKeys", activity.inFlightKeys());
+        return out;
+    }
+
+    private static String name(Object bean) {
+        return bean == null ? null : bean.getClass().getSimpleName();
+    }
+}

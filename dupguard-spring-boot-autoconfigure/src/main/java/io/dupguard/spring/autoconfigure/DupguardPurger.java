@@ -1,0 +1,126 @@
+package io.dupguard.spring.autoconfigure;
+
+import io.dupguard.jdbc.JdbcIdempotencyStore;
+import io.dupguard.jdbc.JdbcPreparedSubmissions;
+import io.dupguard.jdbc.JdbcSubmissionTokens;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Deletes expired idempotency records, expired tokens and old unbound prepared submissions of the
+ * jdbc store, every {@code dupguard.purge.interval}, in batches of {@code dupguard.purge.batch-size}
+ * rows and at most {@code dupguard.purge.max-batches-per-run} batches per table per run. Runs on
+ * one daemon thread of its own; a failed run is logged and the next one tries again. Off with
+ * {@code dupguard.purge.enabled=false}.
+ */
+public class DupguardPurger implements SmartLifecycle {
+    private static final Logger LOG = LoggerFactory.getLogger(DupguardPurger.class);
+
+    /** Rows deleted by one run, per table. */
+    public record Result(long idempotency, long tokens, long prepared) {}
+
+    private final JdbcIdempotencyStore idempotency;
+    private final JdbcSubmissionTokens tokens;
+    private final JdbcPreparedSubmissions prepared;
+    private final Duration interval;
+    private final int batchSize;
+    private final int maxBatches;
+    private final Duration preparedRetention;
+    private ScheduledExecutorService scheduler;
+
+    public DupguardPurger(
+            JdbcIdempotencyStore idempotency,
+            JdbcSubmissionTokens tokens,
+            JdbcPreparedSubmissions prepared,
+            DupguardProperties.Purge p) {
+        this.idempotency = idempotency;
+        this.tokens = tokens;
+        this.prepared = prepared;
+        if (p.getInterval() == null
+                || p.getInterval().isNegative()
+                || p.getInterval().isZero()) {
+            throw new InvalidDupguardPropertyException("dupguard.purge.interval", p.getInterval(), "must be positive");
+        }
+        if (p.getBatchSize() < 1 || p.getBatchSize() > 100_000) {
+            throw new InvalidDupguardPropertyException(
+                    "dupguard.purge.batch-size", p.getBatchSize(), "must be between 1 and 100000");
+        }
+        if (p.getMaxBatchesPerRun() < 1) {
+            throw new InvalidDupguardPropertyException(
+                    "dupguard.purge.max-batches-per-run", p.getMaxBatchesPerRun(), "must be at least 1");
+        }
+        if (p.getPreparedRetention() == null
+                || p.getPreparedRetention().isNegative()
+                || p.getPreparedRetention().isZero()) {
+            throw new InvalidDupguardPropertyException(
+                    "dupguard.purge.prepared-retention", p.getPreparedRetention(), "must be positive");
+        }
+        this.interval = p.getInterval();
+        this.batchSize = p.getBatchSize();
+        this.maxBatches = p.getMaxBatchesPerRun();
+        this.preparedRetention = p.getPreparedRetention();
+    }
+
+    /** One bounded run over every table; what the scheduler calls. */
+    public Result purgeOnce() {
+        long i = idempotency == null ? 0 : drain(idempotency::purgeExpired);
+        long t = tokens == null ? 0 : drain(tokens::purgeExpired);
+        long p = prepared == null ? 0 : drain(n -> prepared.purgeUnbound(preparedRetention, n));
+        return new Result(i, t, p);
+    }
+
+    private long drain(IntUnaryOperator batch) {
+        long total = 0;
+        for (int i = 0; i < maxBatches; i++) {
+            int n = batch.applyAsInt(batchSize);
+            total += n;
+            if (n < batchSize) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    private void run() {
+        try {
+            Result r = purgeOnce();
+            if (r.idempotency() + r.tokens() + r.prepared() > 0) {
+                LOG.debug("dupguard purge deleted {}", r);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("dupguard purge failed; the next run in {} tries again", interval, e);
+        }
+    }
+
+    @Override
+    public synchronized void start() {
+        if (scheduler == null) {
+            scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "dupguard-purge");
+                t.setDaemon(true);
+                return t;
+            });
+            scheduler.scheduleWithFixedDelay(
+                    this::run, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            scheduler = null;
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return scheduler != null;
+    }
+}

@@ -1,0 +1,122 @@
+package io.dupguard.spring.autoconfigure;
+
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.jdbc.JdbcIdempotencyStore;
+import io.dupguard.jdbc.JdbcLockProvider;
+import io.dupguard.jdbc.JdbcPreparedSubmissions;
+import io.dupguard.jdbc.JdbcStoreBuilder;
+import io.dupguard.jdbc.JdbcSubmissionTokens;
+import io.dupguard.jdbc.JdbcSubmitThrottle;
+import io.dupguard.lock.LockProvider;
+import io.dupguard.spring.SpringTransactionalIdempotency;
+import io.dupguard.token.PreparedSubmissions;
+import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.SubmitThrottle;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** dupguard.store=jdbc: every store on the application's DataSource. */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(name = {OnDupguardStoreCondition.JDBC_STORE, "org.springframework.jdbc.datasource.DataSourceUtils"})
+@ConditionalOnDupguardStore(DupguardProperties.StoreType.JDBC)
+class JdbcStoreConfiguration {
+
+    static DataSource dataSource(ObjectProvider<DataSource> dataSources) {
+        DataSource ds = dataSources.getIfUnique();
+        if (ds == null) {
+            throw new InvalidDupguardPropertyException(
+                    "dupguard.store",
+                    "jdbc",
+                    "the application has no single DataSource bean (add spring-boot-starter-jdbc and"
+                            + " spring.datasource.*, mark one DataSource @Primary, or choose another store)");
+        }
+        return ds;
+    }
+
+    /** Builds a store on {@code table}, naming {@code property} if the table name is refused. */
+    private static <B extends JdbcStoreBuilder<B, T>, T> T build(
+            String property, String table, DupguardProperties p, Supplier<B> builder) {
+        return InvalidDupguardPropertyException.check(property, table, () -> builder.get()
+                .tableName(table)
+                .createSchemaIfMissing(p.getJdbc().isCreateSchema())
+                .build());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(IdempotencyStore.class)
+    JdbcIdempotencyStore dupguardIdempotencyStore(ObjectProvider<DataSource> ds, DupguardProperties p) {
+        return build(
+                "dupguard.jdbc.idempotency-table",
+                p.getJdbc().getIdempotencyTable(),
+                p,
+                () -> JdbcIdempotencyStore.builder(dataSource(ds)));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(LockProvider.class)
+    JdbcLockProvider dupguardLockProvider(ObjectProvider<DataSource> ds, DupguardProperties p) {
+        return build(
+                "dupguard.jdbc.lock-table",
+                p.getJdbc().getLockTable(),
+                p,
+                () -> JdbcLockProvider.builder(dataSource(ds)));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(SubmissionTokens.class)
+    JdbcSubmissionTokens dupguardSubmissionTokens(ObjectProvider<DataSource> ds, DupguardProperties p) {
+        return build(
+                "dupguard.jdbc.tokens-table",
+                p.getJdbc().getTokensTable(),
+                p,
+                () -> JdbcSubmissionTokens.builder(dataSource(ds)));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(SubmitThrottle.class)
+    JdbcSubmitThrottle dupguardSubmitThrottle(ObjectProvider<DataSource> ds, DupguardProperties p) {
+        return build(
+                "dupguard.jdbc.throttle-table",
+                p.getJdbc().getThrottleTable(),
+                p,
+                () -> JdbcSubmitThrottle.builder(dataSource(ds)));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(PreparedSubmissions.class)
+    JdbcPreparedSubmissions dupguardPreparedSubmissions(ObjectProvider<DataSource> ds, DupguardProperties p) {
+        return build(
+                "dupguard.jdbc.prepared-table",
+                p.getJdbc().getPreparedTable(),
+                p,
+                () -> JdbcPreparedSubmissions.builder(dataSource(ds)));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(JdbcIdempotencyStore.class)
+    SpringTransactionalIdempotency dupguardTransactionalIdempotency(
+            JdbcIdempotencyStore store, ObjectProvider<DataSource> dataSources, IdempotencyConfig config) {
+        return new SpringTransactionalIdempotency(store, dataSource(dataSources), config);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "dupguard.purge.enabled", matchIfMissing = true)
+    DupguardPurger dupguardPurger(
+            ObjectProvider<JdbcIdempotencyStore> idempotency,
+            ObjectProvider<JdbcSubmissionTokens> tokens,
+            ObjectProvider<JdbcPreparedSubmissions> prepared,
+            DupguardProperties p) {
+        return new DupguardPurger(
+                idempotency.getIfAvailable(), tokens.getIfAvailable(), prepared.getIfAvailable(), p.getPurge());
+    }
+}

@@ -1,0 +1,122 @@
+package io.dupguard.spring.metrics;
+
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyListener;
+import io.dupguard.lock.Lease;
+import io.dupguard.spring.annotation.LockObserver;
+import io.dupguard.spring.web.IdempotencyKeyFilter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Micrometer meters of dupguard. Tags take values from small fixed sets only (never keys, scopes or
+ * lock names, which are unbounded):
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th></tr>
+ *   <tr><td>dupguard.idempotency.calls</td><td>counter</td><td>outcome = first, replayed, in_flight,
+ *       mismatch, error</td></tr>
+ *   <tr><td>dupguard.idempotency.duration</td><td>timer</td><td>— (first calls: claim to completion)</td></tr>
+ *   <tr><td>dupguard.idempotency.takeovers</td><td>counter</td><td>—</td></tr>
+ *   <tr><td>dupguard.idempotency.lease.lost</td><td>counter</td><td>—</td></tr>
+ *   <tr><td>dupguard.lock.wait</td><td>timer</td><td>result = acquired, unavailable</td></tr>
+ *   <tr><td>dupguard.lock.held</td><td>timer</td><td>—</td></tr>
+ *   <tr><td>dupguard.lock.lease.lost</td><td>counter</td><td>—</td></tr>
+ *   <tr><td>dupguard.http.replays</td><td>counter</td><td>—</td></tr>
+ *   <tr><td>dupguard.http.problems</td><td>counter</td><td>type = key-missing, key-invalid, key-reused,
+ *       request-in-flight, response-not-replayable, request-too-large, store-unavailable</td></tr>
+ * </table>
+ *
+ * <p>Thread-safe; meters are registered on first use.
+ */
+public class DupguardMeters implements IdempotencyListener, LockObserver, IdempotencyKeyFilter.Listener {
+    private final Supplier<MeterRegistry> registry;
+
+    public DupguardMeters(Supplier<MeterRegistry> registry) {
+        this.registry = registry;
+    }
+
+    private void count(String name, String... tags) {
+        MeterRegistry r = registry.get();
+        if (r != null) {
+            Counter.builder(name).tags(tags).register(r).increment();
+        }
+    }
+
+    private void time(String name, long nanos, String... tags) {
+        MeterRegistry r = registry.get();
+        if (r != null) {
+            Timer.builder(name).tags(tags).register(r).record(nanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void onFirst(IdempotencyKey key, long nanos) {
+        count("dupguard.idempotency.calls", "outcome", "first");
+        time("dupguard.idempotency.duration", nanos);
+    }
+
+    @Override
+    public void onReplay(IdempotencyKey key) {
+        count("dupguard.idempotency.calls", "outcome", "replayed");
+    }
+
+    @Override
+    public void onInFlight(IdempotencyKey key) {
+        count("dupguard.idempotency.calls", "outcome", "in_flight");
+    }
+
+    @Override
+    public void onMismatch(IdempotencyKey key) {
+        count("dupguard.idempotency.calls", "outcome", "mismatch");
+    }
+
+    @Override
+    public void onFailure(IdempotencyKey key, Throwable failure, boolean stored) {
+        count("dupguard.idempotency.calls", "outcome", "error");
+    }
+
+    @Override
+    public void onTakeover(IdempotencyKey key) {
+        count("dupguard.idempotency.takeovers");
+    }
+
+    @Override
+    public void onLeaseLost(IdempotencyKey key) {
+        count("dupguard.idempotency.lease.lost");
+    }
+
+    @Override
+    public void onAcquired(Lease lease, long waitNanos) {
+        time("dupguard.lock.wait", waitNanos, "result", "acquired");
+    }
+
+    @Override
+    public void onUnavailable(String name, long waitNanos) {
+        time("dupguard.lock.wait", waitNanos, "result", "unavailable");
+    }
+
+    @Override
+    public void onReleased(Lease lease, long heldNanos) {
+        time("dupguard.lock.held", heldNanos);
+    }
+
+    @Override
+    public void onLeaseLost(Lease lease) {
+        count("dupguard.lock.lease.lost");
+    }
+
+    @Override
+    public void onReplay() {
+        count("dupguard.http.replays");
+    }
+
+    @Override
+    public void onProblem(String type) {
+        count("dupguard.http.problems", "type", type);
+    }
+}

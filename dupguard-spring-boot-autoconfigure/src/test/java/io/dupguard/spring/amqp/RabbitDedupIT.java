@@ -1,0 +1,210 @@
+package io.dupguard.spring.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainerFactoryConfigurer;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Consumer dedup against the real RabbitMQ broker (127.0.0.1:5672) with the jdbc store on
+ * PostgreSQL; effects are rows in PostgreSQL.
+ */
+@SpringBootTest(classes = RabbitDedupIT.App.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
+class RabbitDedupIT {
+    static final String SUFFIX = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    static final String EFFECTS = "it_amqp_effects_" + SUFFIX;
+    static final String IDEM = "it_amqp_idem_" + SUFFIX;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry r) {
+        r.add(
+                "spring.datasource.url",
+                () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        r.add("spring.rabbitmq.host", () -> "127.0.0.1");
+        r.add("spring.rabbitmq.port", () -> "5672");
+        r.add("spring.rabbitmq.username", () -> "guest");
+        r.add("spring.rabbitmq.password", () -> "guest");
+        r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
+        r.add("dupguard.http.enabled", () -> "false");
+    }
+
+    /** Deliveries that reached the container's advice chain, per message id. */
+    static final Map<String, AtomicInteger> DELIVERIES = new ConcurrentHashMap<>();
+    /** Ids whose first delivery "crashes" after the listener finished, before the ack. */
+    static final Set<String> CRASH_ONCE = ConcurrentHashMap.newKeySet();
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Listener.class)
+    static class App {
+        @Bean
+        Queue dedupQueue() {
+            // Named, not AnonymousQueue: its x-queue-leader-locator argument is refused by RabbitMQ < 3.10.
+            return new Queue("it.dupguard.dedup." + SUFFIX, false, false, true);
+        }
+
+        @Bean
+        SimpleRabbitListenerContainerFactory dedupFactory(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer,
+                ConnectionFactory connectionFactory,
+                IdempotentMessageInterceptor dedup) {
+            SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
+            configurer.configure(f, connectionFactory);
+            f.setConcurrentConsumers(2); // two consumers on one queue
+            f.setPrefetchCount(1);
+            MethodInterceptor counting = invocation -> {
+                Message m = (Message) invocation.getArguments()[1];
+                String id = m.getMessageProperties().getMessageId();
+                DELIVERIES.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+                Object out = invocation.proceed();
+                if (CRASH_ONCE.remove(id)) {
+                    // The listener's work and its record are done; the ack is lost: the broker
+                    // redelivers, as after a consumer that died before acknowledging.
+                    throw new AmqpException("consumer died before its ack");
+                }
+                return out;
+            };
+            f.setAdviceChain(counting, dedup);
+            return f;
+        }
+    }
+
+    static class Listener {
+        private final JdbcTemplate jdbc;
+
+        Listener(JdbcTemplate jdbc) {
+            this.jdbc = jdbc;
+        }
+
+        @RabbitListener(queues = "#{dedupQueue.name}", containerFactory = "dedupFactory")
+        public void onMessage(Message message) {
+            jdbc.update(
+                    "insert into " + EFFECTS + " (message_id) values (?)",
+                    message.getMessageProperties().getMessageId());
+            // Slow work, so that duplicates reach the other consumer while this one runs.
+            jdbc.queryForObject("select pg_sleep(0.02)::text", String.class);
+        }
+    }
+
+    @Autowired
+    RabbitTemplate rabbit;
+
+    @Autowired
+    Queue dedupQueue;
+
+    @Autowired
+    RabbitAdmin admin;
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    static JdbcTemplate cleanup;
+
+    @BeforeAll
+    static void table(@Autowired JdbcTemplate jdbc) {
+        cleanup = jdbc;
+        jdbc.execute("create table " + EFFECTS + " (id bigserial primary key, message_id text not null)");
+    }
+
+    @AfterAll
+    static void drop() {
+        cleanup.execute("drop table if exists " + EFFECTS);
+        cleanup.execute("drop table if exists " + IDEM);
+    }
+
+    private void publish(String id, String body) {
+        rabbit.convertAndSend("", dedupQueue.getName(), body, m -> {
+            m.getMessageProperties().setMessageId(id);
+            return m;
+        });
+    }
+
+    private int effects(String id) {
+        return jdbc.queryForObject("select count(*) from " + EFFECTS + " where message_id = ?", Integer.class, id);
+    }
+
+    private int deliveries(String id) {
+        AtomicInteger n = DELIVERIES.get(id);
+        return n == null ? 0 : n.get();
+    }
+
+    private void awaitDrained() {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> admin.getQueueInfo(dedupQueue.getName()).getMessageCount() == 0);
+    }
+
+    @Test
+    void theSameMessagePublishedFiveTimesTakesEffectOnce() {
+        String id = "m-" + UUID.randomUUID();
+        for (int i = 0; i < 5; i++) {
+            publish(id, "credit 10");
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> deliveries(id) >= 5);
+        awaitDrained();
+        assertThat(effects(id)).isEqualTo(1);
+    }
+
+    @Test
+    void aConsumerThatDiesBeforeItsAckIsRedeliveredAndNotRunAgain() {
+        String id = "crash-" + UUID.randomUUID();
+        CRASH_ONCE.add(id);
+        publish(id, "credit 5");
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> deliveries(id) >= 2);
+        awaitDrained();
+        assertThat(CRASH_ONCE).doesNotContain(id);
+        assertThat(effects(id)).isEqualTo(1);
+    }
+
+    @Test
+    void twoConcurrentConsumersOnOneQueueRunEachMessageOnce() {
+        String prefix = "c-" + UUID.randomUUID() + "-";
+        int ids = 30;
+        for (int copy = 0; copy < 3; copy++) {
+            for (int i = 0; i < ids; i++) {
+                publish(prefix + i, "credit " + i);
+            }
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+            int total = 0;
+            for (int i = 0; i < ids; i++) {
+                total += Math.min(deliveries(prefix + i), 3);
+            }
+            return total == ids * 3;
+        });
+        awaitDrained();
+        for (int i = 0; i < ids; i++) {
+            assertThat(effects(prefix + i)).as("effects of %s", prefix + i).isEqualTo(1);
+        }
+        int total = jdbc.queryForObject(
+                "select count(*) from " + EFFECTS + " where message_id like ?", Integer.class, prefix + "%");
+        assertThat(total).isEqualTo(ids);
+    }
+}

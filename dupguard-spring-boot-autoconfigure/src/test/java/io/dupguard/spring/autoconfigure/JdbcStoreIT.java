@@ -1,0 +1,181 @@
+package io.dupguard.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.idempotency.Outcome;
+import io.dupguard.spring.SpringTransactionalIdempotency;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.ApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** The jdbc store on the application's PostgreSQL DataSource, joining Spring transactions. */
+class JdbcStoreIT {
+    static final String PG =
+            System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+    private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    private final String idemTable = "it_idem_" + suffix;
+    private final String effects = "it_effects_" + suffix;
+
+    private ApplicationContextRunner runner(String... extra) {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class,
+                        TransactionAutoConfiguration.class,
+                        JdbcTemplateAutoConfiguration.class,
+                        DupguardAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=" + PG, "dupguard.jdbc.idempotency-table=" + idemTable)
+                .withPropertyValues(extra);
+    }
+
+    private static int count(ApplicationContext ctx, String table) {
+        return ctx.getBean(JdbcTemplate.class).queryForObject("select count(*) from " + table, Integer.class);
+    }
+
+    @Test
+    void aRollbackOfTheCallersTransactionRollsTheClaimBackAndARetryRunsAgain() throws Exception {
+        runner().run(ctx -> {
+            JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+            jdbc.execute("create table " + effects + " (id serial primary key, k text not null)");
+            try {
+                SpringTransactionalIdempotency idem = ctx.getBean(SpringTransactionalIdempotency.class);
+                TransactionTemplate tx = ctx.getBean(TransactionTemplate.class);
+                IdempotencyKey key = IdempotencyKey.of("orders", "o-" + suffix);
+                Fingerprint fp = Fingerprint.ofString("order");
+
+                assertThatThrownBy(() -> tx.executeWithoutResult(status -> {
+                            Outcome<String> out = idem.execute(key, fp, String.class, () -> {
+                                jdbc.update("insert into " + effects + " (k) values (?)", "first");
+                                return "ok";
+                            });
+                            assertThat(out.isReplay()).isFalse();
+                            throw new IllegalStateException("caller fails after the work");
+                        }))
+                        .hasMessage("caller fails after the work");
+                assertThat(ctx.getBean(IdempotencyStore.class).find(key)).isEmpty();
+                assertThat(count(ctx, effects)).isZero();
+
+                Outcome<String> retry = tx.execute(s -> idem.execute(key, fp, String.class, () -> {
+                    jdbc.update("insert into " + effects + " (k) values (?)", "retry");
+                    return "ok";
+                }));
+                assertThat(retry.isReplay()).isFalse();
+                Outcome<String> again = tx.execute(s -> idem.execute(key, fp, String.class, () -> {
+                    jdbc.update("insert into " + effects + " (k) values (?)", "again");
+                    return "never";
+                }));
+                assertThat(again.isReplay()).isTrue();
+                assertThat(again.value()).isEqualTo("ok");
+                assertThat(count(ctx, effects)).isEqualTo(1);
+
+                assertThatThrownBy(() -> idem.execute(key, fp, String.class, () -> "no transaction"))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("@Transactional");
+            } finally {
+                jdbc.execute("drop table " + effects);
+                jdbc.execute("drop table " + idemTable);
+            }
+        });
+    }
+
+    @Test
+    void concurrentTransactionsOnOneKeyCommitOneEffect() throws Exception {
+        runner("spring.datasource.hikari.maximum-pool-size=20").run(ctx -> {
+            JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+            jdbc.execute("create table " + effects + " (id serial primary key, k text not null)");
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            try {
+                SpringTransactionalIdempotency idem = ctx.getBean(SpringTransactionalIdempotency.class);
+                TransactionTemplate tx = ctx.getBean(TransactionTemplate.class);
+                IdempotencyKey key = IdempotencyKey.of("orders", "c-" + suffix);
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Outcome<String>>> futures = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    futures.add(pool.submit(() -> {
+                        start.await();
+                        return tx.execute(s -> idem.execute(key, Fingerprint.none(), String.class, () -> {
+                            jdbc.update("insert into " + effects + " (k) values (?)", "x");
+                            return "charged";
+                        }));
+                    }));
+                }
+                start.countDown();
+                int first = 0;
+                for (Future<Outcome<String>> f : futures) {
+                    Outcome<String> o = f.get();
+                    assertThat(o.value()).isEqualTo("charged");
+                    first += o.isReplay() ? 0 : 1;
+                }
+                assertThat(first).isEqualTo(1);
+                assertThat(count(ctx, effects)).isEqualTo(1);
+            } finally {
+                pool.shutdownNow();
+                jdbc.execute("drop table " + effects);
+                jdbc.execute("drop table " + idemTable);
+            }
+        });
+    }
+
+    @Test
+    void purgeDeletesExpiredRecordsInBoundedBatchesAndOnItsSchedule() throws Exception {
+        runner(
+                        "dupguard.idempotency.retention=1ms",
+                        "dupguard.purge.batch-size=2",
+                        "dupguard.purge.max-batches-per-run=2",
+                        "dupguard.purge.interval=1h")
+                .run(ctx -> {
+                    try {
+                        Idempotency idem = ctx.getBean(Idempotency.class);
+                        for (int i = 0; i < 10; i++) {
+                            idem.execute(IdempotencyKey.of("p", "k" + i), Fingerprint.none(), String.class, () -> "v");
+                        }
+                        DupguardPurger purger = ctx.getBean(DupguardPurger.class);
+                        // Rows expire after 1 ms by the database's clock; the first run that sees
+                        // them all expired deletes exactly 2 batches of 2.
+                        Awaitility.await()
+                                .atMost(Duration.ofSeconds(10))
+                                .until(() -> purger.purgeOnce().idempotency() > 0);
+                        assertThat(count(ctx, idemTable)).isBetween(6, 8);
+                        assertThat(purger.purgeOnce().idempotency()).isEqualTo(4);
+                    } finally {
+                        ctx.getBean(JdbcTemplate.class).execute("drop table " + idemTable);
+                    }
+                });
+        runner("dupguard.idempotency.retention=1ms", "dupguard.purge.interval=50ms")
+                .run(ctx -> {
+                    try {
+                        Idempotency idem = ctx.getBean(Idempotency.class);
+                        for (int i = 0; i < 5; i++) {
+                            idem.execute(IdempotencyKey.of("p", "s" + i), Fingerprint.none(), String.class, () -> "v");
+                        }
+                        assertThat(ctx.getBean(DupguardPurger.class).isRunning())
+                                .isTrue();
+                        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count(ctx, idemTable) == 0);
+                    } finally {
+                        ctx.getBean(JdbcTemplate.class).execute("drop table " + idemTable);
+                    }
+                });
+    }
+}

@@ -1,0 +1,6 @@
+package io.dupguard.examples.payments;
+
+import java.math.BigDecimal;
+
+/** The body of POST /payments. */
+public record PaymentRequest(String account, BigDecimal amount) {}
