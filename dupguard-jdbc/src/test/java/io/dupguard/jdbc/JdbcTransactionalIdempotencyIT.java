@@ -589,6 +589,82 @@ class JdbcTransactionalIdempotencyIT {
                 .hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.FAILED));
     }
 
+    /**
+     * A duplicate waits on the first caller's claim row when the first one's work fails finally: the
+     * failure is recorded outside the first transaction (or the duplicate's result replaces it), and
+     * neither call hangs on the other's locks.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = Db.class,
+            names = {"POSTGRESQL", "MARIADB"})
+    void aFinalFailureWhileADuplicateWaitsOnTheClaimDoesNotDeadlock(Db db) throws Exception {
+        setUp(db);
+        JdbcTransactionalIdempotency tx = storingFinalFailures();
+        CountDownLatch firstWorking = new CountDownLatch(1);
+        CountDownLatch duplicateWaiting = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Object> first = pool.submit(() -> {
+                try (Connection c = ds.getConnection()) {
+                    c.setAutoCommit(false);
+                    try {
+                        return tx.execute(c, key("wait"), Fingerprint.none(), Integer.class, conn -> {
+                            firstWorking.countDown();
+                            assertThat(duplicateWaiting.await(30, TimeUnit.SECONDS))
+                                    .isTrue();
+                            throw new PaymentDeclined("declined");
+                        });
+                    } catch (PaymentDeclined | ReplayedFailureException e) {
+                        return e;
+                    } finally {
+                        c.rollback();
+                    }
+                }
+            });
+            assertThat(firstWorking.await(30, TimeUnit.SECONDS)).isTrue();
+            Future<Object> duplicate = pool.submit(() -> {
+                try (Connection c = ds.getConnection()) {
+                    c.setAutoCommit(false);
+                    try {
+                        Object o = tx.execute(c, key("wait"), Fingerprint.none(), Integer.class, conn -> 1);
+                        c.commit();
+                        return o;
+                    } catch (ReplayedFailureException e) {
+                        c.rollback();
+                        return e;
+                    }
+                }
+            });
+            await().atMost(Duration.ofSeconds(20)).until(() -> lockWaits(db) > 0);
+            duplicateWaiting.countDown();
+
+            Object a = first.get(20, TimeUnit.SECONDS);
+            Object b = duplicate.get(20, TimeUnit.SECONDS);
+            // Either the failure was recorded first (the duplicate replays it) or the duplicate ran
+            // once the first claim was undone (and the first call then replays its result).
+            assertThat(a).isInstanceOfAny(PaymentDeclined.class, Outcome.class);
+            assertThat(b).isInstanceOfAny(ReplayedFailureException.class, Outcome.class);
+            if (a instanceof Outcome<?> replayed) { // the duplicate's result became the key's outcome
+                assertThat(replayed).isEqualTo(Outcome.replayed(1));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private int lockWaits(Db db) throws SQLException {
+        String sql = db == Db.POSTGRESQL
+                ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                : "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
     /** A failure the policy does not call final still leaves nothing behind: a retry runs. */
     @ParameterizedTest
     @EnumSource(Db.class)

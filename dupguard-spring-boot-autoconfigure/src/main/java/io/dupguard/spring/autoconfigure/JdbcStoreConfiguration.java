@@ -14,6 +14,7 @@ import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
 import java.util.function.Supplier;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -53,11 +54,18 @@ class JdbcStoreConfiguration {
     @Bean
     @ConditionalOnMissingBean(IdempotencyStore.class)
     JdbcIdempotencyStore dupguardIdempotencyStore(ObjectProvider<DataSource> ds, DupguardProperties p) {
+        Duration retention = p.getIdempotency().getRetention();
+        InvalidDupguardPropertyException.check("dupguard.idempotency.retention", retention, () -> JdbcIdempotencyStore
+                .builder(dataSource(ds))
+                .typicalRetention(retention));
         return build(
                 "dupguard.jdbc.idempotency-table",
                 p.getJdbc().getIdempotencyTable(),
                 p,
-                () -> JdbcIdempotencyStore.builder(dataSource(ds)));
+                // The configured retention is what most completions use: the store then sets each row's
+                // indexed purge time once, at the claim, and completion changes no indexed column.
+                () -> JdbcIdempotencyStore.builder(dataSource(ds))
+                        .typicalRetention(p.getIdempotency().getRetention()));
     }
 
     @Bean
