@@ -13,8 +13,8 @@ import io.dupguard.spring.SpringTransactionalIdempotency;
 import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
-import java.util.function.Supplier;
 import java.time.Duration;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -55,9 +55,9 @@ class JdbcStoreConfiguration {
     @ConditionalOnMissingBean(IdempotencyStore.class)
     JdbcIdempotencyStore dupguardIdempotencyStore(ObjectProvider<DataSource> ds, DupguardProperties p) {
         Duration retention = p.getIdempotency().getRetention();
-        InvalidDupguardPropertyException.check("dupguard.idempotency.retention", retention, () -> JdbcIdempotencyStore
-                .builder(dataSource(ds))
-                .typicalRetention(retention));
+        InvalidDupguardPropertyException.check(
+                "dupguard.idempotency.retention", retention, () -> JdbcIdempotencyStore.builder(dataSource(ds))
+                        .typicalRetention(retention));
         return build(
                 "dupguard.jdbc.idempotency-table",
                 p.getJdbc().getIdempotencyTable(),

@@ -142,6 +142,9 @@ class JdbcStoreIT {
     void purgeDeletesExpiredRecordsInBoundedBatchesAndOnItsSchedule() throws Exception {
         runner(
                         "dupguard.idempotency.retention=1ms",
+                        // A row becomes purgeable lease + retention after its claim (the store sets its
+                        // indexed purge time once, at the claim): a short lease keeps the test short.
+                        "dupguard.idempotency.in-flight-lease=1s",
                         "dupguard.purge.batch-size=2",
                         "dupguard.purge.max-batches-per-run=2",
                         "dupguard.purge.interval=1h")
@@ -163,7 +166,10 @@ class JdbcStoreIT {
                         ctx.getBean(JdbcTemplate.class).execute("drop table " + idemTable);
                     }
                 });
-        runner("dupguard.idempotency.retention=1ms", "dupguard.purge.interval=50ms")
+        runner(
+                        "dupguard.idempotency.retention=1ms",
+                        "dupguard.idempotency.in-flight-lease=1s",
+                        "dupguard.purge.interval=50ms")
                 .run(ctx -> {
                     try {
                         Idempotency idem = ctx.getBean(Idempotency.class);
