@@ -2,6 +2,7 @@ package io.dupguard.lab.workload.credit;
 
 import io.dupguard.jdbc.JdbcRetryStore;
 import io.dupguard.lab.storm.Service;
+import io.dupguard.lab.workload.LabRetries;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
@@ -25,9 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /** The strategies of the account-credit workload (SPEC E2, O4, R1–R4). */
 final class CreditStrategies {
@@ -269,15 +268,7 @@ final class CreditStrategies {
 
         @Override
         public void settle() {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (System.nanoTime() < deadline) {
-                RetryStats s = store.stats();
-                if (s.count(TYPE, TaskState.PENDING) + s.count(TYPE, TaskState.RUNNING) == 0) {
-                    break;
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-            }
-            retries.close();
+            LabRetries.drainThenClose(store, TYPE, retries);
         }
 
         @Override
@@ -289,7 +280,7 @@ final class CreditStrategies {
         public List<String> violations(long permanentFailures) {
             RetryStats s = store.stats();
             List<String> out = new ArrayList<>();
-            long open = s.count(TYPE, TaskState.PENDING) + s.count(TYPE, TaskState.RUNNING);
+            long open = LabRetries.open(store, TYPE);
             if (open > 0) {
                 out.add(open + " retry tasks still PENDING or RUNNING after the retry job");
             }

@@ -3,6 +3,7 @@ package io.dupguard.lab.workload.order;
 import io.dupguard.jdbc.JdbcRetryStore;
 import io.dupguard.lab.storm.Refused;
 import io.dupguard.lab.storm.Service;
+import io.dupguard.lab.workload.LabRetries;
 import io.dupguard.lock.Lease;
 import io.dupguard.retry.NonRetryableException;
 import io.dupguard.retry.RetryConfig;
@@ -22,9 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Seed 002 §6.1 through dupguard's retry log (SPEC E1, R1–R6): the request runs the payment step
@@ -127,15 +126,7 @@ final class RetryLogPayments implements OrderStrategy {
     /** The workers work off the log: wait until no task of the run is pending or running, then stop. */
     @Override
     public void settle() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            RetryStats s = store.stats();
-            if (s.count(TYPE, TaskState.PENDING) + s.count(TYPE, TaskState.RUNNING) == 0) {
-                break;
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-        }
-        retries.close();
+        LabRetries.drainThenClose(store, TYPE, retries);
     }
 
     @Override
@@ -153,7 +144,7 @@ final class RetryLogPayments implements OrderStrategy {
     public List<String> violations() {
         RetryStats s = store.stats();
         List<String> out = new ArrayList<>();
-        long open = s.count(TYPE, TaskState.PENDING) + s.count(TYPE, TaskState.RUNNING);
+        long open = LabRetries.open(store, TYPE);
         if (open > 0) {
             out.add(open + " retry tasks still PENDING or RUNNING after the retry job");
         }
