@@ -6,6 +6,7 @@ import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
+import io.dupguard.retry.RetryStore;
 import io.dupguard.spring.DupguardActivity;
 import io.dupguard.spring.metrics.DupguardMeters;
 import io.dupguard.token.SubmissionTokens;
@@ -58,7 +59,7 @@ class DupguardObservabilityConfiguration {
 
         /**
          * Health contributor "dupguard" with one indicator per configured store (idempotency,
-         * locks, tokens), each a real round trip bounded by dupguard.health.timeout.
+         * locks, tokens, retry log), each a real round trip bounded by dupguard.health.timeout.
          */
         @Bean
         @ConditionalOnMissingBean(name = "dupguardHealthContributor")
@@ -66,6 +67,7 @@ class DupguardObservabilityConfiguration {
                 ObjectProvider<IdempotencyStore> store,
                 ObjectProvider<LockProvider> locks,
                 ObjectProvider<SubmissionTokens> tokens,
+                ObjectProvider<RetryStore> retries,
                 DupguardProperties p) {
             Duration timeout = p.getHealth().getTimeout();
             Map<String, HealthContributor> indicators = new LinkedHashMap<>();
@@ -90,6 +92,8 @@ class DupguardObservabilityConfiguration {
                             t.getClass().getSimpleName(),
                             () -> t.consume("dupguard-health", "probe", Tokens.newToken()),
                             timeout)));
+            retries.ifAvailable(r -> indicators.put(
+                    "retryStore", new DupguardHealthIndicator(r.getClass().getSimpleName(), () -> r.find(0), timeout)));
             return CompositeHealthContributor.fromMap(indicators);
         }
     }
