@@ -9,13 +9,18 @@ import io.dupguard.lock.LockProvider;
 import io.dupguard.retry.RetryStore;
 import io.dupguard.spring.DupguardActivity;
 import io.dupguard.spring.metrics.DupguardMeters;
+import io.dupguard.spring.metrics.MeteredBean;
+import io.dupguard.spring.metrics.MeteredSubmissionTokens;
+import io.dupguard.spring.metrics.MeteredSubmitThrottle;
 import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.SubmitThrottle;
 import io.dupguard.token.Tokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -49,6 +54,31 @@ class DupguardObservabilityConfiguration {
         @ConditionalOnMissingBean
         DupguardMeters dupguardMeters(ObjectProvider<MeterRegistry> registry) {
             return new DupguardMeters(registry::getIfUnique);
+        }
+
+        /**
+         * Wraps the starter's own token and throttle beans (by bean name; an application's own beans
+         * are left as they are) so their calls are counted.
+         */
+        @Bean
+        static BeanPostProcessor dupguardTokenMetering(ObjectProvider<DupguardMeters> meters) {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String name) {
+                    if (bean instanceof MeteredBean) {
+                        return bean;
+                    }
+                    if ("dupguardSubmissionTokens".equals(name) && bean instanceof SubmissionTokens t) {
+                        DupguardMeters m = meters.getIfUnique();
+                        return m == null ? bean : new MeteredSubmissionTokens(t, m);
+                    }
+                    if ("dupguardSubmitThrottle".equals(name) && bean instanceof SubmitThrottle t) {
+                        DupguardMeters m = meters.getIfUnique();
+                        return m == null ? bean : new MeteredSubmitThrottle(t, m);
+                    }
+                    return bean;
+                }
+            };
         }
     }
 
@@ -86,12 +116,16 @@ class DupguardObservabilityConfiguration {
                                                     .build())
                                     .ifPresent(Lease::close),
                             timeout)));
-            tokens.ifAvailable(t -> indicators.put(
-                    "submissionTokens",
-                    new DupguardHealthIndicator(
-                            t.getClass().getSimpleName(),
-                            () -> t.consume("dupguard-health", "probe", Tokens.newToken()),
-                            timeout)));
+            tokens.ifAvailable(bean -> {
+                // probe the store itself, so the probe's rejected token is not counted in the meters
+                SubmissionTokens t = MeteredBean.unwrap(bean, SubmissionTokens.class);
+                indicators.put(
+                        "submissionTokens",
+                        new DupguardHealthIndicator(
+                                t.getClass().getSimpleName(),
+                                () -> t.consume("dupguard-health", "probe", Tokens.newToken()),
+                                timeout));
+            });
             retries.ifAvailable(r -> indicators.put(
                     "retryStore", new DupguardHealthIndicator(r.getClass().getSimpleName(), () -> r.find(0), timeout)));
             return CompositeHealthContributor.fromMap(indicators);

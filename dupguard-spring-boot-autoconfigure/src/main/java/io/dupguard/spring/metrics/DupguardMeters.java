@@ -31,6 +31,9 @@ import java.util.function.Supplier;
  *   <tr><td>dupguard.http.replays</td><td>counter</td><td>—</td></tr>
  *   <tr><td>dupguard.http.problems</td><td>counter</td><td>type = key-missing, key-invalid, key-reused,
  *       request-in-flight, response-not-replayable, request-too-large, store-unavailable</td></tr>
+ *   <tr><td>dupguard.tokens.issued</td><td>counter</td><td>—</td></tr>
+ *   <tr><td>dupguard.tokens.consumed</td><td>counter</td><td>result = consumed, rejected</td></tr>
+ *   <tr><td>dupguard.throttle.calls</td><td>counter</td><td>result = allowed, refused</td></tr>
  *   <tr><td>dupguard.retry.tasks</td><td>counter</td><td>outcome = succeeded, retry_scheduled, blocked,
  *       lease_lost</td></tr>
  *   <tr><td>dupguard.retry.poll.failures</td><td>counter</td><td>—</td></tr>
@@ -148,5 +151,20 @@ public class DupguardMeters implements IdempotencyListener, LockObserver, Idempo
     @Override
     public void onPollFailed(Throwable failure) {
         count("dupguard.retry.poll.failures");
+    }
+
+    /** A submission token was issued. */
+    public void onTokenIssued() {
+        count("dupguard.tokens.issued");
+    }
+
+    /** A token was presented: consumed (the first submit) or rejected (unknown, used, expired, foreign). */
+    public void onTokenConsumed(boolean consumed) {
+        count("dupguard.tokens.consumed", "result", consumed ? "consumed" : "rejected");
+    }
+
+    /** A throttle window was asked for: allowed (the window starts) or refused. */
+    public void onThrottle(boolean allowed) {
+        count("dupguard.throttle.calls", "result", allowed ? "allowed" : "refused");
     }
 }
