@@ -34,6 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
 @Import({
     DupguardAnnotationsConfiguration.class,
     DupguardWebConfiguration.class,
+    DupguardReactiveWebConfiguration.class,
     DupguardObservabilityConfiguration.class,
     DupguardAmqpConfiguration.class,
     DupguardRetryConfiguration.class,
