@@ -250,7 +250,11 @@ public class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private void settle(IdempotencyKey key, Fingerprint fp, String owner, Capture capture) {
         int status = capture.status();
         if (status >= 500 || (status >= 400 && !settings.replayClientErrors())) {
-            store.release(key, owner);
+            try {
+                store.release(key, owner);
+            } catch (StoreUnavailableException e) {
+                LOG.warn("releasing {} failed; a retry is refused as in flight until its lease ends", key, e);
+            }
             return;
         }
         byte[] content = capture.body();
@@ -276,6 +280,9 @@ public class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         } catch (LeaseLostException e) {
             // another request took the key over after this one's lease ended; this response still goes out
             LOG.warn("the claim of {} was taken over before its response was stored", key);
+        } catch (StoreUnavailableException e) {
+            // The work ran: its response goes out; the claim stays in progress until its lease ends.
+            LOG.warn("the response of {} ran but could not be stored; a retry after the lease may run again", key, e);
         }
     }
 

@@ -27,6 +27,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -34,6 +35,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * Consumer dedup for a batch listener ({@code List<Message>} per call, consumer batching) against
  * the real RabbitMQ broker, with the jdbc store and the effects in PostgreSQL.
  */
+// Closed after the class, so its pool does not hold PostgreSQL connections while later ITs run.
+@DirtiesContext
 @SpringBootTest(classes = RabbitBatchDedupIT.App.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
 class RabbitBatchDedupIT {
     static final String SUFFIX = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
@@ -49,6 +52,7 @@ class RabbitBatchDedupIT {
         r.add("spring.rabbitmq.port", () -> "5672");
         r.add("spring.rabbitmq.username", () -> "guest");
         r.add("spring.rabbitmq.password", () -> "guest");
+        r.add("spring.datasource.hikari.maximum-pool-size", () -> "4");
         r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
         r.add("dupguard.http.enabled", () -> "false");
     }

@@ -34,6 +34,7 @@ import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -47,6 +48,8 @@ import reactor.core.scheduler.Schedulers;
  * The WebFlux Idempotency-Key filter over real HTTP (Netty on a random port, java.net.http client,
  * Spring Security basic auth, the jdbc store and the charges on PostgreSQL).
  */
+// Closed after the class, so its pool does not hold PostgreSQL connections while later ITs run.
+@DirtiesContext
 @SpringBootTest(
         classes = ReactiveIdempotencyKeyFilterIT.App.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -63,7 +66,7 @@ class ReactiveIdempotencyKeyFilterIT {
         r.add(
                 "spring.datasource.url",
                 () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
-        r.add("spring.datasource.hikari.maximum-pool-size", () -> "20");
+        r.add("spring.datasource.hikari.maximum-pool-size", () -> "8");
         r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
         r.add("dupguard.http.endpoints[0].paths", () -> "/charges");
         r.add("dupguard.http.endpoints[0].methods", () -> "POST");
