@@ -7,7 +7,11 @@ import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RequestInFlightException;
 import java.lang.reflect.UndeclaredThrowableException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -37,7 +41,15 @@ import org.springframework.amqp.core.Message;
  *   <li>no key (no message-id): passed through or rejected, as configured.
  * </ul>
  *
- * <p>Batch listeners (a list of messages per call) pass through undeduplicated. Thread-safe.
+ * <p><b>Batch listeners</b> (a {@code List<Message>} per call: {@code consumerBatchEnabled}, {@code
+ * batchListener}): each message of the batch is claimed by its key; the listener is called once with
+ * the messages that are new (duplicates, and later copies of a key within the batch, are left out;
+ * a batch of nothing but duplicates does not call it); when it returns, every claimed key is
+ * recorded and the batch acknowledged. If it throws, every key of the batch is released and the
+ * container's policy acts on the whole batch. A message still in flight elsewhere requeues the
+ * whole batch (its new messages' claims released), and a key reused with a different body rejects
+ * the whole batch without requeue (dead-lettered where a DLX exists) — the container acknowledges
+ * or rejects a batch as one. Thread-safe.
  */
 public class IdempotentMessageInterceptor implements MethodInterceptor {
     private static final Logger LOG = LoggerFactory.getLogger(IdempotentMessageInterceptor.class);
@@ -79,6 +91,9 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object[] args = invocation.getArguments();
+        if (args.length >= 2 && args[1] instanceof List<?> batch) {
+            return invokeBatch(invocation, args, batch);
+        }
         if (args.length < 2 || !(args[1] instanceof Message message)) {
             return invocation.proceed();
         }
@@ -106,6 +121,84 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
         } catch (PayloadMismatchException e) {
             throw new AmqpRejectAndDontRequeueException(
                     "message " + idempotencyKey + " was already processed with a different body", e);
+        }
+    }
+
+    private Object invokeBatch(MethodInvocation invocation, Object[] args, List<?> batch) throws Throwable {
+        List<Message> messages = new ArrayList<>(batch.size());
+        List<IdempotencyKey> keys = new ArrayList<>(batch.size());
+        Set<IdempotencyKey> seen = new HashSet<>();
+        for (Object o : batch) {
+            if (!(o instanceof Message m)) {
+                return invocation.proceed(); // not a batch of messages: nothing to deduplicate by
+            }
+            String k = key.apply(m);
+            IdempotencyKey ik = null;
+            if (k == null || k.isBlank()) {
+                if (rejectWithoutKey) {
+                    throw new AmqpRejectAndDontRequeueException(
+                            "batch with a message without an idempotency key (message-id) rejected");
+                }
+            } else {
+                try {
+                    ik = IdempotencyKey.of(scope, k);
+                } catch (InvalidKeyException e) {
+                    throw new AmqpRejectAndDontRequeueException("batch message key refused: " + e.getMessage(), e);
+                }
+                if (!seen.add(ik)) {
+                    LOG.debug("later copy of {} in one batch left out", ik);
+                    continue;
+                }
+            }
+            messages.add(m);
+            keys.add(ik);
+        }
+        try {
+            runBatch(invocation, args, messages, keys, 0, new ArrayList<>());
+            return null;
+        } catch (RequestInFlightException e) {
+            LOG.debug("batch holds a duplicate of {} still processing elsewhere; the batch is requeued", e.key());
+            throw new ImmediateRequeueAmqpException("batch holds a duplicate still processing; requeued", e);
+        } catch (PayloadMismatchException e) {
+            throw new AmqpRejectAndDontRequeueException(
+                    "batch message " + e.key() + " was already processed with a different body", e);
+        }
+    }
+
+    /**
+     * Claims message {@code i} and recurses inside its claim, so that the listener runs while every
+     * new key of the batch is claimed, and its failure releases them all. A duplicate is left out.
+     */
+    private void runBatch(
+            MethodInvocation invocation,
+            Object[] args,
+            List<Message> messages,
+            List<IdempotencyKey> keys,
+            int i,
+            List<Message> fresh)
+            throws Exception {
+        if (i == messages.size()) {
+            if (!fresh.isEmpty()) {
+                args[1] = List.copyOf(fresh);
+                proceed(invocation);
+            }
+            return;
+        }
+        Message m = messages.get(i);
+        IdempotencyKey k = keys.get(i);
+        List<Message> withThis = new ArrayList<>(fresh);
+        withThis.add(m);
+        if (k == null) {
+            runBatch(invocation, args, messages, keys, i + 1, withThis);
+            return;
+        }
+        boolean[] claimed = {false};
+        idempotency.run(k, Fingerprint.of(m.getBody() == null ? new byte[0] : m.getBody()), () -> {
+            claimed[0] = true;
+            runBatch(invocation, args, messages, keys, i + 1, withThis);
+        });
+        if (!claimed[0]) { // a duplicate: replayed, left out
+            runBatch(invocation, args, messages, keys, i + 1, fresh);
         }
     }
 

@@ -20,7 +20,8 @@ import tools.jackson.databind.json.JsonMapper;
  * dupguard for Spring Boot: the store chosen by {@code dupguard.store} (jdbc on the application's
  * DataSource, redis on spring.data.redis.*, or memory), an {@link Idempotency} executor whose
  * results go through the application's Jackson {@link JsonMapper}, and the lock provider, tokens,
- * throttle and prepared submissions of the same backend. Every bean backs off when the application
+ * throttle and prepared submissions of the same backend, and the retry log when the application
+ * defines task handlers. Every bean backs off when the application
  * defines its own of that type.
  */
 @AutoConfiguration(
@@ -33,8 +34,10 @@ import tools.jackson.databind.json.JsonMapper;
 @Import({
     DupguardAnnotationsConfiguration.class,
     DupguardWebConfiguration.class,
+    DupguardReactiveWebConfiguration.class,
     DupguardObservabilityConfiguration.class,
     DupguardAmqpConfiguration.class,
+    DupguardRetryConfiguration.class,
     JdbcStoreConfiguration.class,
     RedisStoreConfiguration.class,
     MemoryStoreConfiguration.class,

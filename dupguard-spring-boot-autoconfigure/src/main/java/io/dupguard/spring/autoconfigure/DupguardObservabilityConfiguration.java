@@ -6,15 +6,21 @@ import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
+import io.dupguard.retry.RetryStore;
 import io.dupguard.spring.DupguardActivity;
 import io.dupguard.spring.metrics.DupguardMeters;
+import io.dupguard.spring.metrics.MeteredBean;
+import io.dupguard.spring.metrics.MeteredSubmissionTokens;
+import io.dupguard.spring.metrics.MeteredSubmitThrottle;
 import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.SubmitThrottle;
 import io.dupguard.token.Tokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -49,6 +55,31 @@ class DupguardObservabilityConfiguration {
         DupguardMeters dupguardMeters(ObjectProvider<MeterRegistry> registry) {
             return new DupguardMeters(registry::getIfUnique);
         }
+
+        /**
+         * Wraps the starter's own token and throttle beans (by bean name; an application's own beans
+         * are left as they are) so their calls are counted.
+         */
+        @Bean
+        static BeanPostProcessor dupguardTokenMetering(ObjectProvider<DupguardMeters> meters) {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String name) {
+                    if (bean instanceof MeteredBean) {
+                        return bean;
+                    }
+                    if ("dupguardSubmissionTokens".equals(name) && bean instanceof SubmissionTokens t) {
+                        DupguardMeters m = meters.getIfUnique();
+                        return m == null ? bean : new MeteredSubmissionTokens(t, m);
+                    }
+                    if ("dupguardSubmitThrottle".equals(name) && bean instanceof SubmitThrottle t) {
+                        DupguardMeters m = meters.getIfUnique();
+                        return m == null ? bean : new MeteredSubmitThrottle(t, m);
+                    }
+                    return bean;
+                }
+            };
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -58,7 +89,7 @@ class DupguardObservabilityConfiguration {
 
         /**
          * Health contributor "dupguard" with one indicator per configured store (idempotency,
-         * locks, tokens), each a real round trip bounded by dupguard.health.timeout.
+         * locks, tokens, retry log), each a real round trip bounded by dupguard.health.timeout.
          */
         @Bean
         @ConditionalOnMissingBean(name = "dupguardHealthContributor")
@@ -66,6 +97,7 @@ class DupguardObservabilityConfiguration {
                 ObjectProvider<IdempotencyStore> store,
                 ObjectProvider<LockProvider> locks,
                 ObjectProvider<SubmissionTokens> tokens,
+                ObjectProvider<RetryStore> retries,
                 DupguardProperties p) {
             Duration timeout = p.getHealth().getTimeout();
             Map<String, HealthContributor> indicators = new LinkedHashMap<>();
@@ -84,12 +116,18 @@ class DupguardObservabilityConfiguration {
                                                     .build())
                                     .ifPresent(Lease::close),
                             timeout)));
-            tokens.ifAvailable(t -> indicators.put(
-                    "submissionTokens",
-                    new DupguardHealthIndicator(
-                            t.getClass().getSimpleName(),
-                            () -> t.consume("dupguard-health", "probe", Tokens.newToken()),
-                            timeout)));
+            tokens.ifAvailable(bean -> {
+                // probe the store itself, so the probe's rejected token is not counted in the meters
+                SubmissionTokens t = MeteredBean.unwrap(bean, SubmissionTokens.class);
+                indicators.put(
+                        "submissionTokens",
+                        new DupguardHealthIndicator(
+                                t.getClass().getSimpleName(),
+                                () -> t.consume("dupguard-health", "probe", Tokens.newToken()),
+                                timeout));
+            });
+            retries.ifAvailable(r -> indicators.put(
+                    "retryStore", new DupguardHealthIndicator(r.getClass().getSimpleName(), () -> r.find(0), timeout)));
             return CompositeHealthContributor.fromMap(indicators);
         }
     }

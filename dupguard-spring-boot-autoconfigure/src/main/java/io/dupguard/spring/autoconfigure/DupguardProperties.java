@@ -55,6 +55,128 @@ public class DupguardProperties {
     private final Aop aop = new Aop();
     private final Health health = new Health();
     private final Amqp amqp = new Amqp();
+    private final Retry retry = new Retry();
+
+    public Retry getRetry() {
+        return retry;
+    }
+
+    /**
+     * The retry log (on the application's DataSource, or in memory with dupguard.store=memory),
+     * created when the application defines RetryTaskHandler beans.
+     */
+    public static class Retry {
+        /** Create the retry log and run its workers. */
+        private boolean enabled = true;
+        /** Start the workers with the application context. */
+        private boolean autoStartup = true;
+        /** Table of the tasks (a plain SQL identifier). */
+        private String table = "dupguard_retry_tasks";
+        /** Threads running handlers. */
+        private int workers = io.dupguard.retry.RetryConfig.DEFAULT_WORKERS;
+        /** Threads claiming due tasks. */
+        private int pollers = io.dupguard.retry.RetryConfig.DEFAULT_POLLERS;
+        /** Tasks claimed per statement. */
+        private int batchSize = io.dupguard.retry.RetryConfig.DEFAULT_BATCH_SIZE;
+        /** Pause between polls when no task is due (wake-ups and notifications start tasks sooner). */
+        private Duration pollInterval = io.dupguard.retry.RetryConfig.DEFAULT_POLL_INTERVAL;
+        /** Lease of a running task, renewed while its handler runs; a crashed worker's task runs again after it. */
+        private Duration lease = io.dupguard.retry.RetryConfig.DEFAULT_LEASE;
+        /** How long SUCCEEDED tasks are kept before the purge deletes them. */
+        private Duration succeededRetention = io.dupguard.retry.RetryConfig.DEFAULT_SUCCEEDED_RETENTION;
+        /** How long stopping waits for running handlers before interrupting them. */
+        private Duration shutdownTimeout = io.dupguard.retry.RetryConfig.DEFAULT_SHUTDOWN_TIMEOUT;
+        /** PostgreSQL: one pooled connection LISTENs, so enqueues by any process wake the workers. */
+        private boolean listenForNotifications = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public int getWorkers() {
+            return workers;
+        }
+
+        public void setWorkers(int workers) {
+            this.workers = workers;
+        }
+
+        public int getPollers() {
+            return pollers;
+        }
+
+        public void setPollers(int pollers) {
+            this.pollers = pollers;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+        public Duration getLease() {
+            return lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
+        public Duration getSucceededRetention() {
+            return succeededRetention;
+        }
+
+        public void setSucceededRetention(Duration succeededRetention) {
+            this.succeededRetention = succeededRetention;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public boolean isListenForNotifications() {
+            return listenForNotifications;
+        }
+
+        public void setListenForNotifications(boolean listenForNotifications) {
+            this.listenForNotifications = listenForNotifications;
+        }
+    }
 
     public Amqp getAmqp() {
         return amqp;

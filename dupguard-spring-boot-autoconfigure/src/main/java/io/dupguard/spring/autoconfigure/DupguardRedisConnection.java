@@ -1,53 +1,67 @@
 package io.dupguard.spring.autoconfigure;
 
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.ssl.SslBundle;
 
 /**
  * The Lettuce client dupguard's Redis stores use, built from Boot's {@link
  * DataRedisConnectionDetails} ({@code spring.data.redis.*}, or a service connection): standalone,
- * Sentinel or Cluster, with username, password, database and TLS on/off. Shut down with the
- * context. Replace the bean to tune the client (resources, TLS trust).
+ * Sentinel or Cluster, with username, password, database, and TLS with the trust (and key)
+ * material of the SSL bundle ({@code spring.data.redis.ssl.bundle}). Shut down with the context.
+ * Replace the bean to tune the client further (resources, timeouts).
  */
 public final class DupguardRedisConnection implements DisposableBean {
     private final AbstractRedisClient client;
     private final RedisURI uri;
+    private final ClientOptions options;
     private RedisClient uriBound;
 
-    private DupguardRedisConnection(AbstractRedisClient client, RedisURI uri) {
+    private DupguardRedisConnection(AbstractRedisClient client, RedisURI uri, ClientOptions options) {
         this.client = client;
         this.uri = uri;
+        this.options = options;
     }
 
     /** A standalone or Sentinel connection on {@code uri}. */
     public static DupguardRedisConnection standalone(RedisClient client, RedisURI uri) {
-        return new DupguardRedisConnection(client, uri);
+        return new DupguardRedisConnection(client, uri, client.getOptions());
     }
 
     /** A Cluster connection. */
     public static DupguardRedisConnection cluster(RedisClusterClient client) {
-        return new DupguardRedisConnection(client, null);
+        return new DupguardRedisConnection(client, null, null);
     }
 
     /** Builds the client the application's Redis settings describe. */
     public static DupguardRedisConnection from(DataRedisConnectionDetails details, Duration timeout) {
         String user = details.getUsername();
         String password = details.getPassword();
-        boolean ssl = details.getSslBundle() != null;
+        SslBundle bundle = details.getSslBundle();
+        boolean ssl = bundle != null;
         if (details.getCluster() != null) {
             List<RedisURI> nodes = new ArrayList<>();
             for (DataRedisConnectionDetails.Node node : details.getCluster().getNodes()) {
                 RedisURI.Builder b = RedisURI.builder().withHost(node.host()).withPort(node.port());
                 nodes.add(finish(b, user, password, ssl, timeout));
             }
-            return cluster(RedisClusterClient.create(nodes));
+            RedisClusterClient client = RedisClusterClient.create(nodes);
+            if (ssl) {
+                client.setOptions(ClusterClientOptions.builder()
+                        .sslOptions(sslOptions(bundle))
+                        .build());
+            }
+            return cluster(client);
         }
         RedisURI.Builder b;
         DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
@@ -65,7 +79,32 @@ public final class DupguardRedisConnection implements DisposableBean {
                     .withPort(standalone.getPort())
                     .withDatabase(standalone.getDatabase());
         }
-        return standalone(RedisClient.create(), finish(b, user, password, ssl, timeout));
+        RedisClient client = RedisClient.create();
+        if (ssl) {
+            client.setOptions(
+                    ClientOptions.builder().sslOptions(sslOptions(bundle)).build());
+        }
+        return standalone(client, finish(b, user, password, ssl, timeout));
+    }
+
+    /**
+     * Lettuce's TLS settings from a Boot SSL bundle ({@code spring.data.redis.ssl.bundle}, or the
+     * JVM's defaults with {@code spring.data.redis.ssl.enabled=true}), as Boot's own Lettuce
+     * configuration applies them: the bundle's trust material (and key material, for client
+     * certificates), ciphers and protocols. The peer is verified in full (certificate and host name).
+     */
+    static SslOptions sslOptions(SslBundle bundle) {
+        SslOptions.Builder b = SslOptions.builder()
+                .trustManager(bundle.getManagers().getTrustManagerFactory())
+                .keyManager(bundle.getManagers().getKeyManagerFactory());
+        org.springframework.boot.ssl.SslOptions options = bundle.getOptions();
+        if (options.getCiphers() != null) {
+            b.cipherSuites(options.getCiphers());
+        }
+        if (options.getEnabledProtocols() != null) {
+            b.protocols(options.getEnabledProtocols());
+        }
+        return b.build();
     }
 
     private static RedisURI finish(RedisURI.Builder b, String user, String password, boolean ssl, Duration timeout) {
@@ -107,6 +146,9 @@ public final class DupguardRedisConnection implements DisposableBean {
         }
         if (uriBound == null) {
             uriBound = RedisClient.create(uri);
+            if (options != null) {
+                uriBound.setOptions(options);
+            }
         }
         return uriBound;
     }

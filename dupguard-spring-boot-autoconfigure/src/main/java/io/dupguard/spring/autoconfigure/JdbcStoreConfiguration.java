@@ -10,6 +10,7 @@ import io.dupguard.jdbc.JdbcSubmissionTokens;
 import io.dupguard.jdbc.JdbcSubmitThrottle;
 import io.dupguard.lock.LockProvider;
 import io.dupguard.spring.SpringTransactionalIdempotency;
+import io.dupguard.spring.metrics.MeteredBean;
 import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
@@ -80,7 +81,7 @@ class JdbcStoreConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(SubmissionTokens.class)
-    JdbcSubmissionTokens dupguardSubmissionTokens(ObjectProvider<DataSource> ds, DupguardProperties p) {
+    SubmissionTokens dupguardSubmissionTokens(ObjectProvider<DataSource> ds, DupguardProperties p) {
         return build(
                 "dupguard.jdbc.tokens-table",
                 p.getJdbc().getTokensTable(),
@@ -90,7 +91,7 @@ class JdbcStoreConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(SubmitThrottle.class)
-    JdbcSubmitThrottle dupguardSubmitThrottle(ObjectProvider<DataSource> ds, DupguardProperties p) {
+    SubmitThrottle dupguardSubmitThrottle(ObjectProvider<DataSource> ds, DupguardProperties p) {
         return build(
                 "dupguard.jdbc.throttle-table",
                 p.getJdbc().getThrottleTable(),
@@ -121,10 +122,11 @@ class JdbcStoreConfiguration {
     @ConditionalOnProperty(name = "dupguard.purge.enabled", matchIfMissing = true)
     DupguardPurger dupguardPurger(
             ObjectProvider<JdbcIdempotencyStore> idempotency,
-            ObjectProvider<JdbcSubmissionTokens> tokens,
+            ObjectProvider<SubmissionTokens> tokens,
             ObjectProvider<JdbcPreparedSubmissions> prepared,
             DupguardProperties p) {
-        return new DupguardPurger(
-                idempotency.getIfAvailable(), tokens.getIfAvailable(), prepared.getIfAvailable(), p.getPurge());
+        // the starter's tokens bean may be wrapped for metrics (MeteredSubmissionTokens)
+        JdbcSubmissionTokens jdbcTokens = MeteredBean.unwrap(tokens.getIfAvailable(), JdbcSubmissionTokens.class);
+        return new DupguardPurger(idempotency.getIfAvailable(), jdbcTokens, prepared.getIfAvailable(), p.getPurge());
     }
 }

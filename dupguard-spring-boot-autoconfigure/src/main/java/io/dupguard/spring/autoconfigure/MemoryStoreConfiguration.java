@@ -32,13 +32,13 @@ class MemoryStoreConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(SubmissionTokens.class)
-    InMemorySubmissionTokens dupguardSubmissionTokens() {
+    SubmissionTokens dupguardSubmissionTokens() {
         return new InMemorySubmissionTokens();
     }
 
     @Bean
     @ConditionalOnMissingBean(SubmitThrottle.class)
-    InMemorySubmitThrottle dupguardSubmitThrottle() {
+    SubmitThrottle dupguardSubmitThrottle() {
         return new InMemorySubmitThrottle();
     }
 

@@ -30,11 +30,11 @@ class OnDupguardStoreCondition extends SpringBootCondition implements Configurat
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
         Map<String, Object> attributes = metadata.getAnnotationAttributes(ConditionalOnDupguardStore.class.getName());
-        DupguardProperties.StoreType wanted = (DupguardProperties.StoreType) attributes.get("value");
+        DupguardProperties.StoreType[] wanted = (DupguardProperties.StoreType[]) attributes.get("value");
         DupguardProperties.StoreType chosen = chosen(context);
-        return chosen == wanted
+        return Arrays.asList(wanted).contains(chosen)
                 ? ConditionOutcome.match("dupguard.store is " + chosen)
-                : ConditionOutcome.noMatch("dupguard.store is " + chosen + ", not " + wanted);
+                : ConditionOutcome.noMatch("dupguard.store is " + chosen + ", not one of " + Arrays.toString(wanted));
     }
 
     static DupguardProperties.StoreType chosen(ConditionContext context) {

@@ -70,7 +70,7 @@ class RedisStoreConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(SubmissionTokens.class)
-    RedisSubmissionTokens dupguardSubmissionTokens(DupguardRedisConnection redis) {
+    SubmissionTokens dupguardSubmissionTokens(DupguardRedisConnection redis) {
         return redis.isCluster()
                 ? RedisSubmissionTokens.create((RedisClusterClient) redis.client())
                 : RedisSubmissionTokens.create(redis.uriBoundClient());
@@ -78,7 +78,7 @@ class RedisStoreConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(SubmitThrottle.class)
-    RedisSubmitThrottle dupguardSubmitThrottle(DupguardRedisConnection redis) {
+    SubmitThrottle dupguardSubmitThrottle(DupguardRedisConnection redis) {
         return redis.isCluster()
                 ? RedisSubmitThrottle.create((RedisClusterClient) redis.client())
                 : RedisSubmitThrottle.create(redis.uriBoundClient());

@@ -3,6 +3,8 @@ package io.dupguard.spring.metrics;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyListener;
 import io.dupguard.lock.Lease;
+import io.dupguard.retry.Alert;
+import io.dupguard.retry.RetryListener;
 import io.dupguard.spring.annotation.LockObserver;
 import io.dupguard.spring.web.IdempotencyKeyFilter;
 import io.micrometer.core.instrument.Counter;
@@ -29,11 +31,17 @@ import java.util.function.Supplier;
  *   <tr><td>dupguard.http.replays</td><td>counter</td><td>—</td></tr>
  *   <tr><td>dupguard.http.problems</td><td>counter</td><td>type = key-missing, key-invalid, key-reused,
  *       request-in-flight, response-not-replayable, request-too-large, store-unavailable</td></tr>
+ *   <tr><td>dupguard.tokens.issued</td><td>counter</td><td>—</td></tr>
+ *   <tr><td>dupguard.tokens.consumed</td><td>counter</td><td>result = consumed, rejected</td></tr>
+ *   <tr><td>dupguard.throttle.calls</td><td>counter</td><td>result = allowed, refused</td></tr>
+ *   <tr><td>dupguard.retry.tasks</td><td>counter</td><td>outcome = succeeded, retry_scheduled, blocked,
+ *       lease_lost</td></tr>
+ *   <tr><td>dupguard.retry.poll.failures</td><td>counter</td><td>—</td></tr>
  * </table>
  *
  * <p>Thread-safe; meters are registered on first use.
  */
-public class DupguardMeters implements IdempotencyListener, LockObserver, IdempotencyKeyFilter.Listener {
+public class DupguardMeters implements IdempotencyListener, LockObserver, IdempotencyKeyFilter.Listener, RetryListener {
     private final Supplier<MeterRegistry> registry;
 
     public DupguardMeters(Supplier<MeterRegistry> registry) {
@@ -118,5 +126,45 @@ public class DupguardMeters implements IdempotencyListener, LockObserver, Idempo
     @Override
     public void onProblem(String type) {
         count("dupguard.http.problems", "type", type);
+    }
+
+    @Override
+    public void onSucceeded(long taskId, String type, int attempt) {
+        count("dupguard.retry.tasks", "outcome", "succeeded");
+    }
+
+    @Override
+    public void onRetryScheduled(long taskId, String type, int attempt, long delayMillis, Throwable failure) {
+        count("dupguard.retry.tasks", "outcome", "retry_scheduled");
+    }
+
+    @Override
+    public void onBlocked(long taskId, String type, int attempt, Alert.Reason reason, String error) {
+        count("dupguard.retry.tasks", "outcome", "blocked");
+    }
+
+    @Override
+    public void onLeaseLost(long taskId, String type, int attempt) {
+        count("dupguard.retry.tasks", "outcome", "lease_lost");
+    }
+
+    @Override
+    public void onPollFailed(Throwable failure) {
+        count("dupguard.retry.poll.failures");
+    }
+
+    /** A submission token was issued. */
+    public void onTokenIssued() {
+        count("dupguard.tokens.issued");
+    }
+
+    /** A token was presented: consumed (the first submit) or rejected (unknown, used, expired, foreign). */
+    public void onTokenConsumed(boolean consumed) {
+        count("dupguard.tokens.consumed", "result", consumed ? "consumed" : "rejected");
+    }
+
+    /** A throttle window was asked for: allowed (the window starts) or refused. */
+    public void onThrottle(boolean allowed) {
+        count("dupguard.throttle.calls", "result", allowed ? "allowed" : "refused");
     }
 }

@@ -15,11 +15,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -65,7 +61,6 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     private static final UrlPathHelper PATHS = UrlPathHelper.defaultInstance;
-    private static final HexFormat HEX = HexFormat.of();
 
     /** One covered set of endpoints. */
     public record Endpoint(List<PathPattern> paths, Set<String> methods, boolean required) {
@@ -200,7 +195,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
             if (values.size() > 1) {
                 throw new IllegalArgumentException("the " + settings.header() + " header must appear once");
             }
-            clientKey = parseKey(values.get(0), settings.maxKeyLength(), settings.header());
+            clientKey = IdempotencyKeys.parseKey(values.get(0), settings.maxKeyLength(), settings.header());
         } catch (IllegalArgumentException e) {
             problem(response, 400, "key-invalid", "Invalid idempotency key", e.getMessage());
             return;
@@ -233,30 +228,15 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
             }
             return;
         } catch (PayloadMismatchException e) {
-            problem(
-                    response,
-                    422,
-                    "key-reused",
-                    "Idempotency key reused",
-                    "this key was already used with a different request (method, path or body); use a new key");
+            problem(response, 422, "key-reused", "Idempotency key reused", IdempotencyKeys.KEY_REUSED);
             return;
         } catch (RequestInFlightException e) {
             response.setHeader("Retry-After", "1");
-            problem(
-                    response,
-                    409,
-                    "request-in-flight",
-                    "Request in flight",
-                    "a request with this key is still being processed; retry later");
+            problem(response, 409, "request-in-flight", "Request in flight", IdempotencyKeys.IN_FLIGHT);
             return;
         } catch (StoreUnavailableException e) {
             logger.warn("idempotency store unavailable; the request was not processed", e);
-            problem(
-                    response,
-                    503,
-                    "store-unavailable",
-                    "Idempotency store unavailable",
-                    "the request was not processed; retry later");
+            problem(response, 503, "store-unavailable", "Idempotency store unavailable", IdempotencyKeys.STORE_DOWN);
             return;
         } catch (IOException | ServletException | RuntimeException e) {
             throw e;
@@ -310,10 +290,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
                     409,
                     "response-not-replayable",
                     "Response not replayable",
-                    "the request with this key was processed (status " + stored.status() + ") but its response ("
-                            + stored.tooLargeSize() + " bytes) exceeded dupguard.http.max-stored-body-size ("
-                            + settings.maxStoredBodySize() + " bytes), so it cannot be sent again; do not retry"
-                            + " this request with a new key");
+                    IdempotencyKeys.notReplayable(stored, settings.maxStoredBodySize()));
             return;
         }
         listener.onReplay();
@@ -329,64 +306,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
     }
 
     private Endpoint endpoint(String method, String path) {
-        PathContainer container = null;
-        for (Endpoint e : settings.endpoints()) {
-            if (!e.methods().contains(method)) {
-                continue;
-            }
-            if (container == null) {
-                container = PathContainer.parsePath(path);
-            }
-            if (e.matches(method, container)) {
-                return e;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The key from the header value: an sf-string ({@code "..."}, RFC 8941, as the draft defines
-     * the field) or, leniently, the bare token clients often send. Printable ASCII only.
-     */
-    static String parseKey(String raw, int maxLength, String header) {
-        String v = raw.trim();
-        String key;
-        if (v.length() >= 2 && v.charAt(0) == '"' && v.charAt(v.length() - 1) == '"') {
-            StringBuilder out = new StringBuilder(v.length());
-            for (int i = 1; i < v.length() - 1; i++) {
-                char c = v.charAt(i);
-                if (c == '\\') {
-                    if (i + 1 >= v.length() - 1 || (v.charAt(i + 1) != '"' && v.charAt(i + 1) != '\\')) {
-                        throw new IllegalArgumentException(header + " has a bad escape at position " + i);
-                    }
-                    c = v.charAt(++i);
-                } else if (c == '"') {
-                    throw new IllegalArgumentException(header + " has an unescaped quote at position " + i);
-                }
-                if (c < 0x20 || c > 0x7e) {
-                    throw new IllegalArgumentException(header + " must be printable ASCII (RFC 8941 sf-string)");
-                }
-                out.append(c);
-            }
-            key = out.toString();
-        } else {
-            for (int i = 0; i < v.length(); i++) {
-                char c = v.charAt(i);
-                if (c <= 0x20 || c > 0x7e) {
-                    throw new IllegalArgumentException(header
-                            + " must be printable ASCII without spaces, or a quoted string (RFC 8941 sf-string)");
-                }
-            }
-            key = v;
-        }
-        if (key.isEmpty()) {
-            throw new IllegalArgumentException(header + " must not be empty");
-        }
-        if (key.length() > maxLength) {
-            throw new IllegalArgumentException(
-                    header + " is " + key.length() + " characters long; at most " + maxLength + " are accepted");
-        }
-        return key;
+        return IdempotencyKeys.endpoint(settings.endpoints(), method, path);
     }
 
     /** Reads the body up to the limit; null after answering 413. */
@@ -413,38 +333,15 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
     }
 
     private void tooLarge(HttpServletResponse response, long limit) throws IOException {
-        problem(
-                response,
-                413,
-                "request-too-large",
-                "Request too large",
-                "requests with an idempotency key may carry at most " + limit
-                        + " bytes (dupguard.http.max-request-body-size)");
+        problem(response, 413, "request-too-large", "Request too large", IdempotencyKeys.tooLarge(limit));
     }
 
     private String principalHash(HttpServletRequest request) {
-        String principal = principals.resolve(request);
-        byte[] digest = sha256().digest(
-                        (principal == null ? "\u0000anonymous" : "p:" + principal).getBytes(StandardCharsets.UTF_8));
-        return HEX.formatHex(digest, 0, 16);
+        return IdempotencyKeys.principalHash(principals.resolve(request));
     }
 
     private static Fingerprint fingerprint(HttpServletRequest request, String path, byte[] body) {
-        MessageDigest d = sha256();
-        String query = request.getQueryString();
-        String head = request.getMethod() + "\n" + path.length() + ":" + path + "\n"
-                + (query == null ? "-" : query.length() + ":" + query) + "\n";
-        d.update(head.getBytes(StandardCharsets.UTF_8));
-        d.update(body);
-        return Fingerprint.ofHex(HEX.formatHex(d.digest()));
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return IdempotencyKeys.fingerprint(request.getMethod(), path, request.getQueryString(), body);
     }
 
     private void problem(HttpServletResponse response, int status, String type, String title, String detail)
@@ -452,29 +349,8 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         listener.onProblem(type);
         response.setStatus(status);
         response.setContentType("application/problem+json");
-        String json = "{\"type\":" + json(settings.problemTypeBase() + type) + ",\"title\":" + json(title)
-                + ",\"status\":" + status + ",\"detail\":" + json(detail) + "}";
-        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = IdempotencyKeys.problemJson(settings.problemTypeBase(), type, title, status, detail);
         response.setContentLength(bytes.length);
         response.getOutputStream().write(bytes);
-    }
-
-    private static String json(String s) {
-        StringBuilder out = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
     }
 }

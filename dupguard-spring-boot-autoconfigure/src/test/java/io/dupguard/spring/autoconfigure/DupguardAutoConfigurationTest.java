@@ -19,6 +19,7 @@ import io.dupguard.jdbc.JdbcSubmitThrottle;
 import io.dupguard.lock.InMemoryLockProvider;
 import io.dupguard.lock.LockProvider;
 import io.dupguard.spring.SpringTransactionalIdempotency;
+import io.dupguard.spring.metrics.MeteredBean;
 import io.dupguard.token.InMemoryPreparedSubmissions;
 import io.dupguard.token.InMemorySubmissionTokens;
 import io.dupguard.token.InMemorySubmitThrottle;
@@ -46,6 +47,11 @@ class DupguardAutoConfigurationTest {
         return "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
     }
 
+    /** The store behind the starter's metering wrapper. */
+    static Object unwrap(Object bean) {
+        return MeteredBean.unwrap(bean, Object.class);
+    }
+
     record Receipt(String id, java.math.BigDecimal amount) {}
 
     @Test
@@ -54,8 +60,8 @@ class DupguardAutoConfigurationTest {
             assertThat(ctx).hasNotFailed();
             assertThat(ctx.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryIdempotencyStore.class);
             assertThat(ctx.getBean(LockProvider.class)).isInstanceOf(InMemoryLockProvider.class);
-            assertThat(ctx.getBean(SubmissionTokens.class)).isInstanceOf(InMemorySubmissionTokens.class);
-            assertThat(ctx.getBean(SubmitThrottle.class)).isInstanceOf(InMemorySubmitThrottle.class);
+            assertThat(unwrap(ctx.getBean(SubmissionTokens.class))).isInstanceOf(InMemorySubmissionTokens.class);
+            assertThat(unwrap(ctx.getBean(SubmitThrottle.class))).isInstanceOf(InMemorySubmitThrottle.class);
             assertThat(ctx.getBean(PreparedSubmissions.class)).isInstanceOf(InMemoryPreparedSubmissions.class);
             assertThat(ctx).doesNotHaveBean(DupguardPurger.class);
             assertThat(ctx.getBean(ResultCodec.class)).isInstanceOf(JacksonResultCodec.class);
@@ -70,8 +76,8 @@ class DupguardAutoConfigurationTest {
                     assertThat(ctx).hasNotFailed();
                     assertThat(ctx.getBean(IdempotencyStore.class)).isInstanceOf(JdbcIdempotencyStore.class);
                     assertThat(ctx.getBean(LockProvider.class)).isInstanceOf(JdbcLockProvider.class);
-                    assertThat(ctx.getBean(SubmissionTokens.class)).isInstanceOf(JdbcSubmissionTokens.class);
-                    assertThat(ctx.getBean(SubmitThrottle.class)).isInstanceOf(JdbcSubmitThrottle.class);
+                    assertThat(unwrap(ctx.getBean(SubmissionTokens.class))).isInstanceOf(JdbcSubmissionTokens.class);
+                    assertThat(unwrap(ctx.getBean(SubmitThrottle.class))).isInstanceOf(JdbcSubmitThrottle.class);
                     assertThat(ctx.getBean(PreparedSubmissions.class)).isInstanceOf(JdbcPreparedSubmissions.class);
                     assertThat(ctx).hasSingleBean(SpringTransactionalIdempotency.class);
                     assertThat(ctx).hasSingleBean(DupguardPurger.class);

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 /** The Idempotency-Key value: RFC 8941 sf-string or bare token, printable ASCII, bounded. */
 class IdempotencyKeyParsingTest {
     private static String parse(String raw) {
-        return IdempotencyKeyFilter.parseKey(raw, 16, "Idempotency-Key");
+        return IdempotencyKeys.parseKey(raw, 16, "Idempotency-Key");
     }
 
     @Test

@@ -1,0 +1,44 @@
+package io.dupguard.spring.metrics;
+
+import io.dupguard.token.SubmissionTokens;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Counts {@code dupguard.tokens.issued} and {@code dupguard.tokens.consumed} (result = consumed,
+ * rejected) around a {@link SubmissionTokens}; a store failure is counted nowhere and propagates.
+ * Thread-safe.
+ */
+public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredBean {
+    private final SubmissionTokens target;
+    private final DupguardMeters meters;
+
+    public MeteredSubmissionTokens(SubmissionTokens target, DupguardMeters meters) {
+        this.target = Objects.requireNonNull(target, "target");
+        this.meters = Objects.requireNonNull(meters, "meters");
+    }
+
+    @Override
+    public String issue(String scope, String subject, Duration ttl) {
+        String token = target.issue(scope, subject, ttl);
+        meters.onTokenIssued();
+        return token;
+    }
+
+    @Override
+    public boolean consume(String scope, String subject, String token) {
+        boolean consumed = target.consume(scope, subject, token);
+        meters.onTokenConsumed(consumed);
+        return consumed;
+    }
+
+    @Override
+    public SubmissionTokens target() {
+        return target;
+    }
+
+    @Override
+    public String toString() {
+        return "Metered[" + target + "]";
+    }
+}

@@ -1,0 +1,197 @@
+package io.dupguard.spring.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainerFactoryConfigurer;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Consumer dedup for a batch listener ({@code List<Message>} per call, consumer batching) against
+ * the real RabbitMQ broker, with the jdbc store and the effects in PostgreSQL.
+ */
+// Closed after the class, so its pool does not hold PostgreSQL connections while later ITs run.
+@DirtiesContext
+@SpringBootTest(classes = RabbitBatchDedupIT.App.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
+class RabbitBatchDedupIT {
+    static final String SUFFIX = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    static final String EFFECTS = "it_amqp_batch_effects_" + SUFFIX;
+    static final String IDEM = "it_amqp_batch_idem_" + SUFFIX;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry r) {
+        r.add(
+                "spring.datasource.url",
+                () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        r.add("spring.rabbitmq.host", () -> "127.0.0.1");
+        r.add("spring.rabbitmq.port", () -> "5672");
+        r.add("spring.rabbitmq.username", () -> "guest");
+        r.add("spring.rabbitmq.password", () -> "guest");
+        r.add("spring.datasource.hikari.maximum-pool-size", () -> "4");
+        r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
+        r.add("dupguard.http.enabled", () -> "false");
+    }
+
+    /** Messages the listener was called with (after dedup), per message id. */
+    static final ConcurrentHashMap<String, AtomicInteger> CALLS = new ConcurrentHashMap<>();
+    /** Ids whose first batch fails in the listener (before any effect). */
+    static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Listener.class)
+    static class App {
+        @Bean
+        Queue batchQueue() {
+            return new Queue("it.dupguard.batch." + SUFFIX, false, false, true);
+        }
+
+        @Bean
+        SimpleRabbitListenerContainerFactory batchFactory(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer,
+                ConnectionFactory connectionFactory,
+                IdempotentMessageInterceptor dedup) {
+            SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
+            configurer.configure(f, connectionFactory);
+            f.setConcurrentConsumers(2);
+            f.setBatchListener(true);
+            f.setConsumerBatchEnabled(true);
+            f.setBatchSize(8);
+            f.setPrefetchCount(8);
+            f.setReceiveTimeout(100L);
+            f.setAdviceChain(dedup);
+            return f;
+        }
+    }
+
+    static class Listener {
+        private final JdbcTemplate jdbc;
+
+        Listener(JdbcTemplate jdbc) {
+            this.jdbc = jdbc;
+        }
+
+        @RabbitListener(queues = "#{batchQueue.name}", containerFactory = "batchFactory")
+        public void onBatch(List<Message> batch) {
+            for (Message m : batch) {
+                String id = m.getMessageProperties().getMessageId();
+                CALLS.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+                if (FAIL_ONCE.remove(id)) {
+                    throw new IllegalStateException("the downstream failed for " + id);
+                }
+            }
+            for (Message m : batch) {
+                jdbc.update(
+                        "insert into " + EFFECTS + " (message_id) values (?)",
+                        m.getMessageProperties().getMessageId());
+            }
+        }
+    }
+
+    @Autowired
+    RabbitTemplate rabbit;
+
+    @Autowired
+    Queue batchQueue;
+
+    @Autowired
+    RabbitAdmin admin;
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    static JdbcTemplate cleanup;
+
+    @BeforeAll
+    static void table(@Autowired JdbcTemplate jdbc) {
+        cleanup = jdbc;
+        jdbc.execute("create table " + EFFECTS + " (id bigserial primary key, message_id text not null)");
+    }
+
+    @AfterAll
+    static void drop() {
+        cleanup.execute("drop table if exists " + EFFECTS);
+        cleanup.execute("drop table if exists " + IDEM);
+    }
+
+    private void publish(String id, String body) {
+        rabbit.convertAndSend("", batchQueue.getName(), body, m -> {
+            m.getMessageProperties().setMessageId(id);
+            return m;
+        });
+    }
+
+    private int effects(String prefix) {
+        return jdbc.queryForObject(
+                "select count(*) from " + EFFECTS + " where message_id like ?", Integer.class, prefix + "%");
+    }
+
+    private int distinctEffects(String prefix) {
+        return jdbc.queryForObject(
+                "select count(distinct message_id) from " + EFFECTS + " where message_id like ?",
+                Integer.class,
+                prefix + "%");
+    }
+
+    private void awaitDrained() {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> admin.getQueueInfo(batchQueue.getName()).getMessageCount() == 0);
+    }
+
+    @Test
+    void batchesOfCopiesTakeEffectOncePerMessageId() {
+        String prefix = "b-" + UUID.randomUUID() + "-";
+        int ids = 20;
+        for (int copy = 0; copy < 3; copy++) {
+            for (int i = 0; i < ids; i++) {
+                publish(prefix + i, "credit " + i);
+                if (i % 5 == 0) {
+                    publish(prefix + i, "credit " + i); // a copy within the same batch too
+                }
+            }
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> distinctEffects(prefix) == ids);
+        awaitDrained();
+        assertThat(effects(prefix)).isEqualTo(ids);
+    }
+
+    @Test
+    void aFailedBatchReleasesEveryKeySoTheRedeliveryRunsThemOnce() {
+        String prefix = "f-" + UUID.randomUUID() + "-";
+        FAIL_ONCE.add(prefix + 0);
+        for (int i = 0; i < 4; i++) {
+            publish(prefix + i, "credit " + i);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> distinctEffects(prefix) == 4);
+        awaitDrained();
+        assertThat(FAIL_ONCE).doesNotContain(prefix + 0);
+        assertThat(CALLS.get(prefix + 0).get()).isEqualTo(2); // failed once, then ran
+        assertThat(effects(prefix)).isEqualTo(4);
+    }
+}

@@ -1,0 +1,78 @@
+package io.dupguard.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dupguard.spring.metrics.MeteredSubmitThrottle;
+import io.dupguard.token.InMemorySubmissionTokens;
+import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.SubmitThrottle;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** dupguard.tokens.* and dupguard.throttle.calls count what the starter's token and throttle beans answer. */
+class TokenMetersTest {
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DupguardAutoConfiguration.class))
+            .withPropertyValues("dupguard.store=memory")
+            .withUserConfiguration(Registry.class);
+
+    @Configuration(proxyBeanMethods = false)
+    static class Registry {
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnTokens {
+        static final SubmissionTokens TOKENS = new InMemorySubmissionTokens();
+
+        @Bean
+        SubmissionTokens myTokens() {
+            return TOKENS;
+        }
+    }
+
+    private static double count(MeterRegistry r, String name, String result) {
+        return r.get(name).tag("result", result).counter().count();
+    }
+
+    @Test
+    void tokensConsumedAndRejectedAndThrottleAllowedAndRefusedAreCounted() {
+        runner.run(ctx -> {
+            SubmissionTokens tokens = ctx.getBean(SubmissionTokens.class);
+            SubmitThrottle throttle = ctx.getBean(SubmitThrottle.class);
+            MeterRegistry meters = ctx.getBean(MeterRegistry.class);
+
+            String token = tokens.issue("checkout", "u1", Duration.ofMinutes(5));
+            assertThat(tokens.consume("checkout", "u1", token)).isTrue();
+            assertThat(tokens.consume("checkout", "u1", token)).isFalse(); // a double submit
+            assertThat(tokens.consume("checkout", "u2", "not-a-token")).isFalse();
+            assertThat(throttle.tryAcquire("orders", "u1", Duration.ofMinutes(1)))
+                    .isTrue();
+            assertThat(throttle.tryAcquire("orders", "u1", Duration.ofMinutes(1)))
+                    .isFalse();
+
+            assertThat(meters.get("dupguard.tokens.issued").counter().count()).isEqualTo(1.0);
+            assertThat(count(meters, "dupguard.tokens.consumed", "consumed")).isEqualTo(1.0);
+            assertThat(count(meters, "dupguard.tokens.consumed", "rejected")).isEqualTo(2.0);
+            assertThat(count(meters, "dupguard.throttle.calls", "allowed")).isEqualTo(1.0);
+            assertThat(count(meters, "dupguard.throttle.calls", "refused")).isEqualTo(1.0);
+        });
+    }
+
+    @Test
+    void theApplicationsOwnTokensBeanIsLeftAsItIs() {
+        runner.withUserConfiguration(OwnTokens.class).run(ctx -> {
+            assertThat(ctx.getBean(SubmissionTokens.class)).isSameAs(OwnTokens.TOKENS);
+            assertThat(ctx.getBean(SubmitThrottle.class)).isInstanceOf(MeteredSubmitThrottle.class); // the starter's
+        });
+    }
+}
