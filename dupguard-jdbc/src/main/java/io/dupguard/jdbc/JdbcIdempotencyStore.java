@@ -16,7 +16,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -56,6 +58,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final int MAX_CLAIM_ROUNDS = 100;
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+    private static final HexFormat HEX = HexFormat.of();
 
     private final JdbcAccess access;
     private final long typicalRetentionMillis;
@@ -134,7 +137,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 return new Claim.Existing(row.toRecord(key));
             }
             try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
-                ps.setString(1, fp.hex());
+                bindFingerprint(ps, 1, fp, s);
                 ps.setString(2, owner);
                 ps.setLong(3, leaseMillis);
                 int i = 4;
@@ -158,7 +161,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         try (PreparedStatement ps = c.prepareStatement(s.insertFinished)) {
             bindKey(ps, 1, key, s);
             ps.setString(3, status == RecordStatus.COMPLETED ? "C" : "F");
-            ps.setString(4, fp.hex());
+            bindFingerprint(ps, 4, fp, s);
             ps.setBytes(5, payload);
             ps.setLong(6, retentionMillis);
             if (s.purgeColumn) {
@@ -182,7 +185,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         IdempotencySql s = sql(c);
         try (PreparedStatement ps = c.prepareStatement(s.takeoverFinished)) {
             ps.setString(1, status == RecordStatus.COMPLETED ? "C" : "F");
-            ps.setString(2, fp.hex());
+            bindFingerprint(ps, 2, fp, s);
             ps.setBytes(3, payload);
             ps.setLong(4, retentionMillis);
             int i = 5;
@@ -209,7 +212,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 s.insert,
                 ps -> {
                     bindKey(ps, 1, key, s);
-                    ps.setString(3, fp.hex());
+                    bindFingerprint(ps, 3, fp, s);
                     ps.setString(4, owner);
                     ps.setLong(5, leaseMillis);
                     if (s.purgeColumn) {
@@ -396,7 +399,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 }
                 return new Row(
                         rs.getString(1),
-                        rs.getString(2),
+                        s.binaryFingerprint ? HEX.formatHex(rs.getBytes(2)) : rs.getString(2),
                         rs.getString(3),
                         rs.getBytes(4),
                         !withLiveFlag || rs.getInt(5) == 1);
@@ -427,6 +430,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /** The fingerprint as the column holds it: the hash's bytes (MySQL/MariaDB layout), else hex text. */
+    private static void bindFingerprint(PreparedStatement ps, int index, Fingerprint fp, IdempotencySql s)
+            throws SQLException {
+        if (s.binaryFingerprint) {
+            ps.setBytes(index, HEX.parseHex(fp.hex()));
+        } else {
+            ps.setString(index, fp.hex());
+        }
+    }
+
     private static void checkOwner(String owner) {
         Checks.text(owner, 64, "owner");
     }
@@ -449,8 +462,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                                 + " docs/idempotency.md, \"Migrating the table\".",
                         access.table());
             }
+            boolean binaryFingerprint = false;
+            if (dialect == SqlDialect.MYSQL) {
+                Integer type = TableLayout.columnType(c, dialect, access.table(), "fingerprint");
+                binaryFingerprint = type == null || type == Types.VARBINARY || type == Types.BINARY;
+                if (!binaryFingerprint) {
+                    LOG.warn(
+                            "dupguard idempotency table {} keeps fingerprints as hex text (an earlier version's"
+                                    + " layout): it works, with a wider row than VARBINARY(32). See"
+                                    + " docs/idempotency.md, \"Migrating the table\".",
+                            access.table());
+                }
+            }
             DriverSettings.warnIfSlow(c, dialect);
-            s = new IdempotencySql(dialect, access.table(), purgeColumn);
+            s = new IdempotencySql(dialect, access.table(), purgeColumn, binaryFingerprint);
             sql = s;
         }
         return s;
