@@ -21,7 +21,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -409,6 +411,7 @@ final class SqlTarget implements AutoCloseable {
         private final String insert;
         private final String update;
         private final String select;
+        private static final byte[] FINGERPRINT_BYTES = HexFormat.of().parseHex(Bench.FINGERPRINT_HEX);
 
         Hand(DataSource ds, HandMode mode) {
             this.ds = ds;
@@ -521,7 +524,11 @@ final class SqlTarget implements AutoCloseable {
             try (PreparedStatement ps = c.prepareStatement(insert)) {
                 ps.setString(1, Bench.SCOPE);
                 ps.setString(2, key);
-                ps.setString(3, Bench.FINGERPRINT_HEX);
+                if (dialect == SqlDialect.MYSQL) {
+                    ps.setBytes(3, FINGERPRINT_BYTES); // the shipped MySQL/MariaDB DDL stores the hash's bytes
+                } else {
+                    ps.setString(3, Bench.FINGERPRINT_HEX);
+                }
                 ps.setString(4, key); // owner token: unique per claim, as dupguard's
                 long expiry = mode == HandMode.TX_LEAN ? RETENTION_MILLIS : LEASE_MILLIS;
                 ps.setLong(5, expiry);
@@ -562,7 +569,10 @@ final class SqlTarget implements AutoCloseable {
                     if ("P".equals(rs.getString(1).trim())) {
                         return false; // in flight: rejected
                     }
-                    if (!Bench.FINGERPRINT_HEX.equals(rs.getString(2))) {
+                    boolean same = dialect == SqlDialect.MYSQL
+                            ? Arrays.equals(FINGERPRINT_BYTES, rs.getBytes(2))
+                            : Bench.FINGERPRINT_HEX.equals(rs.getString(2));
+                    if (!same) {
                         throw new IllegalStateException("fingerprint mismatch on " + key);
                     }
                     Bench.consume(new String(rs.getBytes(3), StandardCharsets.UTF_8));

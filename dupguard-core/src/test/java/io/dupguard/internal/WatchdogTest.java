@@ -46,7 +46,9 @@ class WatchdogTest {
         AtomicInteger lostCalls = new AtomicInteger();
         Watchdog.Renewal r = Watchdog.shared().start(LEASE, System.nanoTime(), () -> false, lostCalls::incrementAndGet);
 
-        await().atMost(Duration.ofSeconds(10)).until(r::lost);
+        // lost() turns true just before the callback runs on the renewal thread: wait for the callback.
+        await().atMost(Duration.ofSeconds(10)).until(() -> lostCalls.get() > 0);
+        assertThat(r.lost()).isTrue();
         assertThat(lostCalls).hasValue(1);
     }
 

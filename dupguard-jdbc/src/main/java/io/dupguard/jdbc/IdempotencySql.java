@@ -12,6 +12,10 @@ package io.dupguard.jdbc;
  * through an index: {@code purge_after <= now AND expires_at <= now}. The legacy layout (tables
  * created by earlier versions: {@code expires_at} indexed, no {@code purge_after}) runs the same
  * statements without {@code purge_after}; see docs/idempotency.md, "Migrating the table".
+ *
+ * <p>On MySQL/MariaDB the current layout stores the fingerprint as its 32 bytes ({@code
+ * VARBINARY(32)}, empty for none); a table from an earlier version keeps its 64 hex characters
+ * ({@link #binaryFingerprint} false). The statements are the same; only the binding differs.
  */
 final class IdempotencySql {
     static final String IN_PROGRESS = "P";
@@ -19,6 +23,8 @@ final class IdempotencySql {
     final SqlDialect dialect;
     /** Whether the table has {@code purge_after} (the current layout); false for a legacy table. */
     final boolean purgeColumn;
+    /** Whether the fingerprint column holds the hash's bytes (current MySQL/MariaDB layout) rather than hex text. */
+    final boolean binaryFingerprint;
 
     /** Params: scope, key, fingerprint, owner, lease ms [, purge ms]. */
     final String insert;
@@ -46,9 +52,10 @@ final class IdempotencySql {
     final String findLive;
     final String purge;
 
-    IdempotencySql(SqlDialect dialect, String table, boolean purgeColumn) {
+    IdempotencySql(SqlDialect dialect, String table, boolean purgeColumn, boolean binaryFingerprint) {
         this.dialect = dialect;
         this.purgeColumn = purgeColumn;
+        this.binaryFingerprint = binaryFingerprint;
         String nowPlus = dialect.nowPlusMillisParam();
         String now = dialect.now();
         String byKey = " WHERE scope = ? AND idem_key = ?";

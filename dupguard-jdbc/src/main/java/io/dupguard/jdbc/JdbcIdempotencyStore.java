@@ -16,7 +16,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -56,10 +58,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final int MAX_CLAIM_ROUNDS = 100;
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+    private static final HexFormat HEX = HexFormat.of();
 
     private final JdbcAccess access;
     private final long typicalRetentionMillis;
     private volatile IdempotencySql sql;
+    private final TransactionalSql lent = new Lent();
 
     private JdbcIdempotencyStore(Builder b) {
         this.access = b.access();
@@ -80,49 +84,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return withConnection("detect dialect", c -> sql(c).dialect);
     }
 
-    DataSource dataSource() {
-        return access.dataSource();
-    }
-
-    String storeName() {
-        return access.storeName();
-    }
-
     @Override
     public Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease) {
         checkOwner(owner);
         long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
-        return withConnection("claim", key, c -> claim(c, false, key, fingerprint, owner, leaseMillis));
+        return withConnection(
+                "claim",
+                key,
+                c -> claim(c, false, key, fingerprint, owner, leaseMillis, purgeMillis(leaseMillis), false));
     }
 
     /**
-     * The claim on {@code c}. {@code lockingRead}: the re-read of an existing row locks it, so that
-     * it sees the newest committed version even in a transaction that already holds a snapshot
-     * (REPEATABLE READ); otherwise the first re-read is plain and later rounds lock.
-     */
-    Claim claim(Connection c, boolean lockingRead, IdempotencyKey key, Fingerprint fp, String owner, long leaseMillis)
-            throws SQLException {
-        return claim(c, lockingRead, key, fp, owner, leaseMillis, purgeMillis(leaseMillis), false);
-    }
-
-    /**
-     * The claim of the transactional mode: the row's expiry is the retention at once (an
-     * uncommitted row is invisible, so a lease would protect nothing), and so is its purge time.
-     */
-    Claim claimForTransaction(
-            Connection c,
-            boolean lockingRead,
-            IdempotencyKey key,
-            Fingerprint fp,
-            String owner,
-            long retentionMillis,
-            boolean undoable)
-            throws SQLException {
-        return claim(c, lockingRead, key, fp, owner, retentionMillis, retentionMillis, undoable);
-    }
-
-    /**
-     * As above; with {@code undoable} the claim should leave no lock behind once its savepoint is
+     * The claim on {@code c}, steps as in the class description. {@code lockingRead}: the re-read of
+     * an existing row locks it, so that it sees the newest committed version even in a transaction
+     * that already holds a snapshot (REPEATABLE READ); otherwise the first re-read is plain and later
+     * rounds lock. With {@code undoable} the claim should leave no lock behind once its savepoint is
      * rolled back. InnoDB releases the lock of an inserted row then, but not the locks a statement
      * took on an existing row (the insert's duplicate check, a locking read, a takeover), so on
      * MySQL/MariaDB an expired row of the key is first deleted in autocommit on a pool connection
@@ -130,7 +106,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * place; recording a final failure outside the transaction then waits for the database's lock
      * timeout and fails, leaving the key to expire.)
      */
-    Claim claim(
+    private Claim claim(
             Connection c,
             boolean lockingRead,
             IdempotencyKey key,
@@ -161,7 +137,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 return new Claim.Existing(row.toRecord(key));
             }
             try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
-                ps.setString(1, fp.hex());
+                bindFingerprint(ps, 1, fp, s);
                 ps.setString(2, owner);
                 ps.setLong(3, leaseMillis);
                 int i = 4;
@@ -175,46 +151,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             }
         }
         throw new StoreUnavailableException(
-                storeName(), "claim of " + key + " did not settle after " + MAX_CLAIM_ROUNDS + " rounds", null);
+                access.storeName(), "claim of " + key + " did not settle after " + MAX_CLAIM_ROUNDS + " rounds", null);
     }
 
-    /**
-     * First step of the transactional mode's deferred claim: a plain read. Returns null if no row
-     * exists (the caller runs the work and records it with {@link #insertFinished}); the live record
-     * if there is one; and takes an expired row over at once, after {@code beforeWrite} (which
-     * begins the transaction the takeover belongs to).
-     */
-    Claim readForDeferredClaim(
-            Connection c,
-            IdempotencyKey key,
-            Fingerprint fp,
-            String owner,
-            long retentionMillis,
-            JdbcAccess.SqlRunnable beforeWrite)
-            throws SQLException {
-        Row row = selectRow(c, sql(c).selectRow, key, true);
-        if (row == null) {
-            return null;
-        }
-        if (row.live) {
-            return new Claim.Existing(row.toRecord(key));
-        }
-        beforeWrite.run();
-        return claimForTransaction(c, false, key, fp, owner, retentionMillis, false);
-    }
-
-    /**
-     * Inserts a finished row unless the key exists. False: another transaction recorded the key
-     * first (an insert that met its uncommitted row waited for that transaction to end).
-     */
-    boolean insertFinished(
+    private boolean insertFinished(
             Connection c, IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis)
             throws SQLException {
         IdempotencySql s = sql(c);
         try (PreparedStatement ps = c.prepareStatement(s.insertFinished)) {
             bindKey(ps, 1, key, s);
             ps.setString(3, status == RecordStatus.COMPLETED ? "C" : "F");
-            ps.setString(4, fp.hex());
+            bindFingerprint(ps, 4, fp, s);
             ps.setBytes(5, payload);
             ps.setLong(6, retentionMillis);
             if (s.purgeColumn) {
@@ -229,12 +176,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /**
-     * Records a finished row for a key nobody holds: inserts it, or replaces an expired row. False
-     * if a live row of another call is there (an insert that met an uncommitted row waited for its
-     * transaction to end first).
-     */
-    boolean recordFinished(
+    private boolean recordFinished(
             Connection c, IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis)
             throws SQLException {
         if (insertFinished(c, key, fp, status, payload, retentionMillis)) {
@@ -243,7 +185,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         IdempotencySql s = sql(c);
         try (PreparedStatement ps = c.prepareStatement(s.takeoverFinished)) {
             ps.setString(1, status == RecordStatus.COMPLETED ? "C" : "F");
-            ps.setString(2, fp.hex());
+            bindFingerprint(ps, 2, fp, s);
             ps.setBytes(3, payload);
             ps.setLong(4, retentionMillis);
             int i = 5;
@@ -253,13 +195,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             bindKey(ps, i, key, s);
             return ps.executeUpdate() == 1;
         }
-    }
-
-    /** {@link #recordFinished} in a transaction of its own on a pool connection. */
-    boolean recordFinishedOnPool(
-            IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis) {
-        return access.inTransaction(
-                "record final failure of " + key, c -> recordFinished(c, key, fp, status, payload, retentionMillis));
     }
 
     private boolean tryInsert(
@@ -277,7 +212,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 s.insert,
                 ps -> {
                     bindKey(ps, 1, key, s);
-                    ps.setString(3, fp.hex());
+                    bindFingerprint(ps, 3, fp, s);
                     ps.setString(4, owner);
                     ps.setLong(5, leaseMillis);
                     if (s.purgeColumn) {
@@ -331,15 +266,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public void complete(IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention) {
         long retentionMillis = Checks.millis(Checks.positive(retention, "retention"));
         withConnection("complete", key, c -> {
-            complete(c, key, owner, status, payload, retentionMillis);
+            complete(c, key, owner, status, payload, retentionMillis, false);
             return null;
         });
-    }
-
-    void complete(
-            Connection c, IdempotencyKey key, String owner, RecordStatus status, byte[] payload, long retentionMillis)
-            throws SQLException {
-        complete(c, key, owner, status, payload, retentionMillis, false);
     }
 
     /**
@@ -347,7 +276,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * transactional mode claims with the retention, so the completion needs to touch no indexed
      * column) and {@code retentionMillis} is not used.
      */
-    void complete(
+    private void complete(
             Connection c,
             IdempotencyKey key,
             String owner,
@@ -386,7 +315,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         });
     }
 
-    void release(Connection c, IdempotencyKey key, String owner) throws SQLException {
+    private void release(Connection c, IdempotencyKey key, String owner) throws SQLException {
         IdempotencySql s = sql(c);
         try (PreparedStatement ps = c.prepareStatement(s.release)) {
             bindKey(ps, 1, key, s);
@@ -401,7 +330,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return withConnection("renew", key, c -> renew(c, key, owner, leaseMillis));
     }
 
-    boolean renew(Connection c, IdempotencyKey key, String owner, long leaseMillis) throws SQLException {
+    private boolean renew(Connection c, IdempotencyKey key, String owner, long leaseMillis) throws SQLException {
         IdempotencySql s = sql(c);
         try (PreparedStatement ps = c.prepareStatement(s.renew)) {
             ps.setLong(1, leaseMillis);
@@ -416,7 +345,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return withConnection("find", key, c -> find(c, key));
     }
 
-    Optional<IdempotencyRecord> find(Connection c, IdempotencyKey key) throws SQLException {
+    private Optional<IdempotencyRecord> find(Connection c, IdempotencyKey key) throws SQLException {
         Row row = selectRow(c, sql(c).findLive, key, false);
         return row == null ? Optional.empty() : Optional.of(row.toRecord(key));
     }
@@ -470,7 +399,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 }
                 return new Row(
                         rs.getString(1),
-                        rs.getString(2),
+                        s.binaryFingerprint ? HEX.formatHex(rs.getBytes(2)) : rs.getString(2),
                         rs.getString(3),
                         rs.getBytes(4),
                         !withLiveFlag || rs.getInt(5) == 1);
@@ -501,6 +430,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /** The fingerprint as the column holds it: the hash's bytes (MySQL/MariaDB layout), else hex text. */
+    private static void bindFingerprint(PreparedStatement ps, int index, Fingerprint fp, IdempotencySql s)
+            throws SQLException {
+        if (s.binaryFingerprint) {
+            ps.setBytes(index, HEX.parseHex(fp.hex()));
+        } else {
+            ps.setString(index, fp.hex());
+        }
+    }
+
     private static void checkOwner(String owner) {
         Checks.text(owner, 64, "owner");
     }
@@ -511,7 +450,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return sum < 0 ? Long.MAX_VALUE : sum;
     }
 
-    IdempotencySql sql(Connection c) throws SQLException {
+    private IdempotencySql sql(Connection c) throws SQLException {
         IdempotencySql s = sql;
         if (s == null) {
             SqlDialect dialect = access.dialect(c);
@@ -523,27 +462,134 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                                 + " docs/idempotency.md, \"Migrating the table\".",
                         access.table());
             }
+            boolean binaryFingerprint = false;
+            if (dialect == SqlDialect.MYSQL) {
+                Integer type = TableLayout.columnType(c, dialect, access.table(), "fingerprint");
+                binaryFingerprint = type == null || type == Types.VARBINARY || type == Types.BINARY;
+                if (!binaryFingerprint) {
+                    LOG.warn(
+                            "dupguard idempotency table {} keeps fingerprints as hex text (an earlier version's"
+                                    + " layout): it works, with a wider row than VARBINARY(32). See"
+                                    + " docs/idempotency.md, \"Migrating the table\".",
+                            access.table());
+                }
+            }
             DriverSettings.warnIfSlow(c, dialect);
-            s = new IdempotencySql(dialect, access.table(), purgeColumn);
+            s = new IdempotencySql(dialect, access.table(), purgeColumn, binaryFingerprint);
             sql = s;
         }
         return s;
     }
 
-    <R> R withConnection(String operation, JdbcAccess.SqlFunction<R> fn) {
+    private <R> R withConnection(String operation, JdbcAccess.SqlFunction<R> fn) {
         return access.withConnection(operation, fn);
     }
 
-    <R> R withConnection(String operation, Object subject, JdbcAccess.SqlFunction<R> fn) {
+    private <R> R withConnection(String operation, Object subject, JdbcAccess.SqlFunction<R> fn) {
         return access.withConnection(operation, subject, fn);
     }
 
-    StoreUnavailableException unavailable(String operation, SQLException e) {
-        return access.unavailable(operation, e);
+    /** The statements this store lends to {@link JdbcTransactionalIdempotency}; its only seam. */
+    TransactionalSql transactionalSql() {
+        return lent;
     }
 
-    StoreUnavailableException unavailable(String operation, Object subject, SQLException e) {
-        return access.unavailable(operation, subject, e);
+    /** {@link TransactionalSql} on this store's private statements. */
+    private final class Lent implements TransactionalSql {
+        @Override
+        public DataSource dataSource() {
+            return access.dataSource();
+        }
+
+        @Override
+        public SqlDialect dialect(Connection c) throws SQLException {
+            return sql(c).dialect;
+        }
+
+        @Override
+        public StoreUnavailableException unavailable(String operation, Object subject, SQLException e) {
+            return access.unavailable(operation, subject, e);
+        }
+
+        @Override
+        public Found read(Connection c, IdempotencyKey key) throws SQLException {
+            Row row = selectRow(c, sql(c).selectRow, key, true);
+            return row == null ? null : new Found(row.toRecord(key), row.live);
+        }
+
+        @Override
+        public Claim claim(
+                Connection c,
+                boolean lockingRead,
+                IdempotencyKey key,
+                Fingerprint fp,
+                String owner,
+                long retentionMillis,
+                boolean undoable)
+                throws SQLException {
+            return JdbcIdempotencyStore.this.claim(
+                    c, lockingRead, key, fp, owner, retentionMillis, retentionMillis, undoable);
+        }
+
+        @Override
+        public boolean insertFinished(
+                Connection c,
+                IdempotencyKey key,
+                Fingerprint fp,
+                RecordStatus status,
+                byte[] payload,
+                long retentionMillis)
+                throws SQLException {
+            return JdbcIdempotencyStore.this.insertFinished(c, key, fp, status, payload, retentionMillis);
+        }
+
+        @Override
+        public boolean recordFinished(
+                Connection c,
+                IdempotencyKey key,
+                Fingerprint fp,
+                RecordStatus status,
+                byte[] payload,
+                long retentionMillis)
+                throws SQLException {
+            return JdbcIdempotencyStore.this.recordFinished(c, key, fp, status, payload, retentionMillis);
+        }
+
+        @Override
+        public boolean recordFinishedOnPool(
+                IdempotencyKey key, Fingerprint fp, RecordStatus status, byte[] payload, long retentionMillis) {
+            return access.inTransaction(
+                    "record final failure of " + key,
+                    c -> JdbcIdempotencyStore.this.recordFinished(c, key, fp, status, payload, retentionMillis));
+        }
+
+        @Override
+        public void complete(
+                Connection c,
+                IdempotencyKey key,
+                String owner,
+                RecordStatus status,
+                byte[] payload,
+                long retentionMillis,
+                boolean keepExpiry)
+                throws SQLException {
+            JdbcIdempotencyStore.this.complete(c, key, owner, status, payload, retentionMillis, keepExpiry);
+        }
+
+        @Override
+        public void release(Connection c, IdempotencyKey key, String owner) throws SQLException {
+            JdbcIdempotencyStore.this.release(c, key, owner);
+        }
+
+        @Override
+        public boolean renew(Connection c, IdempotencyKey key, String owner, long leaseMillis) throws SQLException {
+            return JdbcIdempotencyStore.this.renew(c, key, owner, leaseMillis);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(Connection c, IdempotencyKey key) throws SQLException {
+            return JdbcIdempotencyStore.this.find(c, key);
+        }
     }
 
     /** Builder; not thread-safe. */

@@ -1,15 +1,25 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.ClaimLostException;
 import io.dupguard.idempotency.FailurePolicy;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyRecord;
+import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.Outcome;
+import io.dupguard.idempotency.RecordStatus;
+import io.dupguard.internal.Checks;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Idempotency in the caller's database transaction: the claim row, the caller's own SQL and the
@@ -23,60 +33,86 @@ import java.util.Objects;
  *         c -> insertOrder(c, order));          // commits once, with the record
  * }</pre>
  *
- * <p><b>What runs when.</b> The <em>committed</em> effect is single per key in every mode below:
- * exactly one transaction that ran the work commits with the key's record. Whether the
- * <em>callback</em> itself can run more than once under concurrent duplicates depends on the claim:
+ * <p>The whole transactional algorithm is in this file; the rows and statements are the store's,
+ * lent through one package-private seam ({@code TransactionalSql}). The core executor ({@link
+ * Idempotency}) drives the steps below through an {@link io.dupguard.idempotency.IdempotencyStore}
+ * bound to the one connection ({@code BoundStore} here), exactly as it drives the autocommit store.
+ *
+ * <p><b>{@link #executeInTransaction}</b>, in a transaction this class owns:
+ *
+ * <ol>
+ *   <li>Borrow a connection from the store's pool. Nothing is begun yet ({@code OwnTransaction}
+ *       begins only before the first write).
+ *   <li>Read the key's row, plain, in autocommit. Live ⇒ replay it (or report it in flight): one
+ *       statement, no transaction. Expired ⇒ begin and take it over (as step 3, claim first).
+ *   <li>No row ⇒ begin the transaction, then by {@link ClaimMode}: {@link ClaimMode#CLAIM_FIRST}
+ *       inserts the claim row now, its expiry the retention (an uncommitted row is invisible, so a
+ *       lease would protect nothing); a concurrent duplicate's insert waits on its row lock.
+ *       {@link ClaimMode#OPTIMISTIC} writes nothing yet (a <em>deferred</em> claim).
+ *   <li>Run the work on the connection.
+ *   <li>Record the result: a claimed row is completed by an update that keeps the expiry, changing
+ *       no indexed column; a deferred claim inserts the finished row if absent. That insert meeting
+ *       a row another transaction committed ⇒ roll back (undoing the work) and claim again from
+ *       step 2, which replays the other call's result.
+ *   <li>Commit; return the connection.
+ * </ol>
+ *
+ * <p><b>{@link #execute(Connection, IdempotencyKey, Fingerprint, Class, SqlWork) execute(connection,
+ * …)}</b>, in the caller's open transaction, which it never ends:
+ *
+ * <ol>
+ *   <li>Under a failure policy that stores failures: set a savepoint (and on MySQL/MariaDB delete an
+ *       expired row of the key in autocommit, see "Failures").
+ *   <li>Claim the key with the store's claim (insert; else a locking re-read; expired ⇒ takeover),
+ *       its expiry the retention. Live row ⇒ replay.
+ *   <li>Run the work; complete the row keeping its expiry. The caller commits.
+ * </ol>
+ *
+ * <p><b>Failures</b> (both modes). A failure the {@link FailurePolicy} does not call final is
+ * undone by the rollback that follows (own transaction: here; caller's: by the caller) — the claim
+ * goes with the work; a deferred claim that failed looks whether a concurrent call recorded the key
+ * meanwhile and replays that. A <em>final</em> failure ({@link FailurePolicy#storeFinal}) is
+ * recorded <em>outside</em> the transaction that is rolled back, so a retry replays it ({@link
+ * io.dupguard.idempotency.ReplayedFailureException}) instead of running the work again: in its own
+ * transaction, it rolls back and records the failure in a short transaction of its own on the same
+ * connection; in the caller's, it rolls back to the savepoint of step 1 and records the failure on
+ * a connection of the store's pool, committed at once — the caller then rolls back as usual. On
+ * MySQL/MariaDB the savepoint mode deletes an expired row first because InnoDB keeps row locks taken
+ * after a savepoint until the transaction ends. If another call recorded the key meanwhile, its
+ * result is replayed instead.
+ *
+ * <p><b>What runs when.</b> The <em>committed</em> effect is single per key in every mode: exactly
+ * one transaction that ran the work commits with the key's record. Whether the <em>callback</em>
+ * itself can run more than once under concurrent duplicates depends on the claim:
  *
  * <ul>
- *   <li>{@link #executeInTransaction} with {@link ClaimMode#OPTIMISTIC} (the default of {@link
- *       #of(JdbcIdempotencyStore)}): a plain read of the key before any transaction begins; a
- *       recorded key replays at once (one statement, no transaction); an unrecorded one runs the
- *       work and records the finished row with one insert-if-absent before the commit — the
- *       statements of a bare "seen it?" check plus insert, as Camel's {@code
- *       JdbcMessageIdRepository} sends, while also storing the result. <b>Concurrent calls on one
- *       key that all find it unrecorded all run the callback</b> (16 threads on one key with 20 ms
- *       of work: up to 16 runs): each later insert waits for the first transaction, and once that
- *       commits the later transactions are rolled back (their work undone) and those calls replay
- *       the first one's result — {@link io.dupguard.idempotency.Outcome#isReplay()} is then true
- *       although this call's callback ran (and was undone). A duplicate whose work fails because of
- *       the winner's rows (a unique order number, say) replays too. Use this mode only when the work
- *       touches nothing but this transaction and is cheap to run and undo.
- *   <li>{@link #executeInTransaction} with {@link ClaimMode#CLAIM_FIRST}: the same first read; an
- *       unrecorded key is then claimed by inserting its row inside the new transaction <em>before</em>
- *       the work, and completed by an update that changes no indexed column. A concurrent duplicate's
- *       insert waits on that row's lock until the first transaction ends, then replays its result
- *       (or, after a rollback, claims and runs): <b>the callback runs once per key</b>, at the price
- *       of one more statement per first call. Use it for work that is expensive, or that calls
- *       anything outside the transaction (a payment provider, a message broker).
- *   <li>{@link #execute(Connection, IdempotencyKey, Fingerprint, Class, SqlWork)} runs in the
- *       caller's transaction, which it must not roll back, so it always claims first as above (the
- *       row stays invisible until commit, so its expiry is the retention: a lease would protect
- *       nothing): the callback runs once per key.
+ *   <li>{@link ClaimMode#OPTIMISTIC} (the default of {@link #of(JdbcIdempotencyStore)}): a recorded
+ *       key costs one read; an unrecorded one the work plus one insert-if-absent — the statements
+ *       of a bare "seen it?" check plus insert, as Camel's {@code JdbcMessageIdRepository} sends,
+ *       while also storing the result. <b>Concurrent calls on one key that all find it unrecorded
+ *       all run the callback</b> (16 threads on one key with 20 ms of work: up to 16 runs): each
+ *       later insert waits for the first transaction, and once that commits the later transactions
+ *       are rolled back (their work undone) and those calls replay the first one's result — {@link
+ *       io.dupguard.idempotency.Outcome#isReplay()} is then true although this call's callback ran
+ *       (and was undone). A duplicate whose work fails because of the winner's rows (a unique order
+ *       number, say) replays too. Use this mode only when the work touches nothing but this
+ *       transaction and is cheap to run and undo.
+ *   <li>{@link ClaimMode#CLAIM_FIRST}: a concurrent duplicate's insert waits on the claim row's
+ *       lock until the first transaction ends, then replays its result (or, after a rollback,
+ *       claims and runs): <b>the callback runs once per key</b>, at the price of one more statement
+ *       per first call. Use it for work that is expensive, or that calls anything outside the
+ *       transaction (a payment provider, a message broker).
+ *   <li>{@link #execute(Connection, IdempotencyKey, Fingerprint, Class, SqlWork) execute(connection,
+ *       …)} always claims first: the callback runs once per key.
  * </ul>
  *
  * <p>While a claim-first duplicate waits, it holds a pooled connection; the wait is bounded by the
  * database's lock-wait timeout ({@code innodb_lock_wait_timeout}, 50 s by default on MariaDB;
  * {@code lock_timeout} on PostgreSQL, unbounded by default), not by the {@link
  * io.dupguard.idempotency.InFlightPolicy}: a claim that is not committed is invisible, so no
- * duplicate can see it as "in flight".
- *
- * <p>No in-progress row is ever visible to others, so the {@link
- * io.dupguard.idempotency.InFlightPolicy} comes into play only when the same table is also used in
- * autocommit mode. The work must not commit or roll back the connection itself.
- *
- * <p><b>Failures.</b> A failure the {@link FailurePolicy} does not call final leaves nothing: the
- * rollback that follows removes the claim with the work. A <em>final</em> failure ({@link
- * FailurePolicy#storeFinal}) is recorded <em>outside</em> the transaction that is rolled back, so a
- * retry replays it ({@link io.dupguard.idempotency.ReplayedFailureException}) instead of running the
- * work again: {@link #executeInTransaction} rolls its transaction back and records the failure in a
- * short transaction of its own on the same connection; {@link #execute(Connection, IdempotencyKey,
- * Fingerprint, Class, SqlWork) execute(connection, …)} sets a savepoint before the claim (one extra
- * statement per call, only under a storing policy), rolls the caller's transaction back to it on a
- * final failure and records the failure on a connection of the store's pool, committed at once —
- * the caller then rolls back as usual. On MySQL/MariaDB that mode also deletes an expired row of the
- * key in autocommit before claiming (one more statement), because InnoDB keeps row locks taken after
- * a savepoint until the transaction ends. If another call recorded the key meanwhile, its result is
- * replayed instead.
+ * duplicate can see it as "in flight". That policy therefore comes into play only when the same
+ * table is also used in autocommit mode. The work must not commit or roll back the connection
+ * itself.
  *
  * <p>Thread-safe; each call uses only the connection it is given.
  */
@@ -96,6 +132,7 @@ public final class JdbcTransactionalIdempotency {
     }
 
     private final JdbcIdempotencyStore store;
+    private final TransactionalSql sql;
     private final IdempotencyConfig config;
     private final boolean storesFailures;
     private final ClaimMode claimMode;
@@ -103,6 +140,7 @@ public final class JdbcTransactionalIdempotency {
 
     private JdbcTransactionalIdempotency(JdbcIdempotencyStore store, IdempotencyConfig config, ClaimMode claimMode) {
         this.store = Objects.requireNonNull(store, "store");
+        this.sql = store.transactionalSql();
         this.claimMode = Objects.requireNonNull(claimMode, "claimMode");
         // A connection cannot be shared with a renewal thread, and an uncommitted result must not
         // be served from a local cache, so both are off whatever the base config says.
@@ -156,7 +194,7 @@ public final class JdbcTransactionalIdempotency {
         try {
             autoCommit = connection.getAutoCommit();
         } catch (SQLException e) {
-            throw store.unavailable("check autocommit", e);
+            throw sql.unavailable("check autocommit", null, e);
         }
         if (autoCommit) {
             throw new IllegalStateException(
@@ -175,8 +213,8 @@ public final class JdbcTransactionalIdempotency {
             SqlWork<T, E> work)
             throws E {
         return Idempotency.of(
-                        new ConnectionBoundStore(
-                                store,
+                        new BoundStore(
+                                sql,
                                 connection,
                                 config.retention(),
                                 own,
@@ -214,28 +252,28 @@ public final class JdbcTransactionalIdempotency {
         ensureStoreReady();
         Connection c;
         try {
-            c = store.dataSource().getConnection();
+            c = sql.dataSource().getConnection(); // step 1
         } catch (SQLException e) {
-            throw store.unavailable("begin transaction for", key, e);
+            throw sql.unavailable("begin transaction for", key, e);
         }
         try {
             OwnTransaction own;
             try {
-                own = OwnTransaction.on(c, store.sql(c).dialect);
+                own = OwnTransaction.on(c, sql.dialect(c));
             } catch (SQLException e) {
-                throw store.unavailable("begin transaction for", key, e);
+                throw sql.unavailable("begin transaction for", key, e);
             }
             Outcome<T> outcome;
             try {
-                outcome = run(c, own, key, fingerprint, type, work);
+                outcome = run(c, own, key, fingerprint, type, work); // steps 2 to 5
             } catch (Throwable t) {
                 rollbackQuietly(own, t);
                 throw t;
             }
             try {
-                own.commit();
+                own.commit(); // step 6
             } catch (SQLException e) {
-                StoreUnavailableException failure = store.unavailable("commit for", key, e);
+                StoreUnavailableException failure = sql.unavailable("commit for", key, e);
                 rollbackQuietly(own, failure);
                 throw failure;
             }
@@ -259,6 +297,303 @@ public final class JdbcTransactionalIdempotency {
             own.rollback();
         } catch (SQLException e) {
             cause.addSuppressed(e);
+        }
+    }
+
+    /**
+     * The steps of the class description as the {@link IdempotencyStore} the core executor drives,
+     * on one connection inside one transaction: nothing is committed here except a final failure
+     * (recorded outside the transaction that is rolled back). Single-threaded, like the connection.
+     *
+     * <p>The re-read of an existing row locks it (newest committed version even under REPEATABLE
+     * READ with an earlier snapshot), except in a transaction this class just began, which has no
+     * snapshot yet: there the first re-read is plain.
+     */
+    private static final class BoundStore implements IdempotencyStore {
+        private final TransactionalSql sql;
+        private final Connection connection;
+        private final long retentionMillis;
+        private final OwnTransaction own; // null: the caller owns the transaction
+        private final boolean storesFailures;
+        private final boolean claimFirst;
+        private Fingerprint deferredFingerprint; // set while a deferred claim is pending
+        private Fingerprint claimedFingerprint; // the fingerprint of the current claim
+        private Savepoint beforeClaim; // caller's transaction with a storing failure policy: undo point
+
+        /**
+         * @param own the transaction this library owns on {@code connection}, begun when needed; null
+         *     when the caller's transaction is already open and must not be ended here
+         * @param storesFailures whether the failure policy may store a final failure: then such a
+         *     failure is recorded outside the transaction that is rolled back
+         * @param claimFirst in a transaction this library owns: insert the claim row before the work
+         *     (concurrent duplicates wait on its row lock) instead of the deferred claim
+         */
+        BoundStore(
+                TransactionalSql sql,
+                Connection connection,
+                Duration retention,
+                OwnTransaction own,
+                boolean storesFailures,
+                boolean claimFirst) {
+            this.sql = sql;
+            this.connection = connection;
+            this.retentionMillis = Checks.millis(retention);
+            this.own = own;
+            this.storesFailures = storesFailures;
+            this.claimFirst = claimFirst;
+        }
+
+        @FunctionalInterface
+        private interface Op<R> {
+            R run() throws SQLException;
+        }
+
+        private <R> R run(String operation, IdempotencyKey key, Op<R> op) {
+            try {
+                return op.run();
+            } catch (SQLException e) {
+                throw sql.unavailable(operation, key, e);
+            }
+        }
+
+        @Override
+        public Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease) {
+            Checks.positive(lease, "lease");
+            deferredFingerprint = null;
+            claimedFingerprint = fingerprint;
+            if (own != null) {
+                return run("claim", key, () -> {
+                    // Own transaction, step 2: a plain read in autocommit.
+                    TransactionalSql.Found found = sql.read(connection, key);
+                    if (found != null && found.live()) {
+                        return new Claim.Existing(found.record());
+                    }
+                    own.begin();
+                    if (found != null || claimFirst) {
+                        // Step 3 (or the takeover of an expired row). A transaction just begun has
+                        // no snapshot yet: the first re-read may be plain.
+                        return sql.claim(connection, false, key, fingerprint, owner, retentionMillis, false);
+                    }
+                    deferredFingerprint = fingerprint; // step 3, optimistic: nothing written yet
+                    return Claim.FRESH;
+                });
+            }
+            return run("claim", key, () -> {
+                if (storesFailures) {
+                    // Caller's transaction, step 1. The claim row and the work must be undone, inside
+                    // the caller's transaction, before a final failure can be recorded outside it
+                    // (the claim row's lock would block that).
+                    beforeClaim = connection.setSavepoint();
+                }
+                // Step 2.
+                return sql.claim(connection, true, key, fingerprint, owner, retentionMillis, storesFailures);
+            });
+        }
+
+        @Override
+        public void complete(
+                IdempotencyKey key, String owner, RecordStatus status, byte[] payload, Duration retention) {
+            long millis = Checks.millis(Checks.positive(retention, "retention"));
+            if (status == RecordStatus.FAILED) {
+                recordFinalFailureOutside(key, payload, millis);
+                return;
+            }
+            // Step 5.
+            Fingerprint deferred = deferredFingerprint;
+            if (deferred != null) {
+                deferredFingerprint = null;
+                boolean recorded = run(
+                        "complete", key, () -> sql.insertFinished(connection, key, deferred, status, payload, millis));
+                if (!recorded) {
+                    run("roll back after losing", key, () -> {
+                        own.rollback();
+                        return null;
+                    });
+                    throw new ClaimLostException(key);
+                }
+                return;
+            }
+            run("complete", key, () -> {
+                sql.complete(connection, key, owner, status, payload, millis, millis == retentionMillis);
+                return null;
+            });
+        }
+
+        /**
+         * A final failure ({@link io.dupguard.idempotency.FailurePolicy}) must outlive the rollback
+         * that follows it, or a retry runs the work again: the work (and the claim) is undone first —
+         * the whole transaction this library owns, or the caller's transaction back to the savepoint
+         * taken before the claim — and the failure is then recorded in a transaction of its own: on the
+         * same connection when this library owns it, else on a connection of the store's pool. If
+         * another call recorded the key meanwhile, its result is the key's outcome ({@link
+         * ClaimLostException}).
+         */
+        private void recordFinalFailureOutside(IdempotencyKey key, byte[] payload, long millis) {
+            Fingerprint fp = claimedFingerprint;
+            deferredFingerprint = null;
+            boolean recorded;
+            if (own != null) {
+                recorded = run("record final failure of", key, () -> {
+                    own.rollback();
+                    own.begin();
+                    boolean ok = sql.recordFinished(connection, key, fp, RecordStatus.FAILED, payload, millis);
+                    if (ok) {
+                        own.commit();
+                    } else {
+                        own.rollback();
+                    }
+                    return ok;
+                });
+            } else {
+                Savepoint savepoint = beforeClaim;
+                beforeClaim = null;
+                if (savepoint == null) {
+                    throw new IllegalStateException("no savepoint for a final failure of " + key);
+                }
+                run("roll back to the claim of", key, () -> {
+                    connection.rollback(savepoint);
+                    return null;
+                });
+                recorded = sql.recordFinishedOnPool(key, fp, RecordStatus.FAILED, payload, millis);
+            }
+            if (!recorded) {
+                throw new ClaimLostException(key);
+            }
+        }
+
+        @Override
+        public void release(IdempotencyKey key, String owner) {
+            if (deferredFingerprint != null) {
+                // Nothing of ours was written, but the work may have failed because a concurrent call
+                // on the same key got there first (say, a unique order number): then that call's result
+                // is this key's outcome. Undo the work and look.
+                deferredFingerprint = null;
+                boolean recordedElsewhere = run("release", key, () -> {
+                    own.rollback();
+                    return sql.find(connection, key).isPresent();
+                });
+                if (recordedElsewhere) {
+                    throw new ClaimLostException(key);
+                }
+                return;
+            }
+            run("release", key, () -> {
+                if (own != null) {
+                    own.rollback(); // removes the claim row with the work's writes
+                } else {
+                    sql.release(connection, key, owner);
+                }
+                return null;
+            });
+        }
+
+        @Override
+        public boolean renew(IdempotencyKey key, String owner, Duration lease) {
+            long millis = Checks.millis(Checks.positive(lease, "lease"));
+            return run("renew", key, () -> sql.renew(connection, key, owner, millis));
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+            return run("find", key, () -> sql.find(connection, key));
+        }
+    }
+
+    /**
+     * The transaction {@link JdbcTransactionalIdempotency#executeInTransaction} owns, begun only when
+     * something is about to be written: a duplicate is answered by one autocommit read and never opens
+     * a transaction at all.
+     *
+     * <p>How it begins depends on the connection:
+     *
+     * <ul>
+     *   <li>Already in manual-commit mode (a pool configured with autocommit off): it is in a
+     *       transaction from the first statement; {@link #begin} does nothing and {@link Connection#commit}
+     *       / {@link Connection#rollback} end it.
+     *   <li>MySQL/MariaDB in autocommit: {@code START TRANSACTION}, ended by {@code COMMIT} or {@code
+     *       ROLLBACK} statements. Switching the session with {@code setAutoCommit(false)} costs a round
+     *       trip there, and the pool's reset to autocommit on return another one: two of the five round
+     *       trips of a fresh call. The session's autocommit flag is never changed, so the work sees
+     *       {@code getAutoCommit() == true} while the transaction is open.
+     *   <li>Any other database in autocommit: {@code setAutoCommit(false)}, which PostgreSQL's and H2's
+     *       drivers apply without a round trip (PostgreSQL sends {@code BEGIN} with the next
+     *       statement); {@code commit()} / {@code rollback()}; the pool restores autocommit on return.
+     * </ul>
+     *
+     * <p>Single-threaded, like the connection.
+     */
+    private static final class OwnTransaction {
+        private enum Mode {
+            ALREADY_MANUAL,
+            EXPLICIT_STATEMENTS,
+            SWITCH_AUTOCOMMIT
+        }
+
+        private final Connection connection;
+        private final Mode mode;
+        private boolean open;
+
+        private OwnTransaction(Connection connection, Mode mode) {
+            this.connection = connection;
+            this.mode = mode;
+            this.open = mode == Mode.ALREADY_MANUAL;
+        }
+
+        static OwnTransaction on(Connection connection, SqlDialect dialect) throws SQLException {
+            Mode mode;
+            if (!connection.getAutoCommit()) {
+                mode = Mode.ALREADY_MANUAL;
+            } else if (dialect == SqlDialect.MYSQL) {
+                mode = Mode.EXPLICIT_STATEMENTS;
+            } else {
+                mode = Mode.SWITCH_AUTOCOMMIT;
+            }
+            return new OwnTransaction(connection, mode);
+        }
+
+        /** Begins the transaction unless one is open. */
+        void begin() throws SQLException {
+            if (open) {
+                return;
+            }
+            if (mode == Mode.EXPLICIT_STATEMENTS) {
+                execute("START TRANSACTION");
+            } else {
+                connection.setAutoCommit(false);
+            }
+            open = true;
+        }
+
+        /** Commits what was begun; nothing if nothing was. */
+        void commit() throws SQLException {
+            if (!open) {
+                return;
+            }
+            if (mode == Mode.EXPLICIT_STATEMENTS) {
+                execute("COMMIT");
+                open = false;
+            } else {
+                connection.commit();
+            }
+        }
+
+        /** Rolls back what was begun; nothing if nothing was. A later {@link #begin} starts afresh. */
+        void rollback() throws SQLException {
+            if (!open) {
+                return;
+            }
+            if (mode == Mode.EXPLICIT_STATEMENTS) {
+                open = false; // if ROLLBACK fails the connection is broken and the pool discards it
+                execute("ROLLBACK");
+            } else {
+                connection.rollback();
+            }
+        }
+
+        private void execute(String sql) throws SQLException {
+            try (Statement st = connection.createStatement()) {
+                st.execute(sql);
+            }
         }
     }
 }

@@ -20,15 +20,23 @@ final class TableLayout {
 
     /** Whether {@code table} has {@code column}; false if the table does not exist. */
     static boolean hasColumn(Connection c, SqlDialect dialect, String table, String column) throws SQLException {
+        return columnType(c, dialect, table, column) != null;
+    }
+
+    /**
+     * The {@link java.sql.Types} code of {@code column} in {@code table}; null if there is no such
+     * column (or table).
+     */
+    static Integer columnType(Connection c, SqlDialect dialect, String table, String column) throws SQLException {
         DatabaseMetaData md = c.getMetaData();
         try (ResultSet rs =
                 md.getColumns(c.getCatalog(), c.getSchema(), stored(dialect, table), stored(dialect, column))) {
             while (rs.next()) {
                 if (column.equalsIgnoreCase(rs.getString("COLUMN_NAME"))) {
-                    return true;
+                    return rs.getInt("DATA_TYPE");
                 }
             }
-            return false;
+            return null;
         }
     }
 

@@ -10,8 +10,10 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.test.ExpectedWarnings;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -98,8 +100,12 @@ class JdbcIdempotencyStoreIT {
         }
     }
 
-    /** A table created by an earlier version (expiry indexed, no purge column) keeps working. */
+    /**
+     * A table created by an earlier version (expiry indexed, no purge column, hex fingerprint) keeps
+     * working, fingerprint check included.
+     */
     @ParameterizedTest
+    @ExpectedWarnings("the store warns that the table has an earlier version's layout")
     @EnumSource(Db.class)
     void aTableOfTheEarlierLayoutStillWorksAndPurges(Db db) throws SQLException {
         try (HikariDataSource ds = TestDatabases.pool(db, 4)) {
@@ -139,17 +145,74 @@ class JdbcIdempotencyStoreIT {
                     IdempotencyConfig.custom().retention(Duration.ofMillis(100)).build());
             Idempotency usual = Idempotency.of(store);
 
-            assertThat(usual.execute(IdempotencyKey.of("legacy", "a"), Fingerprint.none(), Integer.class, () -> 1)
+            Fingerprint fp = Fingerprint.ofString("legacy-a");
+            assertThat(usual.execute(IdempotencyKey.of("legacy", "a"), fp, Integer.class, () -> 1)
                             .isReplay())
                     .isFalse();
-            assertThat(usual.execute(IdempotencyKey.of("legacy", "a"), Fingerprint.none(), Integer.class, () -> 2)
+            assertThat(usual.execute(IdempotencyKey.of("legacy", "a"), fp, Integer.class, () -> 2)
                             .value())
                     .isEqualTo(1);
+            assertThatThrownBy(() -> usual.execute(
+                            IdempotencyKey.of("legacy", "a"), Fingerprint.ofString("other"), Integer.class, () -> 3))
+                    .isInstanceOf(PayloadMismatchException.class);
             shortLived.execute(IdempotencyKey.of("legacy", "old"), Fingerprint.none(), Integer.class, () -> 1);
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> store.find(IdempotencyKey.of("legacy", "old")).isEmpty());
             assertThat(store.purgeExpired(10)).isEqualTo(1);
             assertThat(store.find(IdempotencyKey.of("legacy", "a"))).isPresent();
+        }
+    }
+
+    /**
+     * MySQL/MariaDB: the shipped table stores the fingerprint as its 32 bytes; a table of the
+     * previous layout (purge column, hex fingerprint) keeps working with either.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    @ExpectedWarnings("the store warns that the hex-fingerprint table has an earlier version's layout")
+    void mariaDbStoresTheFingerprintAsBytesAndStillReadsAHexTable(boolean shipped) throws SQLException {
+        try (HikariDataSource ds = TestDatabases.pool(Db.MARIADB, 4)) {
+            String table = shipped ? "app_idem_binfp" : "app_idem_hexfp";
+            drop(ds, table);
+            if (!shipped) {
+                try (Connection c = ds.getConnection();
+                        Statement st = c.createStatement()) {
+                    st.execute("CREATE TABLE " + table + " (scope VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin"
+                            + " NOT NULL, idem_key VARBINARY(1020) NOT NULL, status CHAR(1) CHARACTER SET ascii"
+                            + " COLLATE ascii_bin NOT NULL, fingerprint VARCHAR(64) CHARACTER SET ascii COLLATE"
+                            + " ascii_bin NOT NULL, owner VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL,"
+                            + " payload LONGBLOB NULL, expires_at DATETIME(6) NOT NULL, purge_after DATETIME(6)"
+                            + " NOT NULL, PRIMARY KEY (scope, idem_key), KEY " + table + "_purge (purge_after))");
+                }
+            }
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
+                    .tableName(table)
+                    .createSchemaIfMissing(true)
+                    .build();
+            Idempotency idem = Idempotency.of(store);
+            Fingerprint fp = Fingerprint.ofString("{\"amount\":1}");
+            IdempotencyKey key = IdempotencyKey.of("fp", "k");
+            IdempotencyKey none = IdempotencyKey.of("fp", "none");
+
+            assertThat(idem.execute(key, fp, Integer.class, () -> 1).isReplay()).isFalse();
+            assertThat(idem.execute(key, fp, Integer.class, () -> 2).value()).isEqualTo(1);
+            assertThatThrownBy(() -> idem.execute(key, Fingerprint.ofString("other"), Integer.class, () -> 3))
+                    .isInstanceOf(PayloadMismatchException.class);
+            assertThat(idem.execute(none, Fingerprint.none(), Integer.class, () -> 4)
+                            .isReplay())
+                    .isFalse();
+            assertThat(idem.execute(none, fp, Integer.class, () -> 5).value()).isEqualTo(4);
+            assertThat(store.find(key).orElseThrow().fingerprint()).isEqualTo(fp);
+
+            try (Connection c = ds.getConnection();
+                    Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery(
+                            "SELECT LENGTH(fingerprint) FROM " + table + " WHERE scope = 'fp' ORDER BY idem_key")) {
+                rs.next();
+                assertThat(rs.getInt(1)).isEqualTo(shipped ? 32 : 64); // "k"
+                rs.next();
+                assertThat(rs.getInt(1)).isZero(); // "none"
+            }
         }
     }
 

@@ -4,12 +4,13 @@
 -- trailing-space padding, which even the *_bin collations of MariaDB apply (SPEC K6).
 -- expires_at is exact (end of the lease, then of the retention) and not indexed; purge_after is the
 -- purge's index, set by the claim to now + lease + typical retention and only ever raised, so
--- completion and renewal write no secondary index.
+-- completion and renewal write no secondary index. The fingerprint is the SHA-256 itself (32 bytes;
+-- empty for "no fingerprint"), not its 64 hex characters.
 CREATE TABLE IF NOT EXISTS dupguard_idempotency (
     scope       VARCHAR(64)    CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     idem_key    VARBINARY(1020) NOT NULL,
     status      CHAR(1)        CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-    fingerprint VARCHAR(64)    CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    fingerprint VARBINARY(32)  NOT NULL,
     owner       VARCHAR(64)    CHARACTER SET ascii COLLATE ascii_bin NULL,
     payload     LONGBLOB       NULL,
     expires_at  DATETIME(6)    NOT NULL,
