@@ -22,7 +22,7 @@ import org.junit.jupiter.api.TestInstance;
  * the claim statement, run for real ({@code EXPLAIN ANALYZE} / MariaDB's {@code ANALYZE}), must
  * read the due index and touch no more rows than the batch it returns. No timing is asserted.
  *
- * <p>The default size keeps the test quick (200 000 finished, 20 000 due rows); the issue's size
+ * <p>The default size keeps the test quick (100 000 finished, 10 000 due rows); the issue's size
  * runs with {@code -Ddupguard.retry.scale.finished=10000000 -Ddupguard.retry.scale.pending=1000000}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -31,8 +31,8 @@ abstract class AbstractJdbcRetryClaimScaleIT {
     static final int BATCH = 32;
 
     final Db db;
-    final int finished = Integer.getInteger("dupguard.retry.scale.finished", 200_000);
-    final int pending = Integer.getInteger("dupguard.retry.scale.pending", 20_000);
+    final int finished = Integer.getInteger("dupguard.retry.scale.finished", 100_000);
+    final int pending = Integer.getInteger("dupguard.retry.scale.pending", 10_000);
     HikariDataSource pool;
     JdbcRetryStore store;
     RetrySql sql;

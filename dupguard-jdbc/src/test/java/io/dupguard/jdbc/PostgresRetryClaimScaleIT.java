@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 
 class PostgresRetryClaimScaleIT extends AbstractJdbcRetryClaimScaleIT {
     PostgresRetryClaimScaleIT() {
@@ -32,6 +33,25 @@ class PostgresRetryClaimScaleIT extends AbstractJdbcRetryClaimScaleIT {
                 return lines(rs);
             }
         }
+    }
+
+    /** The completion of a batch finds its rows by primary key, however many tasks are running. */
+    @Test
+    void theBatchCompletionReadsThePrimaryKey() throws SQLException {
+        String plan;
+        try (Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql.succeedAll(BATCH))) {
+            ps.setString(1, "scale");
+            for (int i = 0; i < BATCH; i++) {
+                ps.setLong(2 + i, i + 1);
+                ps.setLong(2 + BATCH + 2 * i, i + 1);
+                ps.setInt(3 + BATCH + 2 * i, 1);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                plan = lines(rs);
+            }
+        }
+        assertThat(plan).contains("Index Scan using " + TABLE + "_pkey").doesNotContain("Seq Scan");
     }
 
     @Override
