@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,10 +16,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker side of a {@link RetryLog}: poller threads ({@link RetryConfig#pollers()}) claim due tasks in batches, as long as
- * fewer than handler threads + one batch are claimed and unfinished, and queues them for the
- * handler pool; a completion thread writes successes in batches ({@link Completions}); one housekeeping thread
- * renews the leases of running tasks and purges old SUCCEEDED ones in bounded batches.
+ * The worker side of a {@link RetryLog}: poller threads ({@link RetryConfig#pollers()}) claim due
+ * tasks in batches and queue them for the handler pool; a completion thread writes successes in
+ * batches ({@link Completions}); one housekeeping thread renews the leases of running tasks and
+ * purges old SUCCEEDED ones in bounded batches.
+ *
+ * <p>At most handler threads + one batch per poller are claimed and unfinished. A poller claims
+ * when a whole batch fits in that room, or when fewer tasks wait than there are handler threads (so
+ * the handlers never run dry): under load every claim takes a full batch, one statement and one
+ * commit for {@link RetryConfig#batchSize()} tasks, instead of a claim for each task that finishes.
  *
  * <p>The poller sleeps until the poll interval passes or it is woken: by an enqueue in this JVM or a
  * notification from the store. A wake-up may arrive before the enqueuing transaction commits, so for
@@ -36,7 +40,10 @@ final class RetryWorkers implements AutoCloseable {
     private final RetryStore store;
     private final RetryConfig config;
     private final TaskRunner runner;
-    private final Semaphore idle;
+    private final int room;
+    private final Object roomLock = new Object();
+    private int outstanding; // claimed or being claimed, not finished; guarded by roomLock
+    private int queued; // claimed, waiting for a handler thread; guarded by roomLock
     private final Set<ClaimedTask> running = ConcurrentHashMap.newKeySet();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition woken = lock.newCondition();
@@ -55,7 +62,7 @@ final class RetryWorkers implements AutoCloseable {
         this.runner = runner;
         // Up to a batch per poller is claimed ahead of the handler threads, so the next claim overlaps with the
         // handlers instead of waiting for them: one poller then keeps many workers busy.
-        this.idle = new Semaphore(config.workers() + config.pollers() * config.batchSize());
+        this.room = config.workers() + config.pollers() * config.batchSize();
     }
 
     synchronized void start() {
@@ -102,47 +109,97 @@ final class RetryWorkers implements AutoCloseable {
     private void poll() {
         long backoffNanos = 0;
         while (!stopping) {
+            int want;
             try {
-                idle.acquire();
+                want = reserve();
             } catch (InterruptedException e) {
                 return;
             }
-            int taken = 1 + idle.drainPermits();
-            int want = Math.min(taken, config.batchSize());
-            idle.release(taken - want);
-            int held = want;
+            if (want == 0) { // stopping
+                return;
+            }
             List<ClaimedTask> claimed;
             try {
                 claimed = stopping ? List.of() : store.claim(config.owner(), want, config.lease());
                 backoffNanos = 0;
             } catch (RuntimeException e) {
-                idle.release(held);
+                claimed(want, 0);
                 backoffNanos = nextBackoff(backoffNanos);
                 config.listener().onPollFailed(e);
                 LOG.warn("retry poll failed; next attempt in {} ms: {}", backoffNanos / 1_000_000, e.toString());
                 pause(backoffNanos, false);
                 continue;
             }
-            idle.release(held - claimed.size());
+            claimed(want, claimed.size());
             for (ClaimedTask task : claimed) {
                 running.add(task);
                 try {
                     handlers.execute(() -> {
+                        started();
                         try {
                             runner.runClaimed(task);
                         } finally {
                             running.remove(task);
-                            idle.release();
+                            finished();
                         }
                     });
                 } catch (RuntimeException rejected) { // closing: the lease brings the task back
                     running.remove(task);
-                    idle.release();
+                    started();
+                    finished();
                 }
             }
             if (claimed.size() < want) {
                 boolean burst = System.nanoTime() - burstUntil < 0;
                 pause(burst ? BURST_POLL_NANOS : Checks.saturatedNanos(config.pollInterval()), true);
+            }
+        }
+    }
+
+    /**
+     * Waits until a claim is worth making and reserves room for it: a whole batch fits, or fewer
+     * tasks wait than there are handler threads. Returns the batch to claim, 0 when stopping.
+     */
+    private int reserve() throws InterruptedException {
+        synchronized (roomLock) {
+            while (!stopping) {
+                int free = room - outstanding;
+                if (free >= config.batchSize() || (free > 0 && queued < config.workers())) {
+                    int want = Math.min(free, config.batchSize());
+                    outstanding += want;
+                    return want;
+                }
+                roomLock.wait();
+            }
+            return 0;
+        }
+    }
+
+    /** A claim reserved {@code reserved} and got {@code got} tasks, which now wait for a handler thread. */
+    private void claimed(int reserved, int got) {
+        synchronized (roomLock) {
+            outstanding -= reserved - got;
+            queued += got;
+            if (reserved > got) {
+                roomLock.notifyAll();
+            }
+        }
+    }
+
+    private void started() {
+        synchronized (roomLock) {
+            queued--;
+            if (queued < config.workers()) {
+                roomLock.notifyAll();
+            }
+        }
+    }
+
+    private void finished() {
+        synchronized (roomLock) {
+            outstanding--;
+            if (room - outstanding >= config.batchSize() || queued < config.workers()) {
+                roomLock.notifyAll();
             }
         }
     }
@@ -203,13 +260,16 @@ final class RetryWorkers implements AutoCloseable {
             threads = List.copyOf(pollers);
         }
         wake();
+        synchronized (roomLock) {
+            roomLock.notifyAll(); // a poller waiting for room
+        }
         if (threads.isEmpty()) {
             return;
         }
         try {
             for (Thread p : threads) {
                 p.join(TimeUnit.SECONDS.toMillis(5));
-                if (p.isAlive()) { // blocked waiting for an idle handler thread
+                if (p.isAlive()) { // blocked in a claim
                     p.interrupt();
                     p.join(TimeUnit.SECONDS.toMillis(5));
                 }

@@ -316,7 +316,7 @@ public final class JdbcRetryStore implements RetryStore {
         Objects.requireNonNull(page, "page");
         return access.withConnection("list retry tasks", c -> {
             RetrySql s = sql(c);
-            try (PreparedStatement ps = c.prepareStatement(s.list(type != null))) {
+            try (PreparedStatement ps = c.prepareStatement(s.list(type != null, state))) {
                 int i = 1;
                 ps.setString(i++, String.valueOf(state.code()));
                 if (type != null) {

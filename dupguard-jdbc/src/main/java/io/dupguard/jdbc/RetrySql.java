@@ -48,7 +48,9 @@ final class RetrySql {
         // On PostgreSQL an existing dedup key must not abort the caller's transaction, and the insert
         // notifies sleeping workers (delivered at commit, and only if the row was inserted).
         this.insert = dialect == SqlDialect.POSTGRESQL
-                ? insertCols + " ON CONFLICT (task_type, dedup_key) DO NOTHING RETURNING id, pg_notify('"
+                ? insertCols
+                        + " ON CONFLICT (task_type, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING RETURNING id,"
+                        + " pg_notify('"
                         + channel(table) + "', '')"
                 : insertCols;
         this.findDedup = "SELECT id FROM " + table + " WHERE task_type = ? AND dedup_key = ?" + dialect.lockingRead();
@@ -111,8 +113,14 @@ final class RetrySql {
         return "SELECT id, state, owner, runs FROM " + table + " WHERE id IN (" + "?, ".repeat(n - 1) + "?)";
     }
 
-    String list(boolean byType) {
-        String where = " WHERE state = ?" + (byType ? " AND task_type = ?" : "") + " AND id > ? ORDER BY id";
+    /**
+     * A page of tasks in one state. On PostgreSQL the open index leaves RUNNING tasks out (a claim
+     * adds no entry there); they all have a lease end, so their page reads the due index instead.
+     */
+    String list(boolean byType, TaskState state) {
+        String where = " WHERE state = ?" + (byType ? " AND task_type = ?" : "")
+                + (state == TaskState.RUNNING && dialect == SqlDialect.POSTGRESQL ? " AND due_at IS NOT NULL" : "")
+                + " AND id > ? ORDER BY id";
         return "SELECT " + COLUMNS + " FROM " + table + where
                 + (dialect == SqlDialect.H2 ? " FETCH FIRST ? ROWS ONLY" : " LIMIT ?");
     }

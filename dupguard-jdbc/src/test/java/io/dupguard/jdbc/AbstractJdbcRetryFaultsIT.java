@@ -8,6 +8,10 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.Outcome;
 import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.retry.ClaimedTask;
 import io.dupguard.retry.NewTask;
@@ -15,7 +19,9 @@ import io.dupguard.retry.RetryConfig;
 import io.dupguard.retry.RetryListener;
 import io.dupguard.retry.RetryLog;
 import io.dupguard.retry.RetryTask;
+import io.dupguard.retry.TaskHandler;
 import io.dupguard.retry.TaskState;
+import io.dupguard.test.ExpectedWarnings;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -23,6 +29,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -128,6 +136,7 @@ abstract class AbstractJdbcRetryFaultsIT {
     }
 
     @Test
+    @ExpectedWarnings("the killed worker's pool, lease renewals and late completion fail through its closed pool")
     void aWorkerKilledMidHandlerIsReplacedAndTheTaskEndsOnce() throws Exception {
         HikariDataSource poolA = TestDatabases.pool(db, 3);
         HikariDataSource poolB = TestDatabases.pool(db, 3);
@@ -178,6 +187,112 @@ abstract class AbstractJdbcRetryFaultsIT {
         }
     }
 
+    /**
+     * The task key as the idempotency key of an external call (the docs' example): the worker dies
+     * after the payment platform charged but before the task completed; the retry calls the platform
+     * again with the same key, the platform's {@link Idempotency} replays the first charge, and the
+     * platform's table holds one charge.
+     */
+    @Test
+    @ExpectedWarnings("the dead worker's late completion fails through its closed pool")
+    void theTaskKeyMakesTheRetryOfAnExternalCallThatSucceededAReplay() throws Exception {
+        HikariDataSource poolA = TestDatabases.pool(db, 3);
+        CountDownLatch charged = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> keys = new CopyOnWriteArrayList<>();
+        List<Outcome.Kind> outcomes = new CopyOnWriteArrayList<>();
+        try (HikariDataSource platformPool = TestDatabases.pool(db, 4);
+                HikariDataSource poolB = TestDatabases.pool(db, 3)) {
+            PaymentPlatform platform = new PaymentPlatform(platformPool);
+            TaskHandler charge = t -> {
+                keys.add(t.taskKey());
+                Outcome<String> o = platform.charge(t.taskKey(), t.payloadText());
+                outcomes.add(o.kind());
+                if (t.attempt() == 1) {
+                    charged.countDown();
+                    release.await(30, TimeUnit.SECONDS); // the machine dies here: no completion
+                }
+            };
+            RetryLog a = RetryLog.builder(store(poolA))
+                    .handler("charge", charge)
+                    .config(quick().build())
+                    .build();
+            RetryLog b = RetryLog.builder(store(poolB))
+                    .handler("charge", charge)
+                    .config(quick().build())
+                    .build();
+            try (a;
+                    b) {
+                long id = adminStore
+                        .enqueue(NewTask.of("charge", "order-7:1250", null))
+                        .id();
+                a.start();
+                assertThat(charged.await(10, TimeUnit.SECONDS)).isTrue();
+                poolA.close(); // gone: its lease is not renewed and its completion never lands
+                b.start();
+                await().atMost(Duration.ofSeconds(20)).until(() -> state(id) == TaskState.SUCCEEDED);
+                assertThat(adminStore.find(id).orElseThrow().attempts()).isEqualTo(2);
+                release.countDown(); // the dead worker's late completion is refused: its pool is gone
+            } finally {
+                release.countDown();
+            }
+            assertThat(keys).hasSize(2).containsOnly(keys.get(0));
+            assertThat(outcomes).containsExactly(Outcome.Kind.FIRST, Outcome.Kind.REPLAYED);
+            assertThat(platform.charges(keys.get(0))).isEqualTo(1);
+        }
+    }
+
+    /** A downstream service charging once per idempotency key, with its own pool and tables. */
+    static final class PaymentPlatform {
+        static final String CHARGES = "retry_faults_charges";
+        final DataSource pool;
+        final Idempotency idempotency;
+
+        PaymentPlatform(DataSource pool) throws SQLException {
+            this.pool = pool;
+            try (Connection c = pool.getConnection();
+                    Statement st = c.createStatement()) {
+                st.execute("DROP TABLE IF EXISTS " + CHARGES);
+                st.execute("CREATE TABLE " + CHARGES + " (idem_key VARCHAR(64) NOT NULL, amount VARCHAR(32) NOT NULL)");
+                st.execute("DROP TABLE IF EXISTS retry_faults_idempotency");
+            }
+            this.idempotency = Idempotency.of(JdbcIdempotencyStore.builder(pool)
+                    .tableName("retry_faults_idempotency")
+                    .createSchemaIfMissing(true)
+                    .build());
+        }
+
+        /** Charges once per key; a repeated key replays the first charge's id. */
+        Outcome<String> charge(String idempotencyKey, String order) throws SQLException {
+            return idempotency.execute(
+                    IdempotencyKey.of("platform.charge", idempotencyKey),
+                    Fingerprint.ofString(order),
+                    String.class,
+                    () -> {
+                        try (Connection c = pool.getConnection();
+                                PreparedStatement ps = c.prepareStatement(
+                                        "INSERT INTO " + CHARGES + " (idem_key, amount) VALUES (?, ?)")) {
+                            ps.setString(1, idempotencyKey);
+                            ps.setString(2, order.substring(order.indexOf(':') + 1));
+                            ps.executeUpdate();
+                        }
+                        return "ch-" + idempotencyKey;
+                    });
+        }
+
+        long charges(String idempotencyKey) throws SQLException {
+            try (Connection c = pool.getConnection();
+                    PreparedStatement ps =
+                            c.prepareStatement("SELECT COUNT(*) FROM " + CHARGES + " WHERE idem_key = ?")) {
+                ps.setString(1, idempotencyKey);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+        }
+    }
+
     TaskState state(long id) {
         return adminStore.find(id).map(RetryTask::state).orElse(null);
     }
@@ -216,6 +331,7 @@ abstract class AbstractJdbcRetryFaultsIT {
     }
 
     @Test
+    @ExpectedWarnings("polls and lease renewals fail while the proxy is down")
     void aPollDuringAnOutageBacksOffAndResumesWithoutMarkingAnythingDone() throws Exception {
         int port = Integer.parseInt(TestDatabases.url(db).replaceAll(".*//[^:/]+:(\\d+)/.*", "$1"));
         AtomicInteger failedPolls = new AtomicInteger();
@@ -246,6 +362,7 @@ abstract class AbstractJdbcRetryFaultsIT {
     }
 
     @Test
+    @ExpectedWarnings("HikariCP warns when it closes a pool that never reached its database")
     void aFailedInlineRunThatCannotBeRecordedSurfacesWithTheHandlersFailure() throws Exception {
         try (HikariDataSource down = TestDatabases.unreachable(db)) {
             RetryLog log = RetryLog.builder(JdbcRetryStore.builder(down)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.retry.NewTask;
 import io.dupguard.retry.RetryLog;
+import io.dupguard.test.ExpectedWarnings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -48,6 +49,7 @@ class PostgresRetryFaultsIT extends AbstractJdbcRetryFaultsIT {
 
     /** Started while the database is down: start() does not need it, polling backs off and resumes. */
     @Test
+    @ExpectedWarnings("polls and the notification listener fail until the proxy is up")
     void aLogStartedWhileTheDatabaseIsDownRunsTasksOnceItIsUp() throws Exception {
         int port = Integer.parseInt(TestDatabases.url(db).replaceAll(".*//[^:/]+:(\\d+)/.*", "$1"));
         CountDownLatch ran = new CountDownLatch(1);

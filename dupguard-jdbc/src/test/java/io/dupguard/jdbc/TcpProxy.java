@@ -61,15 +61,33 @@ final class TcpProxy implements AutoCloseable {
         while (!s.isClosed()) {
             try {
                 Socket client = s.accept();
+                if (!track(s, client)) {
+                    return;
+                }
                 Socket target = new Socket(InetAddress.getLoopbackAddress(), targetPort);
-                sockets.add(client);
-                sockets.add(target);
+                if (!track(s, target)) {
+                    close(client);
+                    return;
+                }
                 pipe(client, target);
                 pipe(target, client);
             } catch (IOException e) {
                 return; // closed by down()
             }
         }
+    }
+
+    /**
+     * Records a socket of the listener {@code s} so that {@link #down()} closes it; closes it at once
+     * if {@code down()} ran since {@code s} accepted it (the connection must not outlive the outage).
+     */
+    private synchronized boolean track(ServerSocket s, Socket socket) {
+        if (server != s) {
+            close(socket);
+            return false;
+        }
+        sockets.add(socket);
+        return true;
     }
 
     private void pipe(Socket from, Socket to) {

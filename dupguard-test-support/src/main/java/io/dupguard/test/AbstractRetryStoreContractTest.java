@@ -96,6 +96,11 @@ public abstract class AbstractRetryStoreContractTest {
                 .isEqualTo("order-1");
         assertThat(claimOwn(machine(1), "w1", 10, LONG)).isEmpty();
         assertThat(store().find(e.id())).get().extracting(RetryTask::state).isEqualTo(TaskState.RUNNING);
+        assertThat(store().list(TaskState.RUNNING, type("pay"), TaskPage.first(10)))
+                .extracting(RetryTask::id)
+                .containsExactly(e.id());
+        assertThat(store().list(TaskState.PENDING, type("pay"), TaskPage.first(10)))
+                .isEmpty();
         machine(2).succeed(first.get(0));
         RetryTask done = store().find(e.id()).orElseThrow();
         assertThat(done.state()).isEqualTo(TaskState.SUCCEEDED);
