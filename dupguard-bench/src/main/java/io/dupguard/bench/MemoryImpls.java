@@ -2,9 +2,7 @@ package io.dupguard.bench;
 
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
-import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.InMemoryIdempotencyStore;
-import io.dupguard.idempotency.Outcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +23,7 @@ final class MemoryImpls {
     static final Duration LEASE = IdempotencyConfig.DEFAULT_IN_FLIGHT_LEASE;
     static final Duration RETENTION = IdempotencyConfig.DEFAULT_RETENTION;
 
+    private static final java.util.function.LongFunction<String> WORK = seq -> "ok-" + seq;
     private static final long ROTATE_EVERY_NANOS = ROTATE_EVERY.toNanos();
     private static final int CHECK_CLOCK_EVERY = 256;
 
@@ -113,10 +112,7 @@ final class MemoryImpls {
 
                 @Override
                 public boolean call(String key, long seq) {
-                    Outcome<String> out = idempotency.execute(
-                            IdempotencyKey.of(Bench.SCOPE, key), Bench.FINGERPRINT, String.class, () -> "ok-" + seq);
-                    Bench.consume(out.value());
-                    return !out.isReplay();
+                    return DupguardExecute.call(idempotency, key, seq, WORK);
                 }
 
                 @Override

@@ -1,4 +1,4 @@
-package io.dupguard.bench;
+package io.dupguard.bench.harness;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 
 /**
@@ -24,12 +25,21 @@ import java.util.function.Supplier;
  * servers' background work (WAL/redo writers, checkpointer, purge), which other writers still
  * share.
  */
-final class ForeignLoad {
+public final class ForeignLoad {
     private static final Set<String> SERVERS = Set.of("postgres", "mariadbd", "mysqld", "redis-server");
     private static final Path PROC = Path.of("/proc");
 
-    /** Thread/process ids of server tasks serving other clients; null: count every server task. */
-    static volatile Supplier<Set<Long>> otherClients;
+    /** Every database server and Redis, recognised by process name. */
+    public static final BiPredicate<String, Path> ANY_SERVER = (comm, dir) -> SERVERS.contains(comm);
+
+    /** No server process (the store runs in this JVM, or there is none). */
+    public static final BiPredicate<String, Path> NO_SERVER = (comm, dir) -> false;
+
+    /**
+     * Thread/process ids of server tasks serving other clients; null: count every server task. Set
+     * while a SQL store is measured.
+     */
+    public static volatile Supplier<Set<Long>> otherClients;
 
     private final long busyTicks;
     private final Map<Long, Long> ownTicks;
@@ -43,8 +53,43 @@ final class ForeignLoad {
         this.filtered = filtered;
     }
 
+    /** The probe that counts {@link #ANY_SERVER} as the servers. */
+    public static CpuProbe probe() {
+        return probe(ANY_SERVER);
+    }
+
+    /**
+     * A probe: this JVM, the server processes {@code isServer} accepts (given the process name and
+     * its /proc directory), and everything else as foreign.
+     */
+    public static CpuProbe probe(BiPredicate<String, Path> isServer) {
+        return () -> {
+            ForeignLoad start = now(isServer);
+            return () -> {
+                CpuUsage u = between(start, now(isServer));
+                // No server process: "not measured", not "0".
+                return isServer == NO_SERVER ? new CpuUsage(u.selfSeconds(), Double.NaN, u.foreignShare()) : u;
+            };
+        };
+    }
+
+    /** Redis on one port only (the cluster and Redlock servers on the same machine are foreign). */
+    public static BiPredicate<String, Path> redisOnPort(int port) {
+        return (comm, dir) -> {
+            if (!comm.equals("redis-server")) {
+                return false;
+            }
+            try {
+                String cmd = new String(Files.readAllBytes(dir.resolve("cmdline")), StandardCharsets.UTF_8);
+                return cmd.contains(":" + port);
+            } catch (IOException gone) {
+                return false;
+            }
+        };
+    }
+
     /** A snapshot now, or null where /proc cannot be read. */
-    static ForeignLoad now() {
+    static ForeignLoad now(BiPredicate<String, Path> isServer) {
         try {
             List<String> stat = Files.readAllLines(PROC.resolve("stat"), StandardCharsets.UTF_8);
             String[] cpu = stat.get(0).trim().split("\\s+");
@@ -76,7 +121,7 @@ final class ForeignLoad {
                         continue;
                     }
                     String comm = line.substring(open + 1, close);
-                    if (pid != self && !SERVERS.contains(comm)) {
+                    if (pid != self && !isServer.test(comm, dir)) {
                         continue;
                     }
                     if (pid == self || others == null) {
@@ -121,13 +166,9 @@ final class ForeignLoad {
      * CPU used between two snapshots, in seconds: by this JVM, by the database servers, and by every
      * other process ({@code foreignShare} as a share of the machine, 0–1). NaN where unknown.
      */
-    record Usage(double selfSeconds, double serverSeconds, double foreignShare) {
-        static final Usage UNKNOWN = new Usage(Double.NaN, Double.NaN, Double.NaN);
-    }
-
-    static Usage between(ForeignLoad start, ForeignLoad end) {
+    static CpuUsage between(ForeignLoad start, ForeignLoad end) {
         if (start == null || end == null) {
-            return Usage.UNKNOWN;
+            return CpuUsage.UNKNOWN;
         }
         long self = ProcessHandle.current().pid();
         long selfTicks = 0;
@@ -151,8 +192,8 @@ final class ForeignLoad {
         // /proc counts in USER_HZ, 100 per second on Linux
         double capacity = seconds * 100 * Runtime.getRuntime().availableProcessors();
         if (capacity <= 0) {
-            return Usage.UNKNOWN;
+            return CpuUsage.UNKNOWN;
         }
-        return new Usage(selfTicks / 100.0, serverTicks / 100.0, Math.max(0, Math.min(1, foreign / capacity)));
+        return new CpuUsage(selfTicks / 100.0, serverTicks / 100.0, Math.max(0, Math.min(1, foreign / capacity)));
     }
 }
