@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
 import java.util.Arrays;
 import java.util.HexFormat;
 import javax.sql.DataSource;
@@ -21,9 +22,9 @@ import javax.sql.DataSource;
  *   <li>else begin, the work, {@code INSERT} of the finished row (key, fingerprint, response,
  *       expiry) — on PostgreSQL {@code ON CONFLICT DO NOTHING}, elsewhere a plain insert whose
  *       duplicate-key error is caught — and commit;
- *   <li>no row inserted (a concurrent call won, or an expired row is in the way) ⇒ a guarded
- *       take-over of an expired row in the same transaction; if that takes nothing either, roll
- *       back and read again (the winner's row is committed by then).
+ *   <li>no row inserted ⇒ roll back and read again (a concurrent call's row is committed by
+ *       then); if still nothing live, an expired row is in the way: a guarded take-over in a
+ *       transaction of its own. A deadlock (InnoDB, racing inserts) is rolled back and retried.
  * </ol>
  *
  * {@link Design#LEAN} uses its own minimal table (key, status, binary fingerprint, response,
@@ -110,6 +111,7 @@ final class HandTx implements BenchImpl {
     @Override
     public boolean call(String key, long seq) throws SQLException {
         try (Connection c = ds.getConnection()) {
+            boolean afterConflict = false;
             for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
                 if (replayed(c, key)) {
                     return false;
@@ -118,12 +120,18 @@ final class HandTx implements BenchImpl {
                 try {
                     String value = Bench.response(seq); // the work, inside the transaction
                     byte[] response = value.getBytes(StandardCharsets.US_ASCII);
-                    if (write(c, insert, key, response, true) || write(c, takeover, key, response, false)) {
+                    // An insert that conflicted and a re-read that found nothing live: an expired row
+                    // is in the way, taken over in a transaction of its own (taking it in the one whose
+                    // insert conflicted would upgrade InnoDB's shared lock: deadlocks under races).
+                    if (write(c, afterConflict ? takeover : insert, key, response, !afterConflict)) {
                         c.commit();
                         Bench.consume(value);
                         return true;
                     }
-                    c.rollback(); // a concurrent call committed the key first: read it again
+                    c.rollback(); // a concurrent call holds or committed the key: read it again
+                    afterConflict = !afterConflict;
+                } catch (SQLTransactionRollbackException e) {
+                    c.rollback(); // chosen as a deadlock victim by racing inserts: what an expert retries
                 } catch (SQLException | RuntimeException e) {
                     c.rollback();
                     throw e;
