@@ -26,6 +26,7 @@ final class DupguardExecute implements BenchImpl {
     private final LongFunction<String> work;
     private final boolean answersInFlight;
     private final Reset reset;
+    private final java.util.function.Supplier<Client> clients;
 
     /**
      * @param work the result of call number {@code seq}
@@ -47,6 +48,22 @@ final class DupguardExecute implements BenchImpl {
         this.work = work;
         this.answersInFlight = answersInFlight;
         this.reset = reset;
+        this.clients = () -> this::call;
+    }
+
+    /**
+     * A row whose client threads each make their own client ({@code clients}, e.g. each with its own
+     * in-memory store); they call {@link #call(Idempotency, String, long, LongFunction)}.
+     */
+    DupguardExecute(String name, Role role, String description, java.util.function.Supplier<Client> clients) {
+        this.name = name;
+        this.role = role;
+        this.description = description;
+        this.idempotency = null;
+        this.work = null;
+        this.answersInFlight = false;
+        this.reset = () -> {};
+        this.clients = clients;
     }
 
     /** One call: true if the work ran, false if a stored result was replayed or the key is in flight. */
@@ -79,7 +96,15 @@ final class DupguardExecute implements BenchImpl {
 
     @Override
     public boolean call(String key, long seq) {
+        if (idempotency == null) {
+            throw new UnsupportedOperationException("per-thread clients only");
+        }
         return call(idempotency, key, seq, work);
+    }
+
+    @Override
+    public Client newClient() {
+        return clients.get();
     }
 
     @Override
