@@ -13,10 +13,12 @@ import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 
 /**
- * How much CPU processes other than this JVM and the database servers used during a run, from
- * {@code /proc} (Linux only; elsewhere it reports nothing). The servers are recognised by process
- * name. On a 2-core machine shared with builds and tests this is what makes a round unrepresentative,
- * so the report shows it next to every round.
+ * The one CPU probe of every benchmark ({@link #probe}): CPU used during a measured window by this
+ * JVM, by the store's server processes and by every other process, from {@code /proc} (Linux only;
+ * elsewhere it reports nothing). The servers are recognised by process name (and, for Redis on a
+ * machine with several, by port: {@link #redisOnPort}). On a 2-core machine shared with builds and
+ * tests the foreign share is what makes a round unrepresentative, so reports show it next to every
+ * round.
  *
  * <p>The database servers are shared too: other work's tests run queries on them. So the server
  * threads that serve <em>other</em> clients' connections ({@link #otherClients}, set while a SQL
@@ -68,7 +70,9 @@ public final class ForeignLoad {
             return () -> {
                 CpuUsage u = between(start, now(isServer));
                 // No server process: "not measured", not "0".
-                return isServer == NO_SERVER ? new CpuUsage(u.selfSeconds(), Double.NaN, u.foreignShare()) : u;
+                return isServer == NO_SERVER
+                        ? new CpuUsage(u.selfSeconds(), Double.NaN, u.foreignShare(), u.seconds())
+                        : u;
             };
         };
     }
@@ -90,6 +94,9 @@ public final class ForeignLoad {
 
     /** A snapshot now, or null where /proc cannot be read. */
     static ForeignLoad now(BiPredicate<String, Path> isServer) {
+        // A snapshot walks every process and takes a while on a loaded machine (tens of ms); its
+        // moment is the middle of the walk, so that the CPU window matches the measured one on average.
+        long walkStart = System.nanoTime();
         try {
             List<String> stat = Files.readAllLines(PROC.resolve("stat"), StandardCharsets.UTF_8);
             String[] cpu = stat.get(0).trim().split("\\s+");
@@ -149,7 +156,7 @@ public final class ForeignLoad {
                     }
                 }
             }
-            return new ForeignLoad(busy, own, System.nanoTime(), others != null);
+            return new ForeignLoad(busy, own, walkStart + (System.nanoTime() - walkStart) / 2, others != null);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -194,6 +201,7 @@ public final class ForeignLoad {
         if (capacity <= 0) {
             return CpuUsage.UNKNOWN;
         }
-        return new CpuUsage(selfTicks / 100.0, serverTicks / 100.0, Math.max(0, Math.min(1, foreign / capacity)));
+        return new CpuUsage(
+                selfTicks / 100.0, serverTicks / 100.0, Math.max(0, Math.min(1, foreign / capacity)), seconds);
     }
 }

@@ -114,7 +114,8 @@ public final class LoadDriver {
             if (windowFailure != null) {
                 throw windowFailure;
             }
-            return LoadRun.merge(clients.stream().map(c -> c.tally).toList(), (t1 - t0) / 1e9, usage);
+            return LoadRun.merge(
+                    clients.stream().map(c -> c.tally).filter(t -> t != null).toList(), (t1 - t0) / 1e9, usage);
         } finally {
             phase = STOP;
         }
@@ -130,7 +131,8 @@ public final class LoadDriver {
         private final WorkerFactory factory;
         private final int index;
         private final SplittableRandom random;
-        final Tally tally = new Tally();
+        /** Made on the client's own thread (in its own allocation buffer, away from the other threads' tallies). */
+        Tally tally;
 
         Client(WorkerFactory factory, int index, SplittableRandom random) {
             this.factory = factory;
@@ -140,11 +142,13 @@ public final class LoadDriver {
 
         @Override
         public void run() {
+            Tally t = new Tally();
+            tally = t; // read by the driver after join()
             Worker worker;
             try {
                 worker = factory.newWorker(index, random);
             } catch (Exception | Error e) {
-                tally.fail(e);
+                t.fail(e);
                 return;
             }
             while (true) {
@@ -152,12 +156,15 @@ public final class LoadDriver {
                 if (p == STOP) {
                     return;
                 }
-                tally.measuring = p == MEASURE;
+                boolean measuring = p == MEASURE;
+                if (t.measuring != measuring) {
+                    t.measuring = measuring;
+                }
                 try {
-                    worker.step(tally);
-                    tally.steps++;
+                    worker.step(t);
+                    t.steps++;
                 } catch (Exception | Error e) {
-                    if (tally.fail(e) >= MAX_ERRORS_PER_THREAD) {
+                    if (t.fail(e) >= MAX_ERRORS_PER_THREAD) {
                         return;
                     }
                 }

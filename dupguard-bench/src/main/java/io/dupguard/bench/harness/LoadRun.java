@@ -82,14 +82,17 @@ public record LoadRun(
         return percentileMicros(latencyNanos, 99);
     }
 
-    /** CPU of this JVM per operation, µs (NaN if unknown). */
+    /**
+     * CPU of this JVM per operation, µs (NaN if unknown): its rate over the probe's window times the
+     * measured window, divided by the operations.
+     */
     public double selfCpuMicrosPerOp() {
-        return ops == 0 ? Double.NaN : cpu.selfSeconds() * 1e6 / ops;
+        return ops == 0 ? Double.NaN : cpu.selfCores() * seconds * 1e6 / ops;
     }
 
-    /** CPU of the server processes per operation, µs (NaN if not measured). */
+    /** CPU of the server processes per operation, µs (NaN if not measured), likewise. */
     public double serverCpuMicrosPerOp() {
-        return ops == 0 ? Double.NaN : cpu.serverSeconds() * 1e6 / ops;
+        return ops == 0 ? Double.NaN : cpu.serverCores() * seconds * 1e6 / ops;
     }
 
     public static double percentileMicros(Histogram h, double p) {

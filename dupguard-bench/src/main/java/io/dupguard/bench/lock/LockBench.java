@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * Lock benchmark: lock + unlock throughput uncontended and acquisitions/s with the wait under
  * contention, for dupguard's lock providers next to their peers on the same servers in one JVM run
  * (Redis: hand-written ceiling, Redisson, Spring Integration; PostgreSQL and MariaDB: Spring
- * Integration, ShedLock; ZooKeeper: Curator's mutex). Run it with {@code scripts/bench-locks};
+ * Integration, ShedLock and two hand-written ceilings, {@link LeaseRowLocks}; ZooKeeper: Curator's
+ * mutex), on the harness's {@link io.dupguard.bench.harness.LoadDriver} ({@link LockLoad}). Run it with {@code scripts/bench-locks};
  * {@code --help} lists the options. Prints the tables and writes {@code docs/benchmarks-locks.md}.
  */
 public final class LockBench {

@@ -70,9 +70,8 @@ record LockRun(String impl, LockImpl.Role role, LockLoad.Mode mode, int round, L
 
     /** Cores kept busy by the JVM and the server together during the window (the machine has 2). */
     double coresBusy() {
-        double server = run.cpu().serverSeconds();
-        double total = run.cpu().selfSeconds() + (Double.isNaN(server) ? 0 : server);
-        return run.seconds() <= 0 ? Double.NaN : total / run.seconds();
+        double server = run.cpu().serverCores();
+        return run.cpu().selfCores() + (Double.isNaN(server) ? 0 : server);
     }
 
     boolean failed() {
