@@ -39,7 +39,9 @@ public record LoadRun(
         Throwable firstError = null;
         for (Tally t : tallies) {
             latency.add(t.latency);
-            second.add(t.second);
+            if (t.second != null) {
+                second.add(t.second);
+            }
             for (int i = 0; i < counters.length; i++) {
                 counters[i] += t.counters[i];
             }

@@ -12,7 +12,9 @@ public final class Tally {
     public static final int COUNTERS = 4;
 
     final Histogram latency = new Histogram(LoadDriver.HIGHEST_NANOS, 3);
-    final Histogram second = new Histogram(LoadDriver.HIGHEST_NANOS, 3);
+    /** Made on the first value: most benchmarks never record one. */
+    Histogram second;
+
     final long[] counters = new long[COUNTERS];
     boolean measuring;
     long ops;
@@ -38,6 +40,9 @@ public final class Tally {
     /** Records a value of the second histogram (e.g. a hand-off gap); does nothing outside the window. */
     public void recordSecond(long nanos) {
         if (measuring) {
+            if (second == null) {
+                second = new Histogram(LoadDriver.HIGHEST_NANOS, 3);
+            }
             second.recordValue(clamp(nanos));
         }
     }
