@@ -1,15 +1,13 @@
 package io.dupguard.bench;
 
 import io.dupguard.bench.harness.CommonOptions;
+import io.dupguard.bench.harness.LoadOptions;
 import io.dupguard.bench.harness.Targets;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Command-line options of {@link IdempotencyBench} ({@code scripts/bench}). */
@@ -19,7 +17,7 @@ import picocli.CommandLine.Option;
         defaultValueProvider = BenchOptions.Defaults.class,
         description = "Benchmarks Idempotency.execute against the hand-written ceilings of every store.",
         footer = {"", "DURATION: 500ms, 3s, 1.5s, 1m, PT3S, or a plain number of seconds."})
-final class BenchOptions {
+final class BenchOptions extends LoadOptions {
 
     /** The stores, in the order they run. */
     enum Target {
@@ -74,9 +72,6 @@ final class BenchOptions {
         }
     }
 
-    @Mixin
-    CommonOptions common = new CommonOptions();
-
     @Option(
             names = "--targets",
             paramLabel = "LIST",
@@ -109,48 +104,8 @@ final class BenchOptions {
         return io.dupguard.bench.harness.Cli.parse(new BenchOptions(), args);
     }
 
-    int threads() {
-        return common.threads;
-    }
-
-    Duration prewarm() {
-        return common.prewarm;
-    }
-
-    Duration warmup() {
-        return common.warmup;
-    }
-
-    Duration duration() {
-        return common.duration;
-    }
-
-    int rounds() {
-        return common.rounds;
-    }
-
-    Path out() {
-        return common.out();
-    }
-
-    String pgUrl() {
-        return common.pgUrl;
-    }
-
-    String mariadbUrl() {
-        return common.mariadbUrl;
-    }
-
-    String redisUrl() {
-        return common.redisUrl;
-    }
-
     String h2Url() {
         return h2Url;
-    }
-
-    int poolSize() {
-        return common.poolSize;
     }
 
     boolean camelOnMariadb() {
@@ -159,10 +114,6 @@ final class BenchOptions {
 
     boolean diagnostics() {
         return diagnostics;
-    }
-
-    boolean runs(String rowName) {
-        return common.runs(rowName);
     }
 
     /** The chosen stores, in the canonical order whatever order they were given in. */

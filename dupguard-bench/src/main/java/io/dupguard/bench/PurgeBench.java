@@ -7,6 +7,7 @@ import io.dupguard.bench.harness.CommonOptions;
 import io.dupguard.bench.harness.CpuProbe;
 import io.dupguard.bench.harness.ForeignLoad;
 import io.dupguard.bench.harness.LoadDriver;
+import io.dupguard.bench.harness.LoadOptions;
 import io.dupguard.bench.harness.MachineInfo;
 import io.dupguard.bench.harness.Markdown;
 import io.dupguard.bench.harness.Targets;
@@ -27,7 +28,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -67,7 +67,7 @@ public final class PurgeBench {
             defaultValueProvider = Options.Defaults.class,
             description = "Purges N expired idempotency records in bounded batches while the execute workload runs.",
             footer = {"", "DURATION: 500ms, 3s, 1.5s, 1m, PT3S, or a plain number of seconds."})
-    static final class Options {
+    static final class Options extends LoadOptions {
         static final class Defaults extends CommonOptions.Defaults {
             Defaults() {
                 super(Map.of(
@@ -87,9 +87,6 @@ public final class PurgeBench {
                 return Targets.check(value, Target::named);
             }
         }
-
-        @Mixin
-        CommonOptions common = new CommonOptions();
 
         @Option(
                 names = "--targets",

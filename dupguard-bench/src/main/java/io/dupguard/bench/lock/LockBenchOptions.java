@@ -3,8 +3,8 @@ package io.dupguard.bench.lock;
 import io.dupguard.bench.harness.Cli;
 import io.dupguard.bench.harness.CommonOptions;
 import io.dupguard.bench.harness.DurationConverter;
+import io.dupguard.bench.harness.LoadOptions;
 import io.dupguard.bench.harness.Targets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Command-line options of {@link LockBench} ({@code scripts/bench-locks}). */
@@ -26,7 +25,7 @@ import picocli.CommandLine.Option;
             "DURATION: 500ms, 3s, 1.5s, 1m, PT3S, or a plain number of seconds.",
             "ZooKeeper runs in-process (Curator's TestingServer); the other servers must be up."
         })
-final class LockBenchOptions {
+final class LockBenchOptions extends LoadOptions {
 
     /** The stores, in the order they run. */
     enum Target {
@@ -76,9 +75,6 @@ final class LockBenchOptions {
         }
     }
 
-    @Mixin
-    CommonOptions common = new CommonOptions();
-
     @Option(
             names = "--targets",
             paramLabel = "LIST",
@@ -105,56 +101,12 @@ final class LockBenchOptions {
         return Cli.parse(new LockBenchOptions(), args);
     }
 
-    int threads() {
-        return common.threads;
-    }
-
-    Duration prewarm() {
-        return common.prewarm;
-    }
-
-    Duration warmup() {
-        return common.warmup;
-    }
-
-    Duration duration() {
-        return common.duration;
-    }
-
-    int rounds() {
-        return common.rounds;
-    }
-
-    Path out() {
-        return common.out();
-    }
-
-    String pgUrl() {
-        return common.pgUrl;
-    }
-
-    String mariadbUrl() {
-        return common.mariadbUrl;
-    }
-
-    String redisUrl() {
-        return common.redisUrl;
-    }
-
-    int poolSize() {
-        return common.poolSize;
-    }
-
     int auditCycles() {
         return auditCycles;
     }
 
     Duration auditContended() {
         return auditContended;
-    }
-
-    boolean runs(String rowName) {
-        return common.runs(rowName);
     }
 
     /** The chosen stores, in the canonical order. */
