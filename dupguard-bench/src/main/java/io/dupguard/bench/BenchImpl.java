@@ -17,6 +17,13 @@ interface BenchImpl {
         CEILING_SAME_TABLE,
         /** dupguard's {@code Idempotency.execute} (autocommit on SQL stores). */
         DUPGUARD,
+        /**
+         * The transactional mode's lean ceiling: dedup by hand inside the caller's transaction with
+         * its own minimal table, in the steps of dupguard's default claim.
+         */
+        CEILING_TX,
+        /** The same, on dupguard's own table: the transactional mode's client-side overhead only. */
+        CEILING_TX_SAME_TABLE,
         /** dupguard's {@code JdbcTransactionalIdempotency.executeInTransaction}: one commit per call. */
         DUPGUARD_TX,
         /** Apache Camel's JdbcMessageIdRepository: the peer of the transactional mode. */

@@ -2,6 +2,9 @@ package io.dupguard.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.bench.harness.Cli;
+import io.dupguard.bench.harness.CommonOptions;
+import io.dupguard.bench.harness.MachineInfo;
 import io.dupguard.jdbc.dedupe.ApplyResult;
 import io.dupguard.jdbc.dedupe.Comparison;
 import io.dupguard.jdbc.dedupe.Dedupe;
@@ -23,6 +26,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Benchmark of {@code dupguard dedupe} (SPEC C1) on PostgreSQL and MariaDB, for tables of 1 M and
@@ -70,27 +75,48 @@ public final class DedupeBench {
 
     private DedupeBench() {}
 
-    public static void main(String[] args) throws Exception {
+    /** Command-line options of {@code scripts/bench-dedupe}. */
+    @Command(
+            name = "scripts/bench-dedupe",
+            mixinStandardHelpOptions = true,
+            description = "Benchmarks `dupguard dedupe` on PostgreSQL and MariaDB while naive writers keep inserting.")
+    static final class Options {
+        @Option(
+                names = "--targets",
+                paramLabel = "LIST",
+                split = ",",
+                description = "postgresql, mariadb (default both)")
         List<String> targets = List.of("postgresql", "mariadb");
+
+        @Option(
+                names = "--sizes",
+                paramLabel = "LIST",
+                split = ",",
+                description = "table sizes in rows (default 1000000,10000000)")
         List<Long> sizes = List.of(1_000_000L, 10_000_000L);
-        Duration defaultWindow = Duration.ofSeconds(10);
+
+        @Option(
+                names = "--default-window",
+                paramLabel = "SECONDS",
+                converter = CommonOptions.AtLeastOne.class,
+                description = "how long apply runs at the default rate (default ${DEFAULT-VALUE})")
+        int defaultWindowSeconds = 10;
+
+        @Option(
+                names = "--out",
+                paramLabel = "FILE",
+                description = "the report whose section is rewritten (default ${DEFAULT-VALUE})")
         Path out = Path.of("docs/benchmarks.md");
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--targets" -> targets = List.of(args[++i].split(","));
-                case "--sizes" ->
-                    sizes = java.util.Arrays.stream(args[++i].split(","))
-                            .map(Long::parseLong)
-                            .toList();
-                case "--default-window" -> defaultWindow = Duration.ofSeconds(Long.parseLong(args[++i]));
-                case "--out" -> out = Path.of(args[++i]);
-                default -> {
-                    System.err.println("usage: DedupeBench [--targets postgresql,mariadb] [--sizes 1000000,10000000]"
-                            + " [--default-window SECONDS] [--out docs/benchmarks.md]");
-                    System.exit(2);
-                }
-            }
-        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(Cli.run(new Options(), args, o -> {
+            run(o.targets, o.sizes, Duration.ofSeconds(o.defaultWindowSeconds), o.out);
+            return 0;
+        }));
+    }
+
+    private static void run(List<String> targets, List<Long> sizes, Duration defaultWindow, Path out) throws Exception {
         Instant started = Instant.now();
         Map<String, String> machine = MachineInfo.collect();
         List<Row> rows = new ArrayList<>();

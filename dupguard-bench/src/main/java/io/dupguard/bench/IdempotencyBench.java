@@ -1,7 +1,11 @@
 package io.dupguard.bench;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.dupguard.bench.harness.Cli;
+import io.dupguard.bench.harness.CpuProbe;
+import io.dupguard.bench.harness.ForeignLoad;
+import io.dupguard.bench.harness.LoadDriver;
+import io.dupguard.bench.harness.MachineInfo;
+import io.dupguard.bench.harness.Markdown;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,36 +27,12 @@ public final class IdempotencyBench {
     private IdempotencyBench() {}
 
     public static void main(String[] args) throws Exception {
-        BenchOptions options;
-        try {
-            options = BenchOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("bench: " + e.getMessage());
-            System.err.println();
-            System.err.print(BenchOptions.USAGE);
-            System.exit(2);
-            return;
-        }
-        if (options.help()) {
-            System.out.print(BenchOptions.USAGE);
-            return;
-        }
-        int failures = new IdempotencyBench().run(options, command(args));
-        System.exit(failures == 0 ? 0 : 1);
+        System.exit(Cli.run(new BenchOptions(), args, o -> new IdempotencyBench().run(o, command(args))));
     }
 
     /** The command line as the report shows it. */
     static String command(String[] args) {
-        StringBuilder sb = new StringBuilder(System.getProperty("dupguard.bench.command", "scripts/bench"));
-        for (String a : args) {
-            sb.append(' ');
-            if (a.isEmpty() || a.chars().anyMatch(c -> Character.isWhitespace(c) || "'\"$&;|<>*?".indexOf(c) >= 0)) {
-                sb.append('\'').append(a.replace("'", "'\\''")).append('\'');
-            } else {
-                sb.append(a);
-            }
-        }
-        return sb.toString();
+        return Cli.commandLine("scripts/bench", args);
     }
 
     /** Runs every target; returns how many stores could not be measured or had failed calls. */
@@ -61,9 +41,9 @@ public final class IdempotencyBench {
         long t0 = System.nanoTime();
         Map<String, String> machine = MachineInfo.collect();
         log("machine: " + machine.get("CPU") + ", " + machine.get("Memory"));
-        log("settings: " + o.threads() + " threads, " + BenchOptions.formatDuration(o.prewarm()) + " prewarm per row, "
-                + BenchOptions.formatDuration(o.warmup()) + " warmup + "
-                + BenchOptions.formatDuration(o.duration()) + " measured per run, " + o.rounds() + " rounds");
+        log("settings: " + o.threads() + " threads, " + Markdown.duration(o.prewarm()) + " prewarm per row, "
+                + Markdown.duration(o.warmup()) + " warmup + "
+                + Markdown.duration(o.duration()) + " measured per run, " + o.rounds() + " rounds");
 
         List<Report.StoreReport> stores = new ArrayList<>();
         int[] runNo = {0};
@@ -79,11 +59,7 @@ public final class IdempotencyBench {
         System.out.println(markdown);
         if (o.out() != null) {
             Path out = o.out();
-            String previous = Files.exists(out) ? Files.readString(out, StandardCharsets.UTF_8) : null;
-            if (out.toAbsolutePath().getParent() != null) {
-                Files.createDirectories(out.toAbsolutePath().getParent());
-            }
-            Files.writeString(out, Report.withKeptNotes(markdown, previous), StandardCharsets.UTF_8);
+            Markdown.write(out, markdown, Report.NOTES_MARKER);
             log("wrote " + out.toAbsolutePath());
         }
         int failures = 0;
@@ -163,7 +139,16 @@ public final class IdempotencyBench {
             for (BenchImpl impl : o.prewarm().isZero() ? List.<BenchImpl>of() : impls) {
                 impl.reset();
                 int n = ++runNo[0];
-                Driver.run(impl, Workload.DUP50, o.threads(), o.prewarm(), Duration.ZERO, 0, "w" + n, 0x5EED + n);
+                ExecuteLoad.run(
+                        impl,
+                        Workload.DUP50,
+                        o.threads(),
+                        o.prewarm(),
+                        LoadDriver.Window.lasting(Duration.ZERO),
+                        0,
+                        "w" + n,
+                        0x5EED + n,
+                        CpuProbe.NONE);
             }
             log("  (every row warmed up once, unmeasured)");
             List<RunResult> runs = new ArrayList<>();
@@ -185,8 +170,16 @@ public final class IdempotencyBench {
                             impl.reset();
                             System.gc();
                             int n = ++runNo[0];
-                            RunResult a = Driver.run(
-                                    impl, w, o.threads(), o.warmup(), o.duration(), round, "r" + n, 0x5EED + n);
+                            RunResult a = ExecuteLoad.run(
+                                    impl,
+                                    w,
+                                    o.threads(),
+                                    o.warmup(),
+                                    o.duration(),
+                                    round,
+                                    "r" + n,
+                                    0x5EED + n,
+                                    ForeignLoad.probe());
                             if (r == null || !(a.foreignCpuShare() >= r.foreignCpuShare())) {
                                 r = a;
                             }
@@ -208,13 +201,13 @@ public final class IdempotencyBench {
                                 round,
                                 impl.name(),
                                 w.label,
-                                Report.formatOps(r.opsPerSecond()),
-                                Report.formatMicros(r.p50Micros()),
-                                Report.formatMicros(r.p99Micros()),
-                                Report.formatMicros(r.clientCpuMicrosPerCall()),
-                                Report.formatMicros(r.serverCpuMicrosPerCall()),
-                                Report.formatPercent(r.replayShare()),
-                                Report.formatPercent(r.foreignCpuShare()),
+                                Markdown.ops(r.opsPerSecond()),
+                                Markdown.micros(r.p50Micros()),
+                                Markdown.micros(r.p99Micros()),
+                                Markdown.micros(r.clientCpuMicrosPerCall()),
+                                Markdown.micros(r.serverCpuMicrosPerCall()),
+                                Markdown.percent(r.replayShare()),
+                                Markdown.percent(r.foreignCpuShare()),
                                 r.errors() > 0 ? "  ERRORS " + r.errors() + ": " + r.firstError() : ""));
                     }
                 }
@@ -239,7 +232,6 @@ public final class IdempotencyBench {
     }
 
     private static void log(String line) {
-        System.out.println(line);
-        System.out.flush();
+        Cli.log(line);
     }
 }

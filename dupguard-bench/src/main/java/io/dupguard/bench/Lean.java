@@ -78,8 +78,8 @@ final class Lean implements BenchImpl {
                 + " WHERE idem_key = ? AND status = 'P'";
     }
 
-    static void createTable(DataSource ds, SqlDialect dialect) throws SQLException {
-        String t = SqlTarget.LEAN_TABLE;
+    /** Creates the lean table under the name {@code t} (the autocommit and the transactional rows each have one). */
+    static void createTable(DataSource ds, SqlDialect dialect, String t) throws SQLException {
         String ddl =
                 switch (dialect) {
                     case POSTGRESQL ->

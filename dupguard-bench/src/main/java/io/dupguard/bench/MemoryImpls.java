@@ -2,9 +2,7 @@ package io.dupguard.bench;
 
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
-import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.InMemoryIdempotencyStore;
-import io.dupguard.idempotency.Outcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +23,7 @@ final class MemoryImpls {
     static final Duration LEASE = IdempotencyConfig.DEFAULT_IN_FLIGHT_LEASE;
     static final Duration RETENTION = IdempotencyConfig.DEFAULT_RETENTION;
 
+    private static final java.util.function.LongFunction<String> WORK = seq -> "ok-" + seq;
     private static final long ROTATE_EVERY_NANOS = ROTATE_EVERY.toNanos();
     private static final int CHECK_CLOCK_EVERY = 256;
 
@@ -34,7 +33,7 @@ final class MemoryImpls {
         IdempotencyConfig config =
                 IdempotencyConfig.custom().retention(RETENTION).build();
         BenchImpl ceiling = new Ceiling();
-        BenchImpl dupguard = new Dupguard(
+        BenchImpl dupguard = dupguard(
                 "dupguard",
                 BenchImpl.Role.DUPGUARD,
                 config,
@@ -43,7 +42,7 @@ final class MemoryImpls {
         if (!diagnostics) {
             return List.of(ceiling, dupguard);
         }
-        BenchImpl noRenew = new Dupguard(
+        BenchImpl noRenew = dupguard(
                 "dupguard, renewLease(false)",
                 BenchImpl.Role.DIAGNOSTIC,
                 IdempotencyConfig.from(config).renewLease(false).build(),
@@ -73,61 +72,20 @@ final class MemoryImpls {
     }
 
     /** dupguard's executor over {@link InMemoryIdempotencyStore}; one store per client thread, swapped every {@link #ROTATE_EVERY}. */
-    static final class Dupguard implements BenchImpl {
-        private final String name;
-        private final Role role;
-        private final IdempotencyConfig config;
-        private final String description;
+    private static BenchImpl dupguard(String name, BenchImpl.Role role, IdempotencyConfig config, String description) {
+        return new DupguardExecute(name, role, description, () -> new RotatingClient() {
+            private Idempotency idempotency = Idempotency.of(new InMemoryIdempotencyStore(), config);
 
-        Dupguard(String name, Role role, IdempotencyConfig config, String description) {
-            this.name = name;
-            this.role = role;
-            this.config = config;
-            this.description = description;
-        }
+            @Override
+            public boolean call(String key, long seq) {
+                return DupguardExecute.call(idempotency, key, seq, WORK);
+            }
 
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public Role role() {
-            return role;
-        }
-
-        @Override
-        public String description() {
-            return description;
-        }
-
-        @Override
-        public boolean call(String key, long seq) {
-            throw new UnsupportedOperationException("per-thread clients only");
-        }
-
-        @Override
-        public Client newClient() {
-            return new RotatingClient() {
-                private Idempotency idempotency = Idempotency.of(new InMemoryIdempotencyStore(), config);
-
-                @Override
-                public boolean call(String key, long seq) {
-                    Outcome<String> out = idempotency.execute(
-                            IdempotencyKey.of(Bench.SCOPE, key), Bench.FINGERPRINT, String.class, () -> "ok-" + seq);
-                    Bench.consume(out.value());
-                    return !out.isReplay();
-                }
-
-                @Override
-                void rotate() {
-                    idempotency = Idempotency.of(new InMemoryIdempotencyStore(), config);
-                }
-            };
-        }
-
-        @Override
-        public void reset() {}
+            @Override
+            void rotate() {
+                idempotency = Idempotency.of(new InMemoryIdempotencyStore(), config);
+            }
+        });
     }
 
     /**

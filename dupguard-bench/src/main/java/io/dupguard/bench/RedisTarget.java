@@ -2,8 +2,6 @@ package io.dupguard.bench;
 
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
-import io.dupguard.idempotency.IdempotencyKey;
-import io.dupguard.idempotency.Outcome;
 import io.dupguard.redis.RedisIdempotencyStore;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -67,14 +65,14 @@ final class RedisTarget implements AutoCloseable {
         toClose.add(ceilingConnection);
         List<BenchImpl> out = new ArrayList<>();
         out.add(new Ceiling(ceilingConnection.sync()));
-        out.add(new Dupguard(
+        out.add(dupguard(
                 "dupguard",
                 BenchImpl.Role.DUPGUARD,
                 Idempotency.of(store),
                 "Idempotency.execute over RedisIdempotencyStore (default config): SET NX GET PX (claim) +"
                         + " EVALSHA complete script on the store's one shared connection; duplicate = the SET NX GET"));
         if (diagnostics) {
-            out.add(new Dupguard(
+            out.add(dupguard(
                     "dupguard, renewLease(false)",
                     BenchImpl.Role.DIAGNOSTIC,
                     Idempotency.of(
@@ -82,6 +80,10 @@ final class RedisTarget implements AutoCloseable {
                     "as dupguard, without the Watchdog registration"));
         }
         return out;
+    }
+
+    private BenchImpl dupguard(String name, BenchImpl.Role role, Idempotency idempotency, String description) {
+        return new DupguardExecute(name, role, description, idempotency, seq -> "ok-" + seq, false, this::deleteKeys);
     }
 
     /** The rows on the counting client, and the Redis commands they sent. */
@@ -153,48 +155,6 @@ final class RedisTarget implements AutoCloseable {
             admin.close();
             client.shutdown();
             auditClient.shutdown();
-        }
-    }
-
-    private final class Dupguard implements BenchImpl {
-        private final String name;
-        private final Role role;
-        private final Idempotency idempotency;
-        private final String description;
-
-        Dupguard(String name, Role role, Idempotency idempotency, String description) {
-            this.name = name;
-            this.role = role;
-            this.idempotency = idempotency;
-            this.description = description;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public Role role() {
-            return role;
-        }
-
-        @Override
-        public String description() {
-            return description;
-        }
-
-        @Override
-        public boolean call(String key, long seq) {
-            Outcome<String> out = idempotency.execute(
-                    IdempotencyKey.of(Bench.SCOPE, key), Bench.FINGERPRINT, String.class, () -> "ok-" + seq);
-            Bench.consume(out.value());
-            return !out.isReplay();
-        }
-
-        @Override
-        public void reset() {
-            deleteKeys();
         }
     }
 

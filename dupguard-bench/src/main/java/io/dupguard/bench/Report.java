@@ -1,13 +1,13 @@
 package io.dupguard.bench;
 
+import io.dupguard.bench.harness.Markdown;
+import io.dupguard.bench.harness.Rounds;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -62,25 +62,38 @@ final class Report {
     record Median(double opsPerSecond, RunResult round) {}
 
     static Optional<Median> median(List<RunResult> runs, String impl, Workload workload) {
-        List<RunResult> ok = runs.stream()
-                .filter(r -> r.impl().equals(impl) && r.workload() == workload && !r.failed())
-                .sorted(Comparator.comparingDouble(RunResult::opsPerSecond))
-                .toList();
-        if (ok.isEmpty()) {
-            return Optional.empty();
-        }
-        int n = ok.size();
-        double ops = n % 2 == 1
-                ? ok.get(n / 2).opsPerSecond()
-                : (ok.get(n / 2 - 1).opsPerSecond() + ok.get(n / 2).opsPerSecond()) / 2;
-        RunResult closest = ok.stream()
-                .min(Comparator.comparingDouble(r -> Math.abs(r.opsPerSecond() - ops)))
-                .orElseThrow();
-        return Optional.of(new Median(ops, closest));
+        return Rounds.median(
+                        runs.stream()
+                                .filter(r -> r.impl().equals(impl) && r.workload() == workload && !r.failed())
+                                .toList(),
+                        RunResult::opsPerSecond)
+                .map(m -> new Median(m.value(), m.round()));
     }
 
     private static double targetFor(StoreReport s) {
         return s.title().equals("PostgreSQL") || s.title().equals("MariaDB") ? SQL_LEAN_TARGET : CEILING_TARGET;
+    }
+
+    /** The transactional rows and their ceilings. */
+    private static boolean transactional(BenchImpl.Role role) {
+        return role == BenchImpl.Role.DUPGUARD_TX
+                || role == BenchImpl.Role.CEILING_TX
+                || role == BenchImpl.Role.CEILING_TX_SAME_TABLE;
+    }
+
+    /** The lean ceiling a row is compared with: the transactional one for a transactional row, where there is one. */
+    private static BenchImpl.Role leanOf(StoreReport s, BenchImpl.Role role) {
+        return transactional(role) && withRole(s, BenchImpl.Role.CEILING_TX).isPresent()
+                ? BenchImpl.Role.CEILING_TX
+                : BenchImpl.Role.CEILING;
+    }
+
+    /** The same-table ceiling a row is compared with, likewise. */
+    private static BenchImpl.Role sameTableOf(StoreReport s, BenchImpl.Role role) {
+        return transactional(role)
+                        && withRole(s, BenchImpl.Role.CEILING_TX_SAME_TABLE).isPresent()
+                ? BenchImpl.Role.CEILING_TX_SAME_TABLE
+                : BenchImpl.Role.CEILING_SAME_TABLE;
     }
 
     private static Optional<ImplInfo> withRole(StoreReport s, BenchImpl.Role role) {
@@ -126,8 +139,18 @@ final class Report {
                             s.title(),
                             "dupguard ≥ " + target + "× hand-written" + (twoCeilings ? " lean" : ""),
                             w,
-                            formatRatio(v),
+                            Markdown.ratio(v),
                             v >= target)));
+                }
+                if (tx.isPresent() && withRole(s, BenchImpl.Role.CEILING_TX).isPresent()) {
+                    double target = targetFor(s);
+                    ratio(s, tx.get().name(), BenchImpl.Role.CEILING_TX, w)
+                            .ifPresent(v -> out.add(new TargetCheck(
+                                    s.title(),
+                                    "transactional ≥ " + target + "× hand-written lean tx",
+                                    w,
+                                    Markdown.ratio(v),
+                                    v >= target)));
                 }
                 if (tx.isPresent()) {
                     Optional<Double> r = ratio(s, tx.get().name(), BenchImpl.Role.CAMEL, w);
@@ -135,7 +158,7 @@ final class Report {
                             s.title(),
                             "transactional ≥ " + CAMEL_TARGET + "× Camel",
                             w,
-                            formatRatio(v),
+                            Markdown.ratio(v),
                             v >= CAMEL_TARGET)));
                 }
                 if (s.title().equals("memory") && dupguard.isPresent()) {
@@ -144,7 +167,7 @@ final class Report {
                                     s.title(),
                                     "dupguard ≥ 2 M ops/s",
                                     w,
-                                    formatOps(r.opsPerSecond()) + " ops/s",
+                                    Markdown.ops(r.opsPerSecond()) + " ops/s",
                                     r.opsPerSecond() >= MEMORY_TARGET_OPS)));
                 }
             }
@@ -169,29 +192,15 @@ final class Report {
                 .append(
                         " same cores are noisy (expect ±10 % between runs), which is why each row reports the median of its rounds.\n\n");
 
-        md.append("## Command\n\n```\n").append(ctx.command()).append("\n```\n\n");
-        md.append("Started ")
-                .append(DateTimeFormatter.ISO_LOCAL_DATE_TIME
-                        .withZone(ZoneOffset.UTC)
-                        .format(ctx.started().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)))
-                .append(" UTC, took ")
-                .append(formatElapsed(ctx.elapsed()))
-                .append(".\n\n");
-
-        md.append("## Machine\n\n| | |\n|---|---|\n");
-        ctx.machine()
-                .forEach((k, v) ->
-                        md.append("| ").append(k).append(" | ").append(cell(v)).append(" |\n"));
+        md.append(Markdown.commandSection(ctx.command(), ctx.started(), ctx.elapsed()));
+        Map<String, String> servers = new LinkedHashMap<>();
         for (StoreReport s : ctx.stores()) {
             if (s.server() != null) {
-                md.append("| ")
-                        .append(s.title())
-                        .append(" server | ")
-                        .append(cell(s.server()))
-                        .append(" |\n");
+                servers.put(s.title(), s.server());
             }
         }
-        md.append("\nThe database servers and Redis run on the same machine (loopback) and share its cores with the")
+        md.append(Markdown.machineSection(ctx.machine(), servers));
+        md.append("The database servers and Redis run on the same machine (loopback) and share its cores with the")
                 .append(" JVM that drives the load.\n\n");
 
         md.append("## Settings\n\n");
@@ -199,11 +208,11 @@ final class Report {
                 .append(o.threads())
                 .append(" client threads in a closed loop (each starts its next call when the previous returns).")
                 .append(" Before round 1 every row runs once unmeasured for ")
-                .append(BenchOptions.formatDuration(o.prewarm()))
+                .append(Markdown.duration(o.prewarm()))
                 .append(" (JIT, pools, caches). Each run: ")
-                .append(BenchOptions.formatDuration(o.warmup()))
+                .append(Markdown.duration(o.warmup()))
                 .append(" warmup, then ")
-                .append(BenchOptions.formatDuration(o.duration()))
+                .append(Markdown.duration(o.duration()))
                 .append(" measured. Only calls started in the measured window count; throughput = calls / window.\n");
         md.append("- **Rounds**: ")
                 .append(o.rounds())
@@ -235,7 +244,7 @@ final class Report {
                 .append(
                         " *50 % dup* — each call, with probability 0.5, re-uses a key its thread completed before (picked at")
                 .append(" random from the thread's last ")
-                .append(Driver.RING_SIZE)
+                .append(ExecuteLoad.RING_SIZE)
                 .append(
                         " completed keys), else a fresh key: duplicates replay completed records, never in-flight ones.")
                 .append(
@@ -270,7 +279,11 @@ final class Report {
                 .append(" the end; on PostgreSQL a `CHECKPOINT` follows the truncation, so that every run starts with")
                 .append(
                         " the same full-page-write state instead of whichever row meets the next timed checkpoint paying")
-                .append(" for it. H2 is embedded and in-memory. Camel's table is the one its repository creates.\n");
+                .append(" for it. H2 is embedded and in-memory. Camel's table is the one its repository creates.")
+                .append(" The transactional rows have two ceilings of their own (*hand-written lean tx*: dedup inside")
+                .append(" the caller's transaction on a minimal table; *hand-written same-table tx*: the same steps on")
+                .append(" dupguard's table); in the *vs lean* and *vs same-table* columns a transactional row is")
+                .append(" compared with those, every other row with the autocommit ceilings.\n");
         md.append("- **Redis**: dupguard's store on its one shared Lettuce connection; the hand-written row on another")
                 .append(
                         " shared Lettuce connection. Keys live under a per-run prefix, deleted (SCAN + UNLINK) before every")
@@ -311,7 +324,7 @@ final class Report {
         StringBuilder md = new StringBuilder();
         md.append("### ").append(s.title()).append("\n\n");
         if (s.failure() != null) {
-            md.append("Not measured: ").append(cell(s.failure())).append("\n\n");
+            md.append("Not measured: ").append(Markdown.cell(s.failure())).append("\n\n");
             return md.toString();
         }
         md.append(storeTable(s)).append('\n');
@@ -333,10 +346,10 @@ final class Report {
                 md.append("| ")
                         .append(a.impl())
                         .append(" | ")
-                        .append(cell(a.unique()))
+                        .append(Markdown.cell(a.unique()))
                         .append(" | ")
-                        .append(cell(a.duplicate()))
-                        .append(a.problem() == null ? "" : " ⚠ " + cell(a.problem()))
+                        .append(Markdown.cell(a.duplicate()))
+                        .append(a.problem() == null ? "" : " ⚠ " + Markdown.cell(a.problem()))
                         .append(" |\n");
             }
         }
@@ -347,7 +360,7 @@ final class Report {
                         + " failed calls"
                         + (r.firstError() == null
                                 ? ""
-                                : ", first: " + cell(r.firstError().toString())));
+                                : ", first: " + Markdown.cell(r.firstError().toString())));
             }
             if (r.unexpected() > 0) {
                 warnings.add(r.impl() + ", " + r.workload().label + ", round " + r.round() + ": " + r.unexpected()
@@ -394,35 +407,35 @@ final class Report {
                     continue;
                 }
                 RunResult r = b.get().round();
-                md.append(formatOps(b.get().opsPerSecond()))
+                md.append(Markdown.ops(b.get().opsPerSecond()))
                         .append(" | ")
-                        .append(formatMicros(r.p50Micros()))
+                        .append(Markdown.micros(r.p50Micros()))
                         .append(" | ")
-                        .append(formatMicros(r.p99Micros()))
+                        .append(Markdown.micros(r.p99Micros()))
                         .append(" | ");
-                if (i.role() != BenchImpl.Role.CEILING) {
-                    Optional<Double> vs = ratio(s, i.name(), BenchImpl.Role.CEILING, w);
-                    vs.ifPresent(v -> md.append(formatRatio(v))
-                            .append(
-                                    i.role() == BenchImpl.Role.DUPGUARD && hasCeilingTarget(s)
-                                            ? (v >= targetFor(s) ? " ✅" : " ❌")
-                                            : ""));
+                BenchImpl.Role lean = leanOf(s, i.role());
+                BenchImpl.Role same = sameTableOf(s, i.role());
+                if (i.role() != lean) {
+                    boolean targeted = (i.role() == BenchImpl.Role.DUPGUARD && hasCeilingTarget(s))
+                            || (i.role() == BenchImpl.Role.DUPGUARD_TX && lean == BenchImpl.Role.CEILING_TX);
+                    ratio(s, i.name(), lean, w).ifPresent(v -> md.append(Markdown.ratio(v))
+                            .append(targeted ? (v >= targetFor(s) ? " ✅" : " ❌") : ""));
                 }
                 md.append(" | ");
-                if (i.role() != BenchImpl.Role.CEILING_SAME_TABLE) {
-                    ratio(s, i.name(), BenchImpl.Role.CEILING_SAME_TABLE, w).ifPresent(v -> md.append(formatRatio(v)));
+                if (i.role() != same) {
+                    ratio(s, i.name(), same, w).ifPresent(v -> md.append(Markdown.ratio(v)));
                 }
                 md.append(" | ");
                 if (hasCamel && i.role() == BenchImpl.Role.DUPGUARD_TX) {
                     ratio(s, i.name(), BenchImpl.Role.CAMEL, w)
-                            .ifPresent(v -> md.append(formatRatio(v)).append(v >= CAMEL_TARGET ? " ✅" : " ❌"));
+                            .ifPresent(v -> md.append(Markdown.ratio(v)).append(v >= CAMEL_TARGET ? " ✅" : " ❌"));
                 }
-                md.append(" | ").append(formatMicros(r.clientCpuMicrosPerCall()));
+                md.append(" | ").append(Markdown.micros(r.clientCpuMicrosPerCall()));
                 if (hasServer) {
-                    md.append(" | ").append(formatMicros(r.serverCpuMicrosPerCall()));
+                    md.append(" | ").append(Markdown.micros(r.serverCpuMicrosPerCall()));
                 }
                 md.append(" | ")
-                        .append(formatPercent(r.replayShare()))
+                        .append(Markdown.percent(r.replayShare()))
                         .append(" | ")
                         .append(rounds(s.runs(), i.name(), w))
                         .append(" |\n");
@@ -436,58 +449,10 @@ final class Report {
         runs.stream()
                 .filter(r -> r.impl().equals(impl) && r.workload() == w)
                 .sorted(Comparator.comparingInt(RunResult::round))
-                .forEach(r -> parts.add((r.failed() ? "failed" : formatOps(r.opsPerSecond()))
+                .forEach(r -> parts.add((r.failed() ? "failed" : Markdown.ops(r.opsPerSecond()))
                         + (r.foreignCpuShare() >= NOTED_FOREIGN
-                                ? " (other " + formatPercent(r.foreignCpuShare()) + ")"
+                                ? " (other " + Markdown.percent(r.foreignCpuShare()) + ")"
                                 : "")));
         return String.join(" / ", parts);
-    }
-
-    static String formatOps(double opsPerSecond) {
-        return String.format(Locale.ROOT, "%,d", Math.round(opsPerSecond));
-    }
-
-    /** Microseconds: one decimal below 10 µs, whole numbers above. */
-    static String formatMicros(double micros) {
-        if (Double.isNaN(micros)) {
-            return "–";
-        }
-        if (micros < 10) {
-            return String.format(Locale.ROOT, "%.1f", micros);
-        }
-        return String.format(Locale.ROOT, "%,d", Math.round(micros));
-    }
-
-    static String formatRatio(double ratio) {
-        return String.format(Locale.ROOT, "%.2f×", ratio);
-    }
-
-    static String formatPercent(double share) {
-        if (Double.isNaN(share)) {
-            return "?";
-        }
-        return String.format(Locale.ROOT, "%.0f %%", share * 100);
-    }
-
-    static String formatElapsed(Duration d) {
-        long s = d.toSeconds();
-        return s >= 60 ? (s / 60) + " min " + (s % 60) + " s" : s + " s";
-    }
-
-    /** A value safe inside a Markdown table cell. */
-    static String cell(String v) {
-        return v.replace("|", "\\|").replace("\r", " ").replace("\n", " ");
-    }
-
-    /** The new report, followed by the kept notes of the old one if it had any. */
-    static String withKeptNotes(String report, String previous) {
-        if (previous == null) {
-            return report;
-        }
-        int at = previous.indexOf(NOTES_MARKER);
-        if (at < 0) {
-            return report;
-        }
-        return report + "\n" + previous.substring(at);
     }
 }

@@ -8,6 +8,10 @@ import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.bench.harness.Cli;
+import io.dupguard.bench.harness.CommonOptions;
+import io.dupguard.bench.harness.MachineInfo;
+import io.dupguard.bench.harness.Rounds;
 import io.dupguard.jdbc.JdbcRetryStore;
 import io.dupguard.retry.NewTask;
 import io.dupguard.retry.RetryConfig;
@@ -21,16 +25,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The retry log against db-scheduler 16.7.1 (one-time tasks) and a hand-written SKIP LOCKED poller,
@@ -53,38 +57,89 @@ public final class RetryBench {
     static final int WORKERS = 16;
     static final int POOL = 20;
 
-    private final Map<String, String> opts;
+    /** Command-line options of {@code scripts/bench-retries}. */
+    @Command(
+            name = "scripts/bench-retries",
+            mixinStandardHelpOptions = true,
+            description = "Benchmarks the retry log against db-scheduler and a hand-written SKIP LOCKED poller.")
+    static final class Options {
+        @Option(names = "--dbs", paramLabel = "LIST", split = ",", description = "postgresql, mariadb (default both)")
+        List<String> dbs = List.of("postgresql", "mariadb");
 
-    private RetryBench(Map<String, String> opts) {
-        this.opts = opts;
+        @Option(
+                names = "--tasks",
+                paramLabel = "N",
+                converter = CommonOptions.AtLeastOne.class,
+                description = "due tasks drained per throughput round (default ${DEFAULT-VALUE})")
+        int tasks = 10_000;
+
+        @Option(
+                names = "--rounds",
+                paramLabel = "N",
+                converter = CommonOptions.AtLeastOne.class,
+                description = "throughput rounds; the median is reported (default ${DEFAULT-VALUE})")
+        int rounds = 3;
+
+        @Option(
+                names = "--rate",
+                paramLabel = "N",
+                converter = CommonOptions.AtLeastOne.class,
+                description = "tasks per second enqueued by the other client (default ${DEFAULT-VALUE})")
+        int rate = 200;
+
+        @Option(
+                names = "--latency-tasks",
+                paramLabel = "N",
+                converter = CommonOptions.AtLeastOne.class,
+                description = "tasks of the latency run (default ${DEFAULT-VALUE})")
+        int latencyTasks = 1_000;
+
+        @Option(
+                names = "--poll",
+                paramLabel = "MS",
+                converter = CommonOptions.AtLeastOne.class,
+                description = "poll interval of every implementation, ms (default ${DEFAULT-VALUE})")
+        int poll = 500;
+
+        @Option(
+                names = "--pending",
+                paramLabel = "N",
+                converter = CommonOptions.AtLeastOne.class,
+                description = "due rows in the table for the claim measurement (default ${DEFAULT-VALUE})")
+        int pending = 1_000_000;
+
+        @Option(
+                names = "--pg-url",
+                paramLabel = "URL",
+                converter = CommonOptions.NonBlank.class,
+                description = "default: -Ddupguard.pg.url or the local test database")
+        String pgUrl = System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+        @Option(
+                names = "--mariadb-url",
+                paramLabel = "URL",
+                converter = CommonOptions.NonBlank.class,
+                description = "default: -Ddupguard.mariadb.url or the local test database")
+        String mariadbUrl = System.getProperty("dupguard.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+
+        @Override
+        public String toString() {
+            return "dbs=" + String.join(",", dbs) + ", tasks=" + tasks + ", rounds=" + rounds + ", rate=" + rate
+                    + ", latency-tasks=" + latencyTasks + ", poll=" + poll + " ms, pending=" + pending;
+        }
+    }
+
+    private final Options o;
+
+    private RetryBench(Options o) {
+        this.o = o;
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = new LinkedHashMap<>();
-        opts.put("dbs", "postgresql,mariadb");
-        opts.put("tasks", "10000");
-        opts.put("rounds", "3");
-        opts.put("rate", "200");
-        opts.put("latency-tasks", "1000");
-        opts.put("poll", "500");
-        opts.put("pending", "1000000");
-        opts.put(
-                "pg-url", System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
-        opts.put(
-                "mariadb-url",
-                System.getProperty("dupguard.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test?user=root"));
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            String k = args[i].replaceFirst("^--", "");
-            if (!opts.containsKey(k)) {
-                throw new IllegalArgumentException("unknown option --" + k + "; known: " + opts.keySet());
-            }
-            opts.put(k, args[i + 1]);
-        }
-        new RetryBench(opts).run();
-    }
-
-    int opt(String k) {
-        return Integer.parseInt(opts.get(k));
+        System.exit(Cli.run(new Options(), args, o -> {
+            new RetryBench(o).run();
+            return 0;
+        }));
     }
 
     void run() throws Exception {
@@ -92,8 +147,8 @@ public final class RetryBench {
         out.append("Machine: ");
         MachineInfo.collect()
                 .forEach((k, v) -> out.append(k).append(": ").append(v).append("; "));
-        out.append("\n\nOptions: ").append(opts).append("\n");
-        for (String db : opts.get("dbs").split(",")) {
+        out.append("\n\nOptions: ").append(o).append("\n");
+        for (String db : o.dbs) {
             out.append(runDb(db.trim()));
             System.out.println(out);
         }
@@ -105,19 +160,19 @@ public final class RetryBench {
 
     String runDb(String db) throws Exception {
         boolean pg = db.startsWith("p");
-        String url = pg ? opts.get("pg-url") : opts.get("mariadb-url");
-        Duration poll = Duration.ofMillis(opt("poll"));
+        String url = pg ? o.pgUrl : o.mariadbUrl;
+        Duration poll = Duration.ofMillis(o.poll);
         List<Impl> impls = List.of(new Dupguard(), new DbScheduler(pg), new Poller(pg));
         StringBuilder md = new StringBuilder();
         md.append("\n#### ").append(pg ? "PostgreSQL" : "MariaDB").append("\n\n");
-        md.append("| tasks/s (median of ").append(opt("rounds")).append(") | ");
+        md.append("| tasks/s (median of ").append(o.rounds).append(") | ");
         impls.forEach(i -> md.append(i.name()).append(" | "));
         md.append("dupguard / db-scheduler | dupguard / poller |\n|---|---|---|---|---|---|\n");
         try (HikariDataSource ds = pool(url, POOL, "workers");
                 HikariDataSource producer = pool(url, 4, "producer")) {
             for (boolean write : new boolean[] {false, true}) {
-                double[][] rates = new double[impls.size()][opt("rounds")];
-                for (int r = 0; r < opt("rounds"); r++) {
+                double[][] rates = new double[impls.size()][o.rounds];
+                for (int r = 0; r < o.rounds; r++) {
                     for (int i = 0; i < impls.size(); i++) {
                         rates[i][r] = throughput(impls.get(i), ds, pg, write, poll);
                         System.err.printf(
@@ -131,8 +186,7 @@ public final class RetryBench {
                                 MachineInfo.loadAverage());
                     }
                 }
-                double[] med =
-                        Arrays.stream(rates).mapToDouble(RetryBench::median).toArray();
+                double[] med = Arrays.stream(rates).mapToDouble(Rounds::median).toArray();
                 md.append(String.format(
                         Locale.ROOT,
                         "| %s | %.0f | %.0f | %.0f | %.2f× | %.2f× |%n",
@@ -144,7 +198,7 @@ public final class RetryBench {
                         med[0] / med[2]));
             }
             md.append("\n| enqueue-to-start, other client, ")
-                    .append(opt("rate"))
+                    .append(o.rate)
                     .append("/s, poll ")
                     .append(poll.toMillis())
                     .append(" ms | p50 ms | p99 ms |\n|---|---|---|\n");
@@ -158,7 +212,7 @@ public final class RetryBench {
                         h.getValueAtPercentile(99) / 1000.0));
             }
             md.append("\n| claim of 32 with ")
-                    .append(opt("pending"))
+                    .append(o.pending)
                     .append(" due rows | p50 ms | p99 ms |\n|---|---|---|\n");
             for (Impl impl : List.of(impls.get(0), impls.get(2))) {
                 Histogram h = claimTime(impl, ds, pg);
@@ -173,12 +227,6 @@ public final class RetryBench {
         return md.toString();
     }
 
-    static double median(double[] xs) {
-        double[] s = xs.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-    }
-
     static HikariDataSource pool(String url, int size, String name) {
         HikariConfig c = new HikariConfig();
         c.setJdbcUrl(url);
@@ -188,7 +236,7 @@ public final class RetryBench {
     }
 
     double throughput(Impl impl, DataSource ds, boolean pg, boolean write, Duration poll) throws Exception {
-        int n = opt("tasks");
+        int n = o.tasks;
         impl.reset(ds, pg);
         resetEffects(ds);
         impl.enqueueBulk(ds, n);
@@ -218,7 +266,7 @@ public final class RetryBench {
     }
 
     Histogram latency(Impl impl, DataSource ds, DataSource producer, boolean pg, Duration poll) throws Exception {
-        int n = opt("latency-tasks");
+        int n = o.latencyTasks;
         impl.reset(ds, pg);
         Histogram h = new Histogram(TimeUnit.MINUTES.toMicros(5), 3);
         CountDownLatch all = new CountDownLatch(n);
@@ -230,7 +278,7 @@ public final class RetryBench {
         });
         LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // let the workers settle into their poll cycle
         impl.startProducer(producer, pg);
-        long gap = TimeUnit.SECONDS.toNanos(1) / opt("rate");
+        long gap = TimeUnit.SECONDS.toNanos(1) / o.rate;
         long next = System.nanoTime();
         for (int i = 0; i < n; i++) {
             long wait = next - System.nanoTime();
@@ -256,7 +304,7 @@ public final class RetryBench {
 
     Histogram claimTime(Impl impl, DataSource ds, boolean pg) throws Exception {
         impl.reset(ds, pg);
-        impl.fillPending(ds, pg, opt("pending"));
+        impl.fillPending(ds, pg, o.pending);
         Histogram h = new Histogram(TimeUnit.MINUTES.toMicros(1), 3);
         for (int i = 0; i < 300; i++) {
             long t0 = System.nanoTime();

@@ -1,67 +1,69 @@
 package io.dupguard.bench;
 
-import org.HdrHistogram.Histogram;
+import io.dupguard.bench.harness.LoadRun;
 
 /**
  * One measured run of one implementation and workload.
  *
- * @param ops calls completed during the measured window
- * @param seconds length of the measured window
- * @param firsts calls that ran the work
- * @param replays calls that replayed a stored result
- * @param unexpected calls whose outcome did not match the key (a fresh key replayed or a duplicate ran the work)
- * @param errors calls that threw
- * @param firstError the first exception thrown, if any
- * @param cpu CPU used during the window by this JVM, the servers and other processes
+ * @param run what the load driver measured; its counters are {@link ExecuteLoad#FIRSTS} (calls that
+ *     ran the work), {@link ExecuteLoad#REPLAYS} (calls that replayed a stored result) and {@link
+ *     ExecuteLoad#UNEXPECTED} (calls whose outcome did not match the key)
  */
-record RunResult(
-        String impl,
-        BenchImpl.Role role,
-        Workload workload,
-        int round,
-        long ops,
-        double seconds,
-        Histogram latencyNanos,
-        long firsts,
-        long replays,
-        long unexpected,
-        long errors,
-        Throwable firstError,
-        ForeignLoad.Usage cpu) {
+record RunResult(String impl, BenchImpl.Role role, Workload workload, int round, LoadRun run) {
+
+    long ops() {
+        return run.ops();
+    }
+
+    long replays() {
+        return run.counter(ExecuteLoad.REPLAYS);
+    }
+
+    long unexpected() {
+        return run.counter(ExecuteLoad.UNEXPECTED);
+    }
+
+    long errors() {
+        return run.errors();
+    }
+
+    Throwable firstError() {
+        return run.firstError();
+    }
 
     /** Share of the machine's CPU used by other processes during the window (NaN if unknown). */
     double foreignCpuShare() {
-        return cpu.foreignShare();
+        return run.cpu().foreignShare();
     }
 
     /** CPU of this JVM (client side: driver and implementation) per call, in µs. */
     double clientCpuMicrosPerCall() {
-        return ops == 0 ? Double.NaN : cpu.selfSeconds() * 1e6 / ops;
+        return run.selfCpuMicrosPerOp();
     }
 
     /** CPU of the database server processes per call, in µs (0 for memory and H2). */
     double serverCpuMicrosPerCall() {
-        return ops == 0 ? Double.NaN : cpu.serverSeconds() * 1e6 / ops;
+        return run.serverCpuMicrosPerOp();
     }
 
     double opsPerSecond() {
-        return seconds <= 0 ? 0 : ops / seconds;
+        return run.opsPerSecond();
     }
 
     double p50Micros() {
-        return latencyNanos.getTotalCount() == 0 ? Double.NaN : latencyNanos.getValueAtPercentile(50) / 1000.0;
+        return run.p50Micros();
     }
 
     double p99Micros() {
-        return latencyNanos.getTotalCount() == 0 ? Double.NaN : latencyNanos.getValueAtPercentile(99) / 1000.0;
+        return run.p99Micros();
     }
 
     /** Share of calls that were replays. */
     double replayShare() {
-        return ops == 0 ? 0 : (double) replays / ops;
+        return ops() == 0 ? 0 : (double) replays() / ops();
     }
 
     boolean failed() {
-        return errors > 0 || ops == 0;
+        return errors() > 0 || ops() == 0;
     }
 }

@@ -6,14 +6,10 @@ import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.Outcome;
-import io.dupguard.idempotency.RequestInFlightException;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
 import io.dupguard.jdbc.SqlDialect;
 import io.dupguard.jdbc.UniqueViolation;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -65,8 +61,10 @@ final class SqlTarget implements AutoCloseable {
             this.dialect = SqlDialect.detect(c);
         }
         dropTables();
-        createSameTable();
-        Lean.createTable(pool, dialect);
+        createSameTable(SAME_TABLE);
+        createSameTable(HandTx.SAME_TABLE);
+        Lean.createTable(pool, dialect, LEAN_TABLE);
+        Lean.createTable(pool, dialect, HandTx.LEAN_TABLE);
         if (withCamel) {
             // Camel creates a missing table inside the transaction whose probe failed, which PostgreSQL
             // refuses (25P02), so the table is created here with Camel's own DDL.
@@ -90,13 +88,15 @@ final class SqlTarget implements AutoCloseable {
         List<BenchImpl> out = new ArrayList<>();
         out.add(new Lean(ds, dialect, this::truncate));
         out.add(new Hand(ds, HandMode.AUTOCOMMIT));
-        out.add(new Dupguard(
+        out.add(dupguard(
                 "dupguard",
                 BenchImpl.Role.DUPGUARD,
                 Idempotency.of(store),
                 "Idempotency.execute over JdbcIdempotencyStore (default config, autocommit): claim = pool checkout +"
                         + (dialect == SqlDialect.POSTGRESQL ? " INSERT … ON CONFLICT DO NOTHING" : " INSERT")
                         + "; complete = pool checkout + UPDATE; duplicate = the insert + SELECT"));
+        out.add(new HandTx(ds, dialect, HandTx.Design.LEAN, this::truncate));
+        out.add(new HandTx(ds, dialect, HandTx.Design.SAME_TABLE, this::truncate));
         out.add(new DupguardTx(JdbcTransactionalIdempotency.of(store), false));
         out.add(new DupguardTx(
                 JdbcTransactionalIdempotency.of(
@@ -110,7 +110,7 @@ final class SqlTarget implements AutoCloseable {
             out.add(new Camel(camel));
         }
         if (diagnostics) {
-            out.add(new Dupguard(
+            out.add(dupguard(
                     "dupguard, renewLease(false)",
                     BenchImpl.Role.DIAGNOSTIC,
                     Idempotency.of(
@@ -120,6 +120,11 @@ final class SqlTarget implements AutoCloseable {
             out.add(new Hand(ds, HandMode.TX_LEAN));
         }
         return out;
+    }
+
+    private BenchImpl dupguard(String name, BenchImpl.Role role, Idempotency idempotency, String description) {
+        return new DupguardExecute(
+                name, role, description, idempotency, Bench::response, true, () -> truncate(DUPGUARD_TABLE));
     }
 
     /** The rows on the counting pool wrapper, and what was counted. */
@@ -143,6 +148,11 @@ final class SqlTarget implements AutoCloseable {
      * then counted as foreign, not as this store's server CPU. Empty for H2 or if the query fails.
      */
     Set<Long> otherClients() {
+        return otherClients(pool, dialect);
+    }
+
+    /** {@link #otherClients()} of any pool on a database of {@code dialect}. */
+    static Set<Long> otherClients(DataSource pool, SqlDialect dialect) {
         String sql =
                 switch (dialect) {
                     case POSTGRESQL ->
@@ -224,37 +234,23 @@ final class SqlTarget implements AutoCloseable {
     private void dropTables() throws SQLException {
         try (Connection c = pool.getConnection();
                 Statement st = c.createStatement()) {
-            for (String t : List.of(DUPGUARD_TABLE, SAME_TABLE, LEAN_TABLE, CAMEL_TABLE)) {
+            for (String t : List.of(
+                    DUPGUARD_TABLE, SAME_TABLE, LEAN_TABLE, HandTx.LEAN_TABLE, HandTx.SAME_TABLE, CAMEL_TABLE)) {
                 st.execute("DROP TABLE IF EXISTS " + t);
             }
         }
     }
 
-    /** The same-table ceiling's table has exactly the shape of dupguard's: the shipped DDL with another name. */
-    private void createSameTable() throws SQLException {
-        String text;
-        try (InputStream in = JdbcIdempotencyStore.class.getResourceAsStream(dialect.schemaResource())) {
-            if (in == null) {
-                throw new IllegalStateException("missing " + dialect.schemaResource());
-            }
-            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        StringBuilder sql = new StringBuilder();
-        for (String line : text.split("\n")) {
-            if (!line.strip().startsWith("--")) {
-                sql.append(line).append('\n');
-            }
-        }
-        try (Connection c = pool.getConnection();
-                Statement st = c.createStatement()) {
-            for (String ddl : sql.toString().split(";")) {
-                if (!ddl.isBlank()) {
-                    st.execute(ddl.strip().replace(JdbcIdempotencyStore.DEFAULT_TABLE, SAME_TABLE));
-                }
-            }
-        }
+    /**
+     * The same-table ceiling's table has exactly the shape of dupguard's: the store creates it from
+     * its shipped DDL under another name (the store itself is not used).
+     */
+    private void createSameTable(String table) {
+        JdbcIdempotencyStore.builder(pool)
+                .tableName(table)
+                .createSchemaIfMissing(true)
+                .build()
+                .dialect();
     }
 
     @Override
@@ -268,62 +264,6 @@ final class SqlTarget implements AutoCloseable {
             System.err.println(label + ": cleanup failed: " + e);
         } finally {
             pool.close();
-        }
-    }
-
-    /** dupguard's {@link Idempotency} over {@link JdbcIdempotencyStore}, autocommit. */
-    private final class Dupguard implements BenchImpl {
-        private final String name;
-        private final Role role;
-        private final Idempotency idempotency;
-        private final String description;
-
-        Dupguard(String name, Role role, Idempotency idempotency, String description) {
-            this.name = name;
-            this.role = role;
-            this.idempotency = idempotency;
-            this.description = description;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public Role role() {
-            return role;
-        }
-
-        @Override
-        public String description() {
-            return description;
-        }
-
-        @Override
-        public boolean call(String key, long seq) {
-            Outcome<String> out;
-            try {
-                out = idempotency.execute(
-                        IdempotencyKey.of(Bench.SCOPE, key),
-                        Bench.FINGERPRINT,
-                        String.class,
-                        () -> Bench.response(seq));
-            } catch (RequestInFlightException e) {
-                return false; // a racing duplicate, rejected by the default in-flight policy
-            }
-            Bench.consume(out.value());
-            return !out.isReplay();
-        }
-
-        @Override
-        public boolean answersInFlight() {
-            return true;
-        }
-
-        @Override
-        public void reset() throws SQLException {
-            truncate(DUPGUARD_TABLE);
         }
     }
 
@@ -417,22 +357,8 @@ final class SqlTarget implements AutoCloseable {
             this.ds = ds;
             this.mode = mode;
             String t = SAME_TABLE;
-            String now;
-            String nowPlus;
-            switch (dialect) {
-                case POSTGRESQL -> {
-                    now = "clock_timestamp()";
-                    nowPlus = "(clock_timestamp() + (? * INTERVAL '1 millisecond'))";
-                }
-                case MYSQL -> {
-                    now = "UTC_TIMESTAMP(6)";
-                    nowPlus = "(UTC_TIMESTAMP(6) + INTERVAL (? * 1000) MICROSECOND)";
-                }
-                default -> {
-                    now = "CURRENT_TIMESTAMP";
-                    nowPlus = "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)";
-                }
-            }
+            String now = SqlTime.now(dialect);
+            String nowPlus = SqlTime.nowPlusMillis(dialect);
             String columns = " (scope, idem_key, status, fingerprint, owner, expires_at, purge_after)"
                     + " VALUES (?, ?, 'P', ?, ?, " + nowPlus + ", " + nowPlus + ")";
             boolean ignore = mode == HandMode.AUTOCOMMIT && dialect == SqlDialect.MYSQL;

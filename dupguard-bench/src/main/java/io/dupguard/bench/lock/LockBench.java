@@ -1,14 +1,15 @@
 package io.dupguard.bench.lock;
 
-import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.dupguard.bench.harness.Cli;
+import io.dupguard.bench.harness.CpuProbe;
+import io.dupguard.bench.harness.ForeignLoad;
+import io.dupguard.bench.harness.MachineInfo;
+import io.dupguard.bench.harness.Markdown;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,7 +19,8 @@ import java.util.TreeMap;
  * Lock benchmark: lock + unlock throughput uncontended and acquisitions/s with the wait under
  * contention, for dupguard's lock providers next to their peers on the same servers in one JVM run
  * (Redis: hand-written ceiling, Redisson, Spring Integration; PostgreSQL and MariaDB: Spring
- * Integration, ShedLock; ZooKeeper: Curator's mutex). Run it with {@code scripts/bench-locks};
+ * Integration, ShedLock and two hand-written ceilings, {@link LeaseRowLocks}; ZooKeeper: Curator's
+ * mutex), on the harness's {@link io.dupguard.bench.harness.LoadDriver} ({@link LockLoad}). Run it with {@code scripts/bench-locks};
  * {@code --help} lists the options. Prints the tables and writes {@code docs/benchmarks-locks.md}.
  */
 public final class LockBench {
@@ -51,22 +53,7 @@ public final class LockBench {
 
     public static void main(String[] args) throws Exception {
         quietLogs();
-        LockBenchOptions options;
-        try {
-            options = LockBenchOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("bench-locks: " + e.getMessage());
-            System.err.println();
-            System.err.print(LockBenchOptions.USAGE);
-            System.exit(2);
-            return;
-        }
-        if (options.help()) {
-            System.out.print(LockBenchOptions.USAGE);
-            return;
-        }
-        int failures = new LockBench().run(options, command(args));
-        System.exit(failures == 0 ? 0 : 1);
+        System.exit(Cli.run(new LockBenchOptions(), args, o -> new LockBench().run(o, command(args))));
     }
 
     /** ZooKeeper's server and the Redis clients log every session at INFO; keep the console readable. */
@@ -78,27 +65,18 @@ public final class LockBench {
 
     /** The command line as the report shows it. */
     static String command(String[] args) {
-        StringBuilder sb = new StringBuilder(System.getProperty("dupguard.bench.command", "scripts/bench-locks"));
-        for (String a : args) {
-            sb.append(' ');
-            if (a.isEmpty() || a.chars().anyMatch(c -> Character.isWhitespace(c) || "'\"$&;|<>*?".indexOf(c) >= 0)) {
-                sb.append('\'').append(a.replace("'", "'\\''")).append('\'');
-            } else {
-                sb.append(a);
-            }
-        }
-        return sb.toString();
+        return Cli.commandLine("scripts/bench-locks", args);
     }
 
     private int run(LockBenchOptions o, String command) throws Exception {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
-        Map<String, String> machine = machineInfo();
-        String loadBefore = loadAverage();
+        Map<String, String> machine = MachineInfo.collect();
+        String loadBefore = MachineInfo.loadAverage();
         log("machine: " + machine.get("CPU") + ", " + machine.get("Memory") + "; load " + loadBefore);
-        log("settings: " + o.threads() + " threads, " + LockBenchOptions.formatDuration(o.prewarm())
-                + " prewarm per row and mode, " + LockBenchOptions.formatDuration(o.warmup()) + " warmup + "
-                + LockBenchOptions.formatDuration(o.duration()) + " measured per run, " + o.rounds() + " rounds");
+        log("settings: " + o.threads() + " threads, " + Markdown.duration(o.prewarm())
+                + " prewarm per row and mode, " + Markdown.duration(o.warmup()) + " warmup + "
+                + Markdown.duration(o.duration()) + " measured per run, " + o.rounds() + " rounds");
         List<StoreResult> stores = new ArrayList<>();
         for (LockBenchOptions.Target target : o.targets()) {
             stores.add(runStore(target, o));
@@ -108,7 +86,7 @@ public final class LockBench {
                 o,
                 machine,
                 loadBefore,
-                loadAverage(),
+                MachineInfo.loadAverage(),
                 started,
                 Duration.ofNanos(System.nanoTime() - t0),
                 stores);
@@ -117,11 +95,7 @@ public final class LockBench {
         System.out.println(markdown);
         if (o.out() != null) {
             Path out = o.out();
-            String previous = Files.exists(out) ? Files.readString(out, StandardCharsets.UTF_8) : null;
-            if (out.toAbsolutePath().getParent() != null) {
-                Files.createDirectories(out.toAbsolutePath().getParent());
-            }
-            Files.writeString(out, LockReport.withKeptNotes(markdown, previous), StandardCharsets.UTF_8);
+            Markdown.write(out, markdown, LockReport.NOTES_MARKER);
             log("wrote " + out.toAbsolutePath());
         }
         int failures = 0;
@@ -142,7 +116,7 @@ public final class LockBench {
                     case ZOOKEEPER -> "ZooKeeper";
                 };
         log("== " + title);
-        String load = loadAverage();
+        String load = MachineInfo.loadAverage();
         Backend backend = null;
         try {
             backend = switch (target) {
@@ -152,8 +126,15 @@ public final class LockBench {
                 case ZOOKEEPER -> new ZooKeeperLocks();
             };
             String server = backend.server();
-            CpuMeter cpu = CpuMeter.forStore(
-                    title, io.lettuce.core.RedisURI.create(o.redisUrl()).getPort());
+            CpuProbe cpu = ForeignLoad.probe(
+                    switch (target) {
+                        case REDIS ->
+                            ForeignLoad.redisOnPort(io.lettuce.core.RedisURI.create(o.redisUrl())
+                                    .getPort());
+                        case POSTGRESQL -> (comm, dir) -> comm.equals("postgres");
+                        case MARIADB -> (comm, dir) -> comm.equals("mariadbd") || comm.equals("mysqld");
+                        case ZOOKEEPER -> ForeignLoad.NO_SERVER;
+                    });
             log("server: " + server + "; load " + load);
             List<LockImpl> impls =
                     backend.impls().stream().filter(i -> o.runs(i.name())).toList();
@@ -179,8 +160,8 @@ public final class LockBench {
             // One unmeasured pass over every row and mode first: JIT, pools, subscriptions, rows.
             if (!o.prewarm().isZero()) {
                 for (LockImpl impl : impls) {
-                    for (LockDriver.Mode mode : LockDriver.Mode.values()) {
-                        LockRun r = LockDriver.run(impl, mode, o.threads(), o.prewarm(), Duration.ZERO, 0);
+                    for (LockLoad.Mode mode : LockLoad.Mode.values()) {
+                        LockRun r = LockLoad.run(impl, mode, o.threads(), o.prewarm(), Duration.ZERO, 0, CpuProbe.NONE);
                         if (r.errors() > 0) {
                             log("  prewarm " + impl.name() + " " + mode.label + ": " + r.errors() + " errors, first: "
                                     + r.firstError());
@@ -194,15 +175,15 @@ public final class LockBench {
             for (int round = 1; round <= o.rounds(); round++) {
                 boolean forward = round % 2 == 1;
                 List<LockImpl> order = new ArrayList<>(impls);
-                List<LockDriver.Mode> modes = new ArrayList<>(List.of(LockDriver.Mode.values()));
+                List<LockLoad.Mode> modes = new ArrayList<>(List.of(LockLoad.Mode.values()));
                 if (!forward) {
                     Collections.reverse(order);
                     Collections.reverse(modes);
                 }
                 for (LockImpl impl : order) {
-                    for (LockDriver.Mode mode : modes) {
+                    for (LockLoad.Mode mode : modes) {
                         System.gc();
-                        LockRun r = LockDriver.run(impl, mode, o.threads(), o.warmup(), o.duration(), round, cpu);
+                        LockRun r = LockLoad.run(impl, mode, o.threads(), o.warmup(), o.duration(), round, cpu);
                         runs.add(r);
                         log(line(r));
                     }
@@ -228,21 +209,21 @@ public final class LockBench {
                 r.round(),
                 r.impl(),
                 r.mode().label,
-                LockReport.formatOps(r.opsPerSecond()),
-                r.mode() == LockDriver.Mode.CONTENDED ? "wait" : "pair",
-                LockReport.formatMicros(r.p50Micros()),
-                LockReport.formatMicros(r.p99Micros()));
+                Markdown.ops(r.opsPerSecond()),
+                r.mode() == LockLoad.Mode.CONTENDED ? "wait" : "pair",
+                Markdown.micros(r.p50Micros()),
+                Markdown.micros(r.p99Micros()));
         base += String.format(
                 Locale.ROOT,
                 "  cpu/cycle jvm %s server %s µs, %s cores",
-                LockReport.formatMicros(r.jvmCpuMicrosPerCycle()),
-                LockReport.formatMicros(r.serverCpuMicrosPerCycle()),
-                LockReport.formatCores(r.coresBusy()));
-        if (r.mode() == LockDriver.Mode.CONTENDED) {
+                Markdown.micros(r.jvmCpuMicrosPerCycle()),
+                Markdown.micros(r.serverCpuMicrosPerCycle()),
+                Markdown.decimal2(r.coresBusy()));
+        if (r.mode() == LockLoad.Mode.CONTENDED) {
             base += String.format(
                     Locale.ROOT,
                     "  gap p50 %6s µs  per thread %d–%d  overlaps %d",
-                    LockReport.formatMicros(r.gapP50Micros()),
+                    Markdown.micros(r.gapP50Micros()),
                     r.minPerThread(),
                     r.maxPerThread(),
                     r.overlaps());
@@ -261,7 +242,7 @@ public final class LockBench {
         try (Backend.Audited a = backend.audit(measured)) {
             LockImpl impl = a.impl();
             LockImpl.Client client = impl.newClient();
-            String name = LockDriver.lockName(LockDriver.Mode.UNCONTENDED, 0);
+            String name = LockLoad.lockName(LockLoad.Mode.UNCONTENDED, 0);
             for (int i = 0; i < 20; i++) { // connections, scripts, first rows: not part of the steady state
                 client.acquire(name).release();
             }
@@ -271,10 +252,17 @@ public final class LockBench {
             }
             Map<String, Double> uncontended = per(a.stop(), o.auditCycles());
             // Settle: the contended name's first use (subscriptions, rows) is not part of the audit.
-            LockDriver.run(impl, LockDriver.Mode.CONTENDED, o.threads(), Duration.ZERO, Duration.ofMillis(300), 0);
+            LockLoad.run(
+                    impl,
+                    LockLoad.Mode.CONTENDED,
+                    o.threads(),
+                    Duration.ZERO,
+                    Duration.ofMillis(300),
+                    0,
+                    CpuProbe.NONE);
             a.start();
-            LockRun r =
-                    LockDriver.run(impl, LockDriver.Mode.CONTENDED, o.threads(), Duration.ZERO, o.auditContended(), 0);
+            LockRun r = LockLoad.run(
+                    impl, LockLoad.Mode.CONTENDED, o.threads(), Duration.ZERO, o.auditContended(), 0, CpuProbe.NONE);
             Map<String, Double> contended = per(a.stop(), r.allCycles());
             String problem = r.errors() > 0
                     ? r.errors() + " errors, first: " + r.firstError()
@@ -291,47 +279,6 @@ public final class LockBench {
             counts.forEach((k, v) -> out.put(k, v / (double) cycles));
         }
         return out;
-    }
-
-    /**
-     * The machine description of the idempotency bench ({@code io.dupguard.bench.MachineInfo}, which is
-     * package-private there): called reflectively so that both reports describe the machine the same
-     * way; a minimal fallback if it cannot be called.
-     */
-    static Map<String, String> machineInfo() {
-        Map<String, String> out = new LinkedHashMap<>();
-        try {
-            Object info = machineInfoMethod("collect").invoke(null);
-            if (info instanceof Map<?, ?> m) {
-                m.forEach((k, v) -> out.put(String.valueOf(k), String.valueOf(v)));
-                return out;
-            }
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            // fall back below
-        }
-        out.put(
-                "CPU",
-                System.getProperty("os.arch") + " — nproc "
-                        + Runtime.getRuntime().availableProcessors());
-        out.put("Memory", Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB heap");
-        out.put("OS", System.getProperty("os.name") + " " + System.getProperty("os.version"));
-        out.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-        return out;
-    }
-
-    /** The 1, 5 and 15 minute load averages, through the idempotency bench's MachineInfo. */
-    static String loadAverage() {
-        try {
-            return String.valueOf(machineInfoMethod("loadAverage").invoke(null));
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return "?";
-        }
-    }
-
-    private static Method machineInfoMethod(String name) throws ReflectiveOperationException {
-        Method m = Class.forName("io.dupguard.bench.MachineInfo").getDeclaredMethod(name);
-        m.setAccessible(true);
-        return m;
     }
 
     private static void log(String line) {

@@ -8,8 +8,13 @@ interface LockImpl {
 
     /** What a row is compared against. */
     enum Role {
-        /** The same round trips written by hand: the ceiling of the store. */
+        /**
+         * Written by hand: the ceiling of the store (on PostgreSQL and MariaDB the lean lease row of
+         * its own minimal table).
+         */
         CEILING,
+        /** SQL stores: hand-written statements on dupguard's own lock table. */
+        CEILING_SAME_TABLE,
         /** dupguard's {@code LockProvider}. */
         DUPGUARD,
         /** A peer library. */

@@ -1,16 +1,16 @@
 package io.dupguard.bench.lock;
 
+import io.dupguard.bench.harness.Markdown;
+import io.dupguard.bench.harness.Rounds;
 import io.dupguard.bench.lock.LockBench.AuditRow;
 import io.dupguard.bench.lock.LockBench.ImplInfo;
 import io.dupguard.bench.lock.LockBench.StoreResult;
-import io.dupguard.bench.lock.LockDriver.Mode;
+import io.dupguard.bench.lock.LockLoad.Mode;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,6 +23,9 @@ final class LockReport {
     /** Lines from this marker on are kept when the report is written again (the hand-written analysis). */
     static final String NOTES_MARKER =
             "<!-- notes below this line are kept when scripts/bench-locks rewrites the file -->";
+
+    /** PostgreSQL and MariaDB: dupguard against the lean hand-written lease row (issue 12). */
+    static final double SQL_LEAN_TARGET = 0.9;
 
     private LockReport() {}
 
@@ -53,9 +56,11 @@ final class LockReport {
             new Reference("PostgreSQL", SqlLocks.SHEDLOCK, Mode.UNCONTENDED, "ops/s", 4_100, false));
 
     static Optional<LockRun> best(List<LockRun> runs, String impl, Mode mode) {
-        return runs.stream()
-                .filter(r -> r.impl().equals(impl) && r.mode() == mode && !r.failed())
-                .max(Comparator.comparingDouble(LockRun::opsPerSecond));
+        return Rounds.best(
+                runs.stream()
+                        .filter(r -> r.impl().equals(impl) && r.mode() == mode && !r.failed())
+                        .toList(),
+                LockRun::opsPerSecond);
     }
 
     private static Optional<Double> ratio(
@@ -83,7 +88,7 @@ final class LockReport {
                                 s.title(),
                                 Mode.CONTENDED,
                                 "p99 wait ≤ ¼ × Redisson's",
-                                formatRatio(v),
+                                Markdown.ratio(v),
                                 v <= 0.25,
                                 true)));
             }
@@ -93,6 +98,17 @@ final class LockReport {
                     atLeast(out, s, mode, SqlLocks.DUPGUARD, SqlLocks.SPRING, 2.0, "Spring JdbcLockRegistry", issue);
                     atLeast(out, s, mode, SqlLocks.DUPGUARD, SqlLocks.SHEDLOCK, 1.3, "ShedLock", issue);
                 }
+                // Issue 12's two ceilings: the target is against the lean row, uncontended (contended,
+                // the ceilings poll while dupguard hands over in the JVM: shown for information).
+                atLeast(
+                        out,
+                        s,
+                        Mode.UNCONTENDED,
+                        SqlLocks.DUPGUARD,
+                        LeaseRowLocks.LEAN,
+                        SQL_LEAN_TARGET,
+                        "hand-written lean lease row",
+                        true);
             }
             case "ZooKeeper" -> {
                 for (Mode mode : Mode.values()) {
@@ -127,7 +143,7 @@ final class LockReport {
                         mode,
                         (mode == Mode.CONTENDED ? "acquisitions/s" : "lock+unlock/s") + " ≥ " + trim(needed) + "× "
                                 + label,
-                        formatRatio(v),
+                        Markdown.ratio(v),
                         v >= needed,
                         issue)));
     }
@@ -144,24 +160,17 @@ final class LockReport {
         md.append("Numbers from a 2-core machine with every server on the same cores as the client JVM are noisy")
                 .append(" (expect ±10 % between runs), which is why each row keeps its best round.\n\n");
 
-        md.append("## Command\n\n```\n").append(ctx.command()).append("\n```\n\n");
-        md.append("Started ")
-                .append(DateTimeFormatter.ISO_LOCAL_DATE_TIME
-                        .withZone(ZoneOffset.UTC)
-                        .format(ctx.started().truncatedTo(ChronoUnit.SECONDS)))
-                .append(" UTC, took ")
-                .append(formatElapsed(ctx.elapsed()))
-                .append(".\n\n");
-
-        md.append("## Machine\n\n| | |\n|---|---|\n");
-        ctx.machine().forEach((k, v) -> row(md, k, v));
+        md.append(Markdown.commandSection(ctx.command(), ctx.started(), ctx.elapsed()));
+        Map<String, String> machine = new LinkedHashMap<>(ctx.machine());
+        machine.put("Load average (1/5/15 min)", "before: " + ctx.loadBefore() + "; after: " + ctx.loadAfter());
+        Map<String, String> servers = new LinkedHashMap<>();
         for (StoreResult s : ctx.stores()) {
             if (s.server() != null) {
-                row(md, s.title() + " server", s.server());
+                servers.put(s.title(), s.server());
             }
         }
-        row(md, "Load average (1/5/15 min)", "before: " + ctx.loadBefore() + "; after: " + ctx.loadAfter());
-        md.append("\n**2 cores, shared:** PostgreSQL, MariaDB and Redis run on this machine (loopback) and")
+        md.append(Markdown.machineSection(machine, servers));
+        md.append("**2 cores, shared:** PostgreSQL, MariaDB and Redis run on this machine (loopback) and")
                 .append(" ZooKeeper runs inside the benchmark JVM, so every server competes with the 16 client")
                 .append(" threads (and with the peers' own I/O and timer threads) for the same 2 cores. Absolute")
                 .append(" numbers are low and latencies include waiting for a core; the ratios between rows of one")
@@ -172,11 +181,11 @@ final class LockReport {
                 .append(o.threads())
                 .append(" client threads in a closed loop (each starts its next cycle when the previous one returns).")
                 .append(" Before round 1 every row runs once per mode, unmeasured, for ")
-                .append(LockBenchOptions.formatDuration(o.prewarm()))
+                .append(Markdown.duration(o.prewarm()))
                 .append(" (JIT, pools, subscriptions, lock rows). Each run: ")
-                .append(LockBenchOptions.formatDuration(o.warmup()))
+                .append(Markdown.duration(o.warmup()))
                 .append(" warmup, then ")
-                .append(LockBenchOptions.formatDuration(o.duration()))
+                .append(Markdown.duration(o.duration()))
                 .append(" measured. Only cycles started in the measured window count; throughput = cycles / window.\n");
         md.append("- **Rounds**: ")
                 .append(o.rounds())
@@ -204,12 +213,15 @@ final class LockReport {
         md.append("- **Instances**: every row has its own client and connections (own `RedisClient`, own Redisson")
                 .append(" client, own Lettuce connection factory, own HikariCP pool of ")
                 .append(o.poolSize())
-                .append(", own `CuratorFramework` session) and its own keys, tables or znodes. Each library runs with")
+                .append(", own `CuratorFramework` session) and its own keys, tables or znodes. On PostgreSQL and")
+                .append(
+                        " MariaDB two hand-written ceilings (issue 12): the *lean lease row* on its own minimal table and")
+                .append(" *same-table* on dupguard's lock table, both polling when refused. Each library runs with")
                 .append(" its defaults; what a row sends and how it waits is listed under each table.\n");
         md.append("- **Audit**: before the measured runs, each row runs ")
                 .append(o.auditCycles())
                 .append(" lock cycles on one thread, then every thread on one name for ")
-                .append(LockBenchOptions.formatDuration(o.auditContended()))
+                .append(Markdown.duration(o.auditContended()))
                 .append(", while the server side counts what arrives (Redis: `MONITOR`, top-level commands only,")
                 .append(" not the commands a script runs; ZooKeeper: `mntr`'s `zk_packets_received`) or a counting")
                 .append(" wrapper around a separate pool counts what the row asks of JDBC. Untimed.\n\n");
@@ -265,11 +277,11 @@ final class LockReport {
         for (ImplInfo impl : s.impls()) {
             Optional<LockRun> b = best(s.runs(), impl.name(), Mode.UNCONTENDED);
             md.append("| ").append(label(impl)).append(" | ");
-            md.append(b.map(r -> formatOps(r.opsPerSecond())).orElse("failed"))
+            md.append(b.map(r -> Markdown.ops(r.opsPerSecond())).orElse("failed"))
                     .append(" | ")
-                    .append(b.map(r -> formatMicros(r.p50Micros())).orElse("—"))
+                    .append(b.map(r -> Markdown.micros(r.p50Micros())).orElse("—"))
                     .append(" | ")
-                    .append(b.map(r -> formatMicros(r.p99Micros())).orElse("—"))
+                    .append(b.map(r -> Markdown.micros(r.p99Micros())).orElse("—"))
                     .append(" | ")
                     .append(cpu(b))
                     .append(rounds(s, impl.name(), Mode.UNCONTENDED))
@@ -287,15 +299,15 @@ final class LockReport {
                     .mapToLong(LockRun::overlaps)
                     .sum();
             md.append("| ").append(label(impl)).append(" | ");
-            md.append(b.map(r -> formatOps(r.opsPerSecond())).orElse("failed"))
+            md.append(b.map(r -> Markdown.ops(r.opsPerSecond())).orElse("failed"))
                     .append(" | ")
-                    .append(b.map(r -> formatMicros(r.p50Micros())).orElse("—"))
+                    .append(b.map(r -> Markdown.micros(r.p50Micros())).orElse("—"))
                     .append(" | ")
-                    .append(b.map(r -> formatMicros(r.p99Micros())).orElse("—"))
+                    .append(b.map(r -> Markdown.micros(r.p99Micros())).orElse("—"))
                     .append(" | ")
-                    .append(b.map(r -> formatMicros(r.gapP50Micros())).orElse("—"))
+                    .append(b.map(r -> Markdown.micros(r.gapP50Micros())).orElse("—"))
                     .append(" | ")
-                    .append(b.map(r -> formatMicros(r.gapP99Micros())).orElse("—"))
+                    .append(b.map(r -> Markdown.micros(r.gapP99Micros())).orElse("—"))
                     .append(" | ")
                     .append(b.map(r -> r.minPerThread() + "–" + r.maxPerThread())
                             .orElse("—"))
@@ -333,11 +345,14 @@ final class LockReport {
                         .append(" | ")
                         .append(
                                 a.problem() != null && a.uncontended().isEmpty()
-                                        ? "audit failed: " + cell(a.problem())
+                                        ? "audit failed: " + Markdown.cell(a.problem())
                                         : formatCounts(a.uncontended()))
                         .append(" | ")
                         .append(formatCounts(a.contended()))
-                        .append(a.problem() != null && !a.uncontended().isEmpty() ? " (" + cell(a.problem()) + ")" : "")
+                        .append(
+                                a.problem() != null && !a.uncontended().isEmpty()
+                                        ? " (" + Markdown.cell(a.problem()) + ")"
+                                        : "")
                         .append(" |\n");
             }
             md.append('\n');
@@ -361,19 +376,30 @@ final class LockReport {
         switch (s.title()) {
             case "Redis" -> {
                 ratio(s, RedisLocks.DUPGUARD, RedisLocks.REDISSON, Mode.UNCONTENDED, LockRun::opsPerSecond)
-                        .ifPresent(v -> lines.add("uncontended: dupguard ÷ Redisson = " + formatRatio(v)
+                        .ifPresent(v -> lines.add("uncontended: dupguard ÷ Redisson = " + Markdown.ratio(v)
                                 + " (the issue expects ≈ 4× from its numbers)"));
                 ratio(s, RedisLocks.DUPGUARD, RedisLocks.SPRING, Mode.UNCONTENDED, LockRun::opsPerSecond)
-                        .ifPresent(
-                                v -> lines.add("uncontended: dupguard ÷ Spring RedisLockRegistry = " + formatRatio(v)));
+                        .ifPresent(v ->
+                                lines.add("uncontended: dupguard ÷ Spring RedisLockRegistry = " + Markdown.ratio(v)));
                 ratio(s, RedisLocks.DUPGUARD, RedisLocks.SPRING, Mode.CONTENDED, LockRun::opsPerSecond)
-                        .ifPresent(
-                                v -> lines.add("contended: dupguard ÷ Spring RedisLockRegistry = " + formatRatio(v)));
+                        .ifPresent(v ->
+                                lines.add("contended: dupguard ÷ Spring RedisLockRegistry = " + Markdown.ratio(v)));
+            }
+            case "PostgreSQL", "MariaDB" -> {
+                for (Mode mode : Mode.values()) {
+                    ratio(s, SqlLocks.DUPGUARD, LeaseRowLocks.SAME_TABLE, mode, LockRun::opsPerSecond)
+                            .ifPresent(v -> lines.add(
+                                    mode.label + ": dupguard ÷ hand-written same-table = " + Markdown.ratio(v)));
+                }
+                ratio(s, SqlLocks.DUPGUARD, LeaseRowLocks.LEAN, Mode.CONTENDED, LockRun::opsPerSecond)
+                        .ifPresent(v -> lines.add("contended: dupguard ÷ hand-written lean lease row = "
+                                + Markdown.ratio(v) + " (the ceilings poll; dupguard hands over inside the JVM)"));
             }
             case "ZooKeeper" -> {
                 for (Mode mode : Mode.values()) {
                     ratio(s, ZooKeeperLocks.DUPGUARD, ZooKeeperLocks.CURATOR, mode, LockRun::p99Micros)
-                            .ifPresent(v -> lines.add(mode.label + ": dupguard p99 ÷ Curator p99 = " + formatRatio(v)));
+                            .ifPresent(
+                                    v -> lines.add(mode.label + ": dupguard p99 ÷ Curator p99 = " + Markdown.ratio(v)));
                 }
             }
             default -> {}
@@ -393,9 +419,9 @@ final class LockReport {
                 best(s.runs(), ref.impl(), ref.mode()).ifPresent(r -> {
                     double v = ref.latency() ? r.p99Micros() : r.opsPerSecond();
                     rows.add("| " + ref.store() + " | " + ref.impl() + " | " + ref.mode().label + " " + ref.what()
-                            + " | " + (ref.latency() ? formatMicros(v) + " µs" : formatOps(v)) + " | "
-                            + (ref.latency() ? formatMicros(ref.value()) + " µs" : formatOps(ref.value())) + " | "
-                            + formatRatio(v / ref.value()) + " |");
+                            + " | " + (ref.latency() ? Markdown.micros(v) + " µs" : Markdown.ops(v)) + " | "
+                            + (ref.latency() ? Markdown.micros(ref.value()) + " µs" : Markdown.ops(ref.value())) + " | "
+                            + Markdown.ratio(v / ref.value()) + " |");
                 });
             }
         }
@@ -411,11 +437,11 @@ final class LockReport {
 
     /** The CPU cells of a row, each followed by " | ". */
     private static String cpu(Optional<LockRun> b) {
-        return b.map(r -> formatMicros(r.jvmCpuMicrosPerCycle()) + " | "
+        return b.map(r -> Markdown.micros(r.jvmCpuMicrosPerCycle()) + " | "
                         + (Double.isNaN(r.serverCpuMicrosPerCycle())
                                 ? "in the JVM"
-                                : formatMicros(r.serverCpuMicrosPerCycle()))
-                        + " | " + formatCores(r.coresBusy()) + " | ")
+                                : Markdown.micros(r.serverCpuMicrosPerCycle()))
+                        + " | " + Markdown.decimal2(r.coresBusy()) + " | ")
                 .orElse("— | — | — | ");
     }
 
@@ -425,32 +451,12 @@ final class LockReport {
                 .sorted(Comparator.comparingInt(LockRun::round))
                 .map(r -> r.failed()
                         ? "r" + r.round() + " failed (" + r.errors() + " errors, " + r.overlaps() + " overlaps)"
-                        : formatOps(r.opsPerSecond()))
+                        : Markdown.ops(r.opsPerSecond()))
                 .collect(Collectors.joining(" · "));
     }
 
     private static String label(ImplInfo impl) {
         return impl.role() == LockImpl.Role.DUPGUARD ? "**" + impl.name() + "**" : impl.name();
-    }
-
-    private static void row(StringBuilder md, String k, String v) {
-        md.append("| ").append(k).append(" | ").append(cell(v)).append(" |\n");
-    }
-
-    static String cell(String s) {
-        return s.replace("|", "\\|").replace("\n", " ");
-    }
-
-    static String withKeptNotes(String markdown, String previous) {
-        if (previous == null) {
-            return markdown;
-        }
-        int at = previous.indexOf(NOTES_MARKER);
-        if (at < 0) {
-            return markdown;
-        }
-        String notes = previous.substring(at + NOTES_MARKER.length());
-        return markdown + notes.stripLeading().transform(n -> n.isEmpty() ? "" : "\n" + n);
     }
 
     static String formatCounts(Map<String, Double> counts) {
@@ -464,31 +470,7 @@ final class LockReport {
                 .collect(Collectors.joining(" · "));
     }
 
-    static String formatOps(double v) {
-        return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%,.0f", v);
-    }
-
-    static String formatMicros(double v) {
-        if (Double.isNaN(v)) {
-            return "—";
-        }
-        return v < 100 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%,.0f", v);
-    }
-
-    static String formatCores(double v) {
-        return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.2f", v);
-    }
-
-    static String formatRatio(double v) {
-        return String.format(Locale.ROOT, "%.2f×", v);
-    }
-
     private static String trim(double v) {
         return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
-    }
-
-    private static String formatElapsed(Duration d) {
-        long s = d.toSeconds();
-        return s >= 60 ? (s / 60) + " min " + (s % 60) + " s" : s + " s";
     }
 }

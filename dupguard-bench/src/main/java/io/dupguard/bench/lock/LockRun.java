@@ -1,84 +1,80 @@
 package io.dupguard.bench.lock;
 
-import org.HdrHistogram.Histogram;
+import io.dupguard.bench.harness.LoadRun;
 
 /**
  * One measured run of one implementation in one mode.
  *
- * @param ops lock cycles (acquire, critical section, release) started and finished in the measured window
- * @param seconds length of the measured window
- * @param latencyNanos uncontended: acquire + release; contended: the acquire call alone (the wait)
- * @param gapNanos contended only: from the previous holder starting its release to this acquire
- *     returning — how long the lock stood free during a hand-off
+ * @param run what the load driver measured: latency = uncontended the acquire + release pair,
+ *     contended the acquire call alone (the wait); second histogram = contended only, the hand-off
+ *     gap (from the previous holder starting its release to this acquire returning)
  * @param overlaps contended only: entries that found another holder inside the critical section, plus
  *     increments of the unguarded counter that were lost (both must be 0)
- * @param minPerThread fewest cycles one thread completed in the window
- * @param maxPerThread most cycles one thread completed in the window
- * @param allCycles cycles completed in the whole run (warmup and stop included): what the audit divides by
- * @param jvmCpuNanos CPU time this JVM used in the measured window (every thread; NaN if unknown)
- * @param serverCpuNanos CPU time the store's server processes used in the window (NaN if not measured)
- * @param errors calls that threw
- * @param firstError the first exception thrown, if any
  */
-record LockRun(
-        String impl,
-        LockImpl.Role role,
-        LockDriver.Mode mode,
-        int round,
-        long ops,
-        double seconds,
-        Histogram latencyNanos,
-        Histogram gapNanos,
-        long overlaps,
-        long minPerThread,
-        long maxPerThread,
-        long allCycles,
-        double jvmCpuNanos,
-        double serverCpuNanos,
-        long errors,
-        Throwable firstError) {
+record LockRun(String impl, LockImpl.Role role, LockLoad.Mode mode, int round, LoadRun run, long overlaps) {
+
+    long ops() {
+        return run.ops();
+    }
+
+    long errors() {
+        return run.errors();
+    }
+
+    Throwable firstError() {
+        return run.firstError();
+    }
+
+    /** Cycles completed in the whole run (warmup and stop included): what the audit divides by. */
+    long allCycles() {
+        return run.steps();
+    }
+
+    long minPerThread() {
+        return run.minPerThread();
+    }
+
+    long maxPerThread() {
+        return run.maxPerThread();
+    }
 
     double opsPerSecond() {
-        return seconds <= 0 ? 0 : ops / seconds;
+        return run.opsPerSecond();
     }
 
     double p50Micros() {
-        return percentile(latencyNanos, 50);
+        return run.p50Micros();
     }
 
     double p99Micros() {
-        return percentile(latencyNanos, 99);
+        return run.p99Micros();
     }
 
     double gapP50Micros() {
-        return percentile(gapNanos, 50);
+        return mode == LockLoad.Mode.CONTENDED ? LoadRun.percentileMicros(run.secondNanos(), 50) : Double.NaN;
     }
 
     double gapP99Micros() {
-        return percentile(gapNanos, 99);
+        return mode == LockLoad.Mode.CONTENDED ? LoadRun.percentileMicros(run.secondNanos(), 99) : Double.NaN;
     }
 
     /** JVM CPU per measured cycle, µs. */
     double jvmCpuMicrosPerCycle() {
-        return ops == 0 ? Double.NaN : jvmCpuNanos / ops / 1000.0;
+        return run.selfCpuMicrosPerOp();
     }
 
-    /** Server CPU per measured cycle, µs. */
+    /** Server CPU per measured cycle, µs (NaN: the server runs in the JVM). */
     double serverCpuMicrosPerCycle() {
-        return ops == 0 ? Double.NaN : serverCpuNanos / ops / 1000.0;
+        return run.serverCpuMicrosPerOp();
     }
 
     /** Cores kept busy by the JVM and the server together during the window (the machine has 2). */
     double coresBusy() {
-        double total = jvmCpuNanos + (Double.isNaN(serverCpuNanos) ? 0 : serverCpuNanos);
-        return seconds <= 0 ? Double.NaN : total / (seconds * 1e9);
+        double server = run.cpu().serverCores();
+        return run.cpu().selfCores() + (Double.isNaN(server) ? 0 : server);
     }
 
     boolean failed() {
-        return errors > 0 || ops == 0 || overlaps > 0;
-    }
-
-    private static double percentile(Histogram h, double p) {
-        return h == null || h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(p) / 1000.0;
+        return errors() > 0 || ops() == 0 || overlaps > 0;
     }
 }

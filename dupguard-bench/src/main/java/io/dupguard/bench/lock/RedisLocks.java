@@ -1,7 +1,5 @@
 package io.dupguard.bench.lock;
 
-import io.dupguard.lock.Lease;
-import io.dupguard.lock.LockOptions;
 import io.dupguard.redis.RedisLockProvider;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -130,18 +128,13 @@ final class RedisLocks implements Backend {
         RedisLockProvider locks =
                 RedisLockProvider.builder(client).keyPrefix("bench:dupguard:").build();
         toClose.add(0, locks);
-        LockOptions options = LockOptions.ofDefaults();
-        return new Impl(
+        return Impl.dupguard(
                 DUPGUARD,
-                LockImpl.Role.DUPGUARD,
                 "acquire: `EVALSHA` lock script (`SET NX PX` + `INCR` fence, 1 round trip); release: `EVALSHA`"
                         + " compare-and-delete, `PUBLISH` only if a waiter flagged itself (1). Defaults: 30 s lease"
                         + " renewed by the Watchdog, 30 s wait.",
                 "FIFO gate per name in the JVM, only its head asks Redis; cross-JVM waiters wake on pub/sub",
-                () -> name -> {
-                    Lease lease = locks.acquire(name, options);
-                    return lease::close;
-                });
+                locks);
     }
 
     private LockImpl redisson() {

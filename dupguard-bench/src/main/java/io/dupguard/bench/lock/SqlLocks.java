@@ -3,8 +3,6 @@ package io.dupguard.bench.lock;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.JdbcLockProvider;
-import io.dupguard.lock.Lease;
-import io.dupguard.lock.LockOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -16,8 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -25,7 +21,6 @@ import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
@@ -50,12 +45,6 @@ final class SqlLocks implements Backend {
 
     /** ShedLock's lease ({@code lockAtMostFor}); dupguard uses its 30 s default, Spring its 10 s TTL. */
     static final Duration SHEDLOCK_AT_MOST = Duration.ofSeconds(30);
-    /** First and largest pause of the retry loop written around ShedLock's non-blocking {@code lock()}. */
-    static final Duration SHEDLOCK_FIRST_PAUSE = Duration.ofMillis(1);
-
-    static final Duration SHEDLOCK_MAX_PAUSE = Duration.ofMillis(16);
-
-    private static final Duration WAIT = Duration.ofSeconds(30);
 
     private final String id;
     private final String title;
@@ -81,11 +70,14 @@ final class SqlLocks implements Backend {
                         .contains("postgres");
                 createTables(c);
             }
+            LeaseRowLocks.createTables(setup, postgres);
             setup.close();
             pools.remove(setup);
             impls.add(dupguard(pool("dupguard", poolSize)));
             impls.add(spring(pool("spring", poolSize)));
             impls.add(shedlock(pool("shedlock", poolSize)));
+            impls.add(LeaseRowLocks.lean(pool("lean", poolSize), postgres));
+            impls.add(LeaseRowLocks.sameTable(pool("same-table", poolSize), postgres));
         } catch (SQLException | RuntimeException | Error e) {
             close();
             throw e;
@@ -182,10 +174,8 @@ final class SqlLocks implements Backend {
                 .tableName(DUPGUARD_TABLE)
                 .createSchemaIfMissing(true)
                 .build();
-        LockOptions options = LockOptions.ofDefaults();
-        return new Impl(
+        return Impl.dupguard(
                 DUPGUARD,
-                LockImpl.Role.DUPGUARD,
                 "acquire: one autocommit upsert guarded by `owner IS NULL OR lease_until <= now` that returns the"
                         + " new fence; release: one autocommit `UPDATE … SET owner = NULL`. Defaults: 30 s lease"
                         + " renewed by the Watchdog, 30 s wait.",
@@ -194,10 +184,7 @@ final class SqlLocks implements Backend {
                         + " fence = fence + 1` instead of release + acquire, at most 8 times in a row before a real"
                         + " release; a refused head polls with a jittered pause of 5 ms doubling to 100 ms"
                         + " (cross-JVM waiters only)",
-                () -> name -> {
-                    Lease lease = locks.acquire(name, options);
-                    return lease::close;
-                });
+                locks);
     }
 
     private static LockImpl spring(DataSource ds) {
@@ -237,27 +224,11 @@ final class SqlLocks implements Backend {
                 "`lock(config)`: a transaction with one guarded `UPDATE … WHERE lock_until <= now`, commit (the"
                         + " first `INSERT` per name is cached); `unlock()`: a transaction with `UPDATE lock_until ="
                         + " now`, commit. shedlock 6.9.2, `usingDbTime()`, lockAtMostFor 30 s, lockAtLeastFor 0.",
-                "none: `lock()` never waits. The bench's retry loop sleeps a jittered "
-                        + SHEDLOCK_FIRST_PAUSE.toMillis() + " ms doubling to " + SHEDLOCK_MAX_PAUSE.toMillis()
-                        + " ms between attempts (every thread polls)",
-                () -> name -> {
-                    long deadline = System.nanoTime() + WAIT.toNanos();
-                    long pause = SHEDLOCK_FIRST_PAUSE.toNanos();
-                    while (true) {
-                        Optional<SimpleLock> lock = provider.lock(
-                                new LockConfiguration(ClockProvider.now(), name, SHEDLOCK_AT_MOST, Duration.ZERO));
-                        if (lock.isPresent()) {
-                            SimpleLock held = lock.get();
-                            return held::unlock;
-                        }
-                        if (System.nanoTime() - deadline > 0) {
-                            throw new IllegalStateException("not acquired within " + WAIT);
-                        }
-                        long jittered = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
-                        Thread.sleep(jittered / 1_000_000, (int) (jittered % 1_000_000));
-                        pause = Math.min(pause * 2, SHEDLOCK_MAX_PAUSE.toNanos());
-                    }
-                });
+                "none: `lock()` never waits. " + Polling.description(),
+                () -> name -> Polling.acquire(() -> provider.lock(
+                                new LockConfiguration(ClockProvider.now(), name, SHEDLOCK_AT_MOST, Duration.ZERO))
+                        .<LockImpl.Held>map(held -> held::unlock)
+                        .orElse(null)));
     }
 
     @Override
@@ -267,6 +238,8 @@ final class SqlLocks implements Backend {
                     case DUPGUARD -> SqlLocks::dupguard;
                     case SPRING -> SqlLocks::spring;
                     case SHEDLOCK -> SqlLocks::shedlock;
+                    case LeaseRowLocks.LEAN -> ds -> LeaseRowLocks.lean(ds, postgres);
+                    case LeaseRowLocks.SAME_TABLE -> ds -> LeaseRowLocks.sameTable(ds, postgres);
                     default -> throw new IllegalArgumentException(measured.name());
                 };
         HikariDataSource pool = pool("audit", poolSize);

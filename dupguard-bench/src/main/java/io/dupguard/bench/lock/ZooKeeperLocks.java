@@ -1,7 +1,5 @@
 package io.dupguard.bench.lock;
 
-import io.dupguard.lock.Lease;
-import io.dupguard.lock.LockOptions;
 import io.dupguard.zookeeper.ZooKeeperLockProvider;
 import java.io.IOException;
 import java.io.InputStream;
@@ -87,18 +85,13 @@ final class ZooKeeperLocks implements Backend {
                 .basePath("/bench/dupguard")
                 .build();
         toClose.add(0, locks);
-        LockOptions options = LockOptions.ofDefaults();
-        return new Impl(
+        return Impl.dupguard(
                 DUPGUARD,
-                LockImpl.Role.DUPGUARD,
                 "a fresh `InterProcessMutex` per acquisition (Curator's recipe with the create's `Stat` kept"
                         + " for the fence): acquire = create ephemeral-sequential node + list children (2 round"
                         + " trips when free); release = delete (1). Defaults: the session is the lease, 30 s wait.",
                 "Curator's recipe: each waiter watches its predecessor node (FIFO across every JVM, no polling)",
-                () -> name -> {
-                    Lease lease = locks.acquire(name, options);
-                    return lease::close;
-                });
+                locks);
     }
 
     private LockImpl curator(CuratorFramework client) {

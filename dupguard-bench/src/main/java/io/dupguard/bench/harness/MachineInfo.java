@@ -1,4 +1,4 @@
-package io.dupguard.bench;
+package io.dupguard.bench.harness;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -12,10 +12,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** What the report says about the machine; every value read live, "?" where it cannot be. */
-final class MachineInfo {
+public final class MachineInfo {
     private MachineInfo() {}
 
-    static Map<String, String> collect() {
+    public static Map<String, String> collect() {
         Map<String, String> info = new LinkedHashMap<>();
         int nproc = Runtime.getRuntime().availableProcessors();
         info.put("CPU", cpuModel() + " — nproc " + nproc);
@@ -35,7 +35,7 @@ final class MachineInfo {
     }
 
     /** The 1, 5 and 15 minute load averages: anything else running on the machine shows here. */
-    static String loadAverage() {
+    public static String loadAverage() {
         List<String> l = lines(Path.of("/proc/loadavg"));
         if (l.isEmpty()) {
             return "?";

@@ -1,4 +1,4 @@
-package io.dupguard.bench;
+package io.dupguard.bench.harness;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,13 +9,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 
 /**
- * How much CPU processes other than this JVM and the database servers used during a run, from
- * {@code /proc} (Linux only; elsewhere it reports nothing). The servers are recognised by process
- * name. On a 2-core machine shared with builds and tests this is what makes a round unrepresentative,
- * so the report shows it next to every round.
+ * The one CPU probe of every benchmark ({@link #probe}): CPU used during a measured window by this
+ * JVM, by the store's server processes and by every other process, from {@code /proc} (Linux only;
+ * elsewhere it reports nothing). The servers are recognised by process name (and, for Redis on a
+ * machine with several, by port: {@link #redisOnPort}). On a 2-core machine shared with builds and
+ * tests the foreign share is what makes a round unrepresentative, so reports show it next to every
+ * round.
  *
  * <p>The database servers are shared too: other work's tests run queries on them. So the server
  * threads that serve <em>other</em> clients' connections ({@link #otherClients}, set while a SQL
@@ -24,12 +27,21 @@ import java.util.function.Supplier;
  * servers' background work (WAL/redo writers, checkpointer, purge), which other writers still
  * share.
  */
-final class ForeignLoad {
+public final class ForeignLoad {
     private static final Set<String> SERVERS = Set.of("postgres", "mariadbd", "mysqld", "redis-server");
     private static final Path PROC = Path.of("/proc");
 
-    /** Thread/process ids of server tasks serving other clients; null: count every server task. */
-    static volatile Supplier<Set<Long>> otherClients;
+    /** Every database server and Redis, recognised by process name. */
+    public static final BiPredicate<String, Path> ANY_SERVER = (comm, dir) -> SERVERS.contains(comm);
+
+    /** No server process (the store runs in this JVM, or there is none). */
+    public static final BiPredicate<String, Path> NO_SERVER = (comm, dir) -> false;
+
+    /**
+     * Thread/process ids of server tasks serving other clients; null: count every server task. Set
+     * while a SQL store is measured.
+     */
+    public static volatile Supplier<Set<Long>> otherClients;
 
     private final long busyTicks;
     private final Map<Long, Long> ownTicks;
@@ -43,8 +55,48 @@ final class ForeignLoad {
         this.filtered = filtered;
     }
 
+    /** The probe that counts {@link #ANY_SERVER} as the servers. */
+    public static CpuProbe probe() {
+        return probe(ANY_SERVER);
+    }
+
+    /**
+     * A probe: this JVM, the server processes {@code isServer} accepts (given the process name and
+     * its /proc directory), and everything else as foreign.
+     */
+    public static CpuProbe probe(BiPredicate<String, Path> isServer) {
+        return () -> {
+            ForeignLoad start = now(isServer);
+            return () -> {
+                CpuUsage u = between(start, now(isServer));
+                // No server process: "not measured", not "0".
+                return isServer == NO_SERVER
+                        ? new CpuUsage(u.selfSeconds(), Double.NaN, u.foreignShare(), u.seconds())
+                        : u;
+            };
+        };
+    }
+
+    /** Redis on one port only (the cluster and Redlock servers on the same machine are foreign). */
+    public static BiPredicate<String, Path> redisOnPort(int port) {
+        return (comm, dir) -> {
+            if (!comm.equals("redis-server")) {
+                return false;
+            }
+            try {
+                String cmd = new String(Files.readAllBytes(dir.resolve("cmdline")), StandardCharsets.UTF_8);
+                return cmd.contains(":" + port);
+            } catch (IOException gone) {
+                return false;
+            }
+        };
+    }
+
     /** A snapshot now, or null where /proc cannot be read. */
-    static ForeignLoad now() {
+    static ForeignLoad now(BiPredicate<String, Path> isServer) {
+        // A snapshot walks every process and takes a while on a loaded machine (tens of ms); its
+        // moment is the middle of the walk, so that the CPU window matches the measured one on average.
+        long walkStart = System.nanoTime();
         try {
             List<String> stat = Files.readAllLines(PROC.resolve("stat"), StandardCharsets.UTF_8);
             String[] cpu = stat.get(0).trim().split("\\s+");
@@ -76,7 +128,7 @@ final class ForeignLoad {
                         continue;
                     }
                     String comm = line.substring(open + 1, close);
-                    if (pid != self && !SERVERS.contains(comm)) {
+                    if (pid != self && !isServer.test(comm, dir)) {
                         continue;
                     }
                     if (pid == self || others == null) {
@@ -104,7 +156,7 @@ final class ForeignLoad {
                     }
                 }
             }
-            return new ForeignLoad(busy, own, System.nanoTime(), others != null);
+            return new ForeignLoad(busy, own, walkStart + (System.nanoTime() - walkStart) / 2, others != null);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -121,13 +173,9 @@ final class ForeignLoad {
      * CPU used between two snapshots, in seconds: by this JVM, by the database servers, and by every
      * other process ({@code foreignShare} as a share of the machine, 0–1). NaN where unknown.
      */
-    record Usage(double selfSeconds, double serverSeconds, double foreignShare) {
-        static final Usage UNKNOWN = new Usage(Double.NaN, Double.NaN, Double.NaN);
-    }
-
-    static Usage between(ForeignLoad start, ForeignLoad end) {
+    static CpuUsage between(ForeignLoad start, ForeignLoad end) {
         if (start == null || end == null) {
-            return Usage.UNKNOWN;
+            return CpuUsage.UNKNOWN;
         }
         long self = ProcessHandle.current().pid();
         long selfTicks = 0;
@@ -151,8 +199,9 @@ final class ForeignLoad {
         // /proc counts in USER_HZ, 100 per second on Linux
         double capacity = seconds * 100 * Runtime.getRuntime().availableProcessors();
         if (capacity <= 0) {
-            return Usage.UNKNOWN;
+            return CpuUsage.UNKNOWN;
         }
-        return new Usage(selfTicks / 100.0, serverTicks / 100.0, Math.max(0, Math.min(1, foreign / capacity)));
+        return new CpuUsage(
+                selfTicks / 100.0, serverTicks / 100.0, Math.max(0, Math.min(1, foreign / capacity)), seconds);
     }
 }

@@ -1,0 +1,45 @@
+package io.dupguard.bench.harness;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+
+/** Picks what a report shows of several rounds of one row: the median or the best. */
+public final class Rounds {
+    private Rounds() {}
+
+    /**
+     * The median of {@code rounds} by {@code value} (the mean of the two middle ones for an even
+     * count) and the round closest to it, whose latencies and CPU a table shows.
+     */
+    public record Median<R>(double value, R round) {}
+
+    public static <R> Optional<Median<R>> median(List<R> rounds, ToDoubleFunction<R> value) {
+        List<R> sorted =
+                rounds.stream().sorted(Comparator.comparingDouble(value)).toList();
+        if (sorted.isEmpty()) {
+            return Optional.empty();
+        }
+        int n = sorted.size();
+        double m = n % 2 == 1
+                ? value.applyAsDouble(sorted.get(n / 2))
+                : (value.applyAsDouble(sorted.get(n / 2 - 1)) + value.applyAsDouble(sorted.get(n / 2))) / 2;
+        R closest = sorted.stream()
+                .min(Comparator.comparingDouble(r -> Math.abs(value.applyAsDouble(r) - m)))
+                .orElseThrow();
+        return Optional.of(new Median<>(m, closest));
+    }
+
+    /** The round with the highest {@code value}. */
+    public static <R> Optional<R> best(List<R> rounds, ToDoubleFunction<R> value) {
+        return rounds.stream().max(Comparator.comparingDouble(value));
+    }
+
+    /** The median of plain numbers. */
+    public static double median(double[] xs) {
+        double[] s = xs.clone();
+        java.util.Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+}
