@@ -1,6 +1,12 @@
 package io.dupguard.bench;
 
 import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.jdbc.SqlDialect;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.HexFormat;
 
 /** What every implementation shares: scope, fingerprint, and a sink for results. */
 final class Bench {
@@ -14,6 +20,25 @@ final class Bench {
     static final Fingerprint FINGERPRINT = Fingerprint.ofString("POST /orders {\"sku\":\"bench\",\"qty\":1}");
 
     static final String FINGERPRINT_HEX = FINGERPRINT.hex();
+
+    /** The fingerprint's 32 bytes, as the shipped MySQL/MariaDB DDL stores it ({@code VARBINARY(32)}). */
+    static final byte[] FINGERPRINT_BYTES = HexFormat.of().parseHex(FINGERPRINT_HEX);
+
+    /** Binds the fingerprint as dupguard's shipped table of that dialect stores it. */
+    static void bindStoreFingerprint(PreparedStatement ps, int index, SqlDialect dialect) throws SQLException {
+        if (dialect == SqlDialect.MYSQL) {
+            ps.setBytes(index, FINGERPRINT_BYTES);
+        } else {
+            ps.setString(index, FINGERPRINT_HEX);
+        }
+    }
+
+    /** Whether column {@code index} of dupguard's shipped table holds {@link #FINGERPRINT}. */
+    static boolean storeFingerprintMatches(ResultSet rs, int index, SqlDialect dialect) throws SQLException {
+        return dialect == SqlDialect.MYSQL
+                ? Arrays.equals(FINGERPRINT_BYTES, rs.getBytes(index))
+                : FINGERPRINT_HEX.equals(rs.getString(index));
+    }
 
     /** Length of the SQL rows' response (issue 12: "a 200-byte response"). */
     static final int RESPONSE_LENGTH = 200;

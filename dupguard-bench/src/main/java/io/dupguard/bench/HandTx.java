@@ -152,7 +152,7 @@ final class HandTx implements BenchImpl {
                 }
                 boolean sameFingerprint = design == Design.LEAN
                         ? Arrays.equals(FINGERPRINT, rs.getBytes(1))
-                        : Bench.FINGERPRINT_HEX.equals(rs.getString(2));
+                        : Bench.storeFingerprintMatches(rs, 2, dialect);
                 if (!sameFingerprint) {
                     throw new IllegalStateException("fingerprint mismatch on " + key);
                 }
@@ -172,7 +172,7 @@ final class HandTx implements BenchImpl {
             if (design == Design.LEAN) {
                 ps.setBytes(i++, FINGERPRINT);
             } else {
-                ps.setString(i++, Bench.FINGERPRINT_HEX);
+                Bench.bindStoreFingerprint(ps, i++, dialect);
             }
             ps.setBytes(i++, response);
             ps.setLong(i++, SqlTarget.RETENTION_MILLIS);

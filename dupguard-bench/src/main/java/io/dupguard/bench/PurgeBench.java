@@ -284,7 +284,7 @@ public final class PurgeBench {
                         };
                 try (PreparedStatement ps = c.prepareStatement(sql)) {
                     ps.setString(1, Bench.SCOPE);
-                    ps.setString(2, Bench.FINGERPRINT_HEX);
+                    Bench.bindStoreFingerprint(ps, 2, dialect);
                     ps.setBytes(3, payload);
                     ps.executeUpdate();
                 }

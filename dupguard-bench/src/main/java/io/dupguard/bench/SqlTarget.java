@@ -17,9 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -351,7 +349,6 @@ final class SqlTarget implements AutoCloseable {
         private final String insert;
         private final String update;
         private final String select;
-        private static final byte[] FINGERPRINT_BYTES = HexFormat.of().parseHex(Bench.FINGERPRINT_HEX);
 
         Hand(DataSource ds, HandMode mode) {
             this.ds = ds;
@@ -450,11 +447,7 @@ final class SqlTarget implements AutoCloseable {
             try (PreparedStatement ps = c.prepareStatement(insert)) {
                 ps.setString(1, Bench.SCOPE);
                 ps.setString(2, key);
-                if (dialect == SqlDialect.MYSQL) {
-                    ps.setBytes(3, FINGERPRINT_BYTES); // the shipped MySQL/MariaDB DDL stores the hash's bytes
-                } else {
-                    ps.setString(3, Bench.FINGERPRINT_HEX);
-                }
+                Bench.bindStoreFingerprint(ps, 3, dialect); // bytes on MySQL/MariaDB, hex elsewhere
                 ps.setString(4, key); // owner token: unique per claim, as dupguard's
                 long expiry = mode == HandMode.TX_LEAN ? RETENTION_MILLIS : LEASE_MILLIS;
                 ps.setLong(5, expiry);
@@ -495,9 +488,7 @@ final class SqlTarget implements AutoCloseable {
                     if ("P".equals(rs.getString(1).trim())) {
                         return false; // in flight: rejected
                     }
-                    boolean same = dialect == SqlDialect.MYSQL
-                            ? Arrays.equals(FINGERPRINT_BYTES, rs.getBytes(2))
-                            : Bench.FINGERPRINT_HEX.equals(rs.getString(2));
+                    boolean same = Bench.storeFingerprintMatches(rs, 2, dialect);
                     if (!same) {
                         throw new IllegalStateException("fingerprint mismatch on " + key);
                     }
