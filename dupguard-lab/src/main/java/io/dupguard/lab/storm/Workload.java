@@ -32,6 +32,25 @@ public interface Workload {
         return List.of(Chart.DUPLICATE_EFFECTS);
     }
 
+    /**
+     * Whether two application instances can serve one run of {@code strategy} (the {@code
+     * instance-crash} fault): everything it keeps lives in the servers, and {@link #open} twice with
+     * the same trial numbering names the same tables and keys. False by default; false for a store
+     * in one JVM's memory.
+     */
+    default boolean sharedByInstances(Strategy strategy) {
+        return false;
+    }
+
+    /**
+     * Whether {@code strategy} can keep its promise through the crash of an instance in the middle of
+     * its work. False where the effect commits apart from dupguard's record of it: a crash between
+     * the two leaves a claim that is taken over after its lease, and the work runs again.
+     */
+    default boolean survivesInstanceCrash(Strategy strategy) {
+        return true;
+    }
+
     /** Every strategy, naive ones first. */
     List<Strategy> strategies();
 
