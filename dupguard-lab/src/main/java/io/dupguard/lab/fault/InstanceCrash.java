@@ -41,7 +41,7 @@ final class InstanceCrash implements Fault {
 
     @Override
     public boolean durable(LabEnvironment env, Workload workload, Strategy strategy) {
-        return workload.survivesInstanceCrash(strategy);
+        return workload.effectCommitsWithRecord(strategy);
     }
 
     @Override

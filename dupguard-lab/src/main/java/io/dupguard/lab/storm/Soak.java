@@ -100,8 +100,8 @@ public final class Soak {
     private Soak() {}
 
     /**
-     * The pairs to cycle: every dupguard strategy of {@code plans} under every fault that applies to
-     * it and can keep its promise there, interleaved so that consecutive rounds differ in fault.
+     * The pairs to cycle: every dupguard strategy of {@code plans} but the in-memory ones, under every
+     * fault that applies to it and can keep its promise there, interleaved so that consecutive rounds differ in fault.
      */
     public static List<Pair> pairs(List<Storm.Plan> plans, List<Fault> faults, LabEnvironment env) {
         List<List<Pair>> byFault = new ArrayList<>();
@@ -110,6 +110,7 @@ public final class Soak {
             for (Storm.Plan plan : plans) {
                 for (Strategy s : plan.strategies()) {
                     if (s.family() == Family.DUPGUARD
+                            && !s.name().contains("memory") // soaks the servers, not one JVM's memory
                             && fault.appliesTo(plan.workload(), s)
                             && fault.durable(env, plan.workload(), s)) {
                         these.add(new Pair(plan.workload(), s, fault));

@@ -43,11 +43,14 @@ public interface Workload {
     }
 
     /**
-     * Whether {@code strategy} can keep its promise through the crash of an instance in the middle of
-     * its work. False where the effect commits apart from dupguard's record of it: a crash between
-     * the two leaves a claim that is taken over after its lease, and the work runs again.
+     * Whether {@code strategy}'s effect commits together with what guards it against a second run
+     * (dupguard's record, a unique key, a lock the survivor waits out), so that an attempt cut off
+     * between its effect and its record — its instance crashed, its connection killed — is never
+     * run again. False where the effect commits apart from dupguard's record: the record stays in
+     * progress, is taken over after its lease, and the work runs again ({@code instance-crash},
+     * {@code connection-kill} report such rows as a limit, {@code durable: false}).
      */
-    default boolean survivesInstanceCrash(Strategy strategy) {
+    default boolean effectCommitsWithRecord(Strategy strategy) {
         return true;
     }
 

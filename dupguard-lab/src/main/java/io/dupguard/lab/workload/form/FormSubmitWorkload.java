@@ -99,7 +99,7 @@ public final class FormSubmitWorkload implements Workload {
      * the submit is lost (at most once, never twice). The prepared submission commits both together.
      */
     @Override
-    public boolean survivesInstanceCrash(Strategy strategy) {
+    public boolean effectCommitsWithRecord(Strategy strategy) {
         return !strategy.name().equals("token");
     }
 

@@ -72,7 +72,7 @@ public final class PaymentWorkload implements Workload {
      * runs again. Only the transactional mode commits both together.
      */
     @Override
-    public boolean survivesInstanceCrash(Strategy strategy) {
+    public boolean effectCommitsWithRecord(Strategy strategy) {
         return !strategy.name().equals("idempotency-jdbc") && !strategy.name().equals("idempotency-redis");
     }
 
