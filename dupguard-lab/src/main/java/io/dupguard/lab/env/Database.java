@@ -17,8 +17,11 @@ import java.util.UUID;
  */
 final class Database implements AutoCloseable {
     static final int POOL_SIZE = 32;
-    /** A second application instance serves a third of the clients; PostgreSQL's 100 sessions are shared. */
-    static final int INSTANCE_POOL_SIZE = 12;
+    /**
+     * A second application instance serves a third of the clients. Its pool opens connections as
+     * they are needed: the database's sessions (PostgreSQL's 100 by default) are shared.
+     */
+    static final int INSTANCE_POOL_SIZE = 8;
 
     private static final int LOGIN_TIMEOUT_SECONDS = 5;
 
@@ -98,6 +101,9 @@ final class Database implements AutoCloseable {
         }
         config.setPoolName("dupguard-lab");
         config.setMaximumPoolSize(size);
+        if (size < POOL_SIZE) {
+            config.setMinimumIdle(1);
+        }
         config.setConnectionTimeout(10_000);
         return new HikariDataSource(config);
     }

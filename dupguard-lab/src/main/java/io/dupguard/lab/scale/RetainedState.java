@@ -76,7 +76,8 @@ public final class RetainedState {
             throws Exception {
         Idempotency idempotency = Idempotency.of(target.store(), CONFIG);
         idempotency.execute(IdempotencyKey.of(SCOPE, TEMPLATE), fingerprint(0), Long.class, () -> 42L);
-        log.accept(target.label() + ": warming up (unmeasured), " + duration.dividedBy(2).toMillis() + " ms");
+        log.accept(target.label() + ": warming up (unmeasured), "
+                + duration.dividedBy(2).toMillis() + " ms");
         load(idempotency, clients, duration.dividedBy(2), null, 0); // JIT, pool and connections, not the store's size
         log.accept(target.label() + ": load on the empty store, " + duration.toSeconds() + " s");
         Load empty = load(idempotency, clients, duration, null, 1);
