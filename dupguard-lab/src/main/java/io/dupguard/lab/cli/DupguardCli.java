@@ -49,6 +49,7 @@ public final class DupguardCli implements Callable<Integer> {
                 .addSubcommand("storm", new StormCommand(terminal))
                 .addSubcommand("dedupe", new DedupeCommand(terminal))
                 .addSubcommand("retries", new RetriesCommand())
+                .addSubcommand("scale", new ScaleCommand())
                 .setOut(outWriter)
                 .setErr(errWriter)
                 .setParameterExceptionHandler((e, a) -> {

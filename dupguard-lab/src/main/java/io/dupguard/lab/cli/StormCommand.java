@@ -8,6 +8,7 @@ import io.dupguard.lab.report.HtmlReport;
 import io.dupguard.lab.report.JsonReport;
 import io.dupguard.lab.report.TextReport;
 import io.dupguard.lab.storm.Need;
+import io.dupguard.lab.storm.Soak;
 import io.dupguard.lab.storm.Storm;
 import io.dupguard.lab.storm.StormReport;
 import io.dupguard.lab.storm.StormSettings;
@@ -70,8 +71,9 @@ final class StormCommand implements Callable<Integer> {
             names = "--duration",
             paramLabel = "TIME",
             converter = DurationConverter.class,
-            description = "How long each strategy runs, e.g. 3s, 500ms (default: 1s)")
-    private Duration duration = StormSettings.DEFAULT_DURATION;
+            description = "How long each strategy runs, e.g. 3s, 500ms (default: 1s); with --soak, the whole soak"
+                    + " (default: 10m)")
+    private Duration duration;
 
     @Option(
             names = "--seed",
@@ -121,9 +123,18 @@ final class StormCommand implements Callable<Integer> {
             description = "Run every strategy once under each fault: store-stall (Redis CLIENT PAUSE, a SQL table"
                     + " lock, 1 s), connection-kill (the lab's own database and Redis connections, every 250 ms),"
                     + " redis-restart / redis-restart-aof (the Redis strategies on a redis-server of the lab's own,"
-                    + " killed and restarted, without / with an fsynced append-only file), or all. Invariants still"
+                    + " killed and restarted, without / with an fsynced append-only file), instance-crash (a second"
+                    + " application instance serving a third of the clients dies mid-flight), or all. Invariants still"
                     + " hold where the store setting can keep them; errors surfaced to clients are allowed")
     private List<String> faults = List.of();
+
+    @Option(
+            names = "--soak",
+            description = "Soak instead of storm: the dupguard strategies round after round under every fault that"
+                    + " applies, 25 %% of requests sent twice and 10 %% redelivered, for --duration (default 10m); needs --jdbc-url and"
+                    + " --redis-url. Reports heap after GC, threads and sessions per round; exits 1 on a broken"
+                    + " invariant, a growing heap or a leak")
+    private boolean soak;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON")
     private Path json;
@@ -150,6 +161,9 @@ final class StormCommand implements Callable<Integer> {
         StormSettings settings = settings();
         checkWritable(json, "--json");
         checkWritable(html, "--html");
+        if (soak) {
+            return SoakRun.run(spec.commandLine(), this, settings, jdbcUrl, redisUrl, json, out);
+        }
         List<Storm.Plan> plans = StormPlanner.plan(spec.commandLine(), workloads, strategies, this::given);
         LabEnvironment env;
         try {
@@ -173,6 +187,20 @@ final class StormCommand implements Callable<Integer> {
             out.println("html: " + html);
         }
         return report.ok() ? DupguardCli.OK : DupguardCli.INVARIANT_BROKEN;
+    }
+
+    /** The soak's plan: the named workloads and strategies, or its defaults ({@link SoakRun#WORKLOADS}). */
+    List<Storm.Plan> soakPlans() {
+        return StormPlanner.plan(
+                spec.commandLine(), workloads.isEmpty() ? SoakRun.WORKLOADS : workloads, strategies, this::given);
+    }
+
+    /** The soak's faults: the named ones, or all. */
+    List<Fault> soakFaults(LabEnvironment env, PrintWriter out) {
+        if (faults.isEmpty()) {
+            faults = List.of("all");
+        }
+        return faults(env, out);
     }
 
     /** The faults to inject: named ones must apply to the servers given; "all" skips the others. */
@@ -210,9 +238,10 @@ final class StormCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--clients must be between 1 and " + MAX_CLIENTS + ", was " + clients);
         }
+        Duration d = duration != null ? duration : soak ? Soak.DEFAULT_DURATION : StormSettings.DEFAULT_DURATION;
         return StormSettings.defaults()
                 .withClients(clients)
-                .withDuration(duration)
+                .withDuration(d)
                 .withSeed(seed)
                 .withTimeout(timeout);
     }

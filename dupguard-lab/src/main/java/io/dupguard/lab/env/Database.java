@@ -17,6 +17,12 @@ import java.util.UUID;
  */
 final class Database implements AutoCloseable {
     static final int POOL_SIZE = 32;
+    /**
+     * A second application instance serves a third of the clients. Its pool opens connections as
+     * they are needed: the database's sessions (PostgreSQL's 100 by default) are shared.
+     */
+    static final int INSTANCE_POOL_SIZE = 8;
+
     private static final int LOGIN_TIMEOUT_SECONDS = 5;
 
     final HikariDataSource dataSource;
@@ -37,7 +43,7 @@ final class Database implements AutoCloseable {
     /** A private in-memory H2 database in PostgreSQL mode, gone when the process ends. */
     static Database embedded() {
         String url = "jdbc:h2:mem:dupguard-lab-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL";
-        return new Database(pool(url, null), SqlDialect.H2, "H2 (embedded, in-memory)", null, null);
+        return new Database(pool(url, null, POOL_SIZE), SqlDialect.H2, "H2 (embedded, in-memory)", null, null);
     }
 
     /**
@@ -46,6 +52,11 @@ final class Database implements AutoCloseable {
      * @throws UnreachableException naming the URL (secrets masked) if it cannot be used
      */
     static Database connect(String url) {
+        return connect(url, POOL_SIZE);
+    }
+
+    /** As {@link #connect(String)}, with a pool of {@code poolSize}. */
+    static Database connect(String url, int poolSize) {
         String shown = Secrets.mask(url);
         SqlDialect dialect;
         DriverManager.setLoginTimeout(LOGIN_TIMEOUT_SECONDS);
@@ -70,7 +81,7 @@ final class Database implements AutoCloseable {
             throw new UnreachableException("cannot use --jdbc-url " + shown + ": " + e.getMessage(), e);
         }
         TrackedConnections tracked = new TrackedConnections(url, dialect);
-        return new Database(pool(url, tracked), dialect, shown, url, tracked);
+        return new Database(pool(url, tracked, poolSize), dialect, shown, url, tracked);
     }
 
     private static boolean postgresMode(Connection c) throws SQLException {
@@ -81,7 +92,7 @@ final class Database implements AutoCloseable {
         }
     }
 
-    private static HikariDataSource pool(String url, TrackedConnections tracked) {
+    private static HikariDataSource pool(String url, TrackedConnections tracked, int size) {
         HikariConfig config = new HikariConfig();
         if (tracked == null) {
             config.setJdbcUrl(url);
@@ -89,9 +100,21 @@ final class Database implements AutoCloseable {
             config.setDataSource(tracked); // the same driver, with each connection's server-side id
         }
         config.setPoolName("dupguard-lab");
-        config.setMaximumPoolSize(POOL_SIZE);
+        config.setMaximumPoolSize(size);
+        if (size < POOL_SIZE) {
+            config.setMinimumIdle(1);
+        }
         config.setConnectionTimeout(10_000);
         return new HikariDataSource(config);
+    }
+
+    /**
+     * Dies like a process: the pool's connections in use are aborted mid-statement (their
+     * uncommitted transactions roll back on the server), the idle ones closed, and every later
+     * request for a connection fails.
+     */
+    void crash() {
+        dataSource.close(); // HikariCP aborts the connections in use (Connection.abort) on shutdown
     }
 
     @Override

@@ -4,13 +4,18 @@ import io.dupguard.jdbc.JdbcLockProvider;
 import io.dupguard.jdbc.SqlDialect;
 import io.dupguard.lab.storm.Need;
 import io.dupguard.lock.LockProvider;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 /**
@@ -25,14 +30,27 @@ public final class LabEnvironment implements AutoCloseable {
     private final ZooKeeperTarget zookeeper;
     private final LabSql sql;
     private final String runId;
+    private final AtomicLong trials;
+    private final LabEnvironment parent; // of a second instance, which shares its redlock and zookeeper
+    private final List<LabEnvironment> instances = new CopyOnWriteArrayList<>();
+    private volatile boolean crashed;
 
-    private LabEnvironment(Database database, RedisTarget redis, RedlockTarget redlock, ZooKeeperTarget zookeeper) {
+    private LabEnvironment(
+            Database database,
+            RedisTarget redis,
+            RedlockTarget redlock,
+            ZooKeeperTarget zookeeper,
+            String runId,
+            long trials,
+            LabEnvironment parent) {
         this.database = database;
         this.redis = redis;
         this.redlock = redlock;
         this.zookeeper = zookeeper;
         this.sql = new LabSql(database.dialect);
-        this.runId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+        this.runId = runId;
+        this.trials = new AtomicLong(trials);
+        this.parent = parent;
     }
 
     /**
@@ -67,7 +85,14 @@ public final class LabEnvironment implements AutoCloseable {
             RedlockTarget redlock = redlockUrls == null ? null : RedlockTarget.connect(redlockUrls);
             opened.add(redlock);
             ZooKeeperTarget zk = zookeeper == null ? null : ZooKeeperTarget.connect(zookeeper);
-            return new LabEnvironment(database, redis, redlock, zk);
+            return new LabEnvironment(
+                    database,
+                    redis,
+                    redlock,
+                    zk,
+                    HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()),
+                    0,
+                    null);
         } catch (RuntimeException e) {
             Collections.reverse(opened);
             for (AutoCloseable c : opened) {
@@ -145,6 +170,25 @@ public final class LabEnvironment implements AutoCloseable {
         return Optional.ofNullable(zookeeper);
     }
 
+    /**
+     * Sessions on the lab's database right now, of every client (PostgreSQL {@code
+     * pg_stat_activity}, MariaDB's process list, H2's sessions): for the soak's leak check.
+     */
+    public long databaseSessions() throws SQLException {
+        String sql =
+                switch (database.dialect) {
+                    case POSTGRESQL -> "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()";
+                    case MYSQL -> "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = DATABASE()";
+                    default -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS";
+                };
+        try (Connection c = database.dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     /** Whether a strategy's need is met. */
     public boolean has(Need need) {
         return switch (need) {
@@ -178,11 +222,73 @@ public final class LabEnvironment implements AutoCloseable {
         return runId;
     }
 
+    /**
+     * The next trial's number, for names a trial must not share with an earlier one (Redis key
+     * prefixes, ZooKeeper paths). A {@link #instance() second instance} continues from the number
+     * this environment had when it was made, so the same trial opened first on it and then here
+     * gets the same names.
+     */
+    public long nextTrial() {
+        return trials.incrementAndGet();
+    }
+
+    /**
+     * A second application instance on the same servers, for the {@code instance-crash} fault: its
+     * own connection pool and Redis client on the same URLs, the same run id, and the trial numbering
+     * this environment has now. So a trial opened on it and then the same trial opened here share
+     * tables and keys, and {@link #crashInstances()} can kill it without touching this one.
+     *
+     * @throws IllegalStateException on the embedded H2, which no second pool can share
+     */
+    public LabEnvironment instance() {
+        if (database.url == null) {
+            throw new IllegalStateException("a second instance needs a database server: give --jdbc-url");
+        }
+        Database own = Database.connect(database.url, Database.INSTANCE_POOL_SIZE);
+        RedisTarget ownRedis;
+        try {
+            ownRedis = redis == null ? null : RedisTarget.connect(redis.url());
+        } catch (RuntimeException e) {
+            own.close();
+            throw e;
+        }
+        LabEnvironment second = new LabEnvironment(own, ownRedis, redlock, zookeeper, runId, trials.get(), this);
+        instances.add(second);
+        return second;
+    }
+
+    /**
+     * Kills every {@link #instance()} made from this environment the way a process dies: its pool's
+     * connections are aborted mid-statement (the server rolls back what was not committed) and its
+     * Redis connections dropped, without completing or releasing anything it held. Claims and
+     * leases it held stay in the stores until they expire.
+     */
+    public void crashInstances() {
+        for (LabEnvironment i : instances) {
+            i.crashed = true;
+            i.database.crash();
+            if (i.redis != null) {
+                i.redis.crash();
+            }
+        }
+    }
+
+    /** Whether this is an instance that {@link #crashInstances()} killed. */
+    public boolean crashed() {
+        return crashed;
+    }
+
     /** Closes every server connection (and stops an embedded ZooKeeper), each even if another fails. */
     @Override
     public void close() {
         RuntimeException failure = null;
-        for (AutoCloseable c : new AutoCloseable[] {zookeeper, redlock, redis, database}) {
+        if (parent != null) {
+            parent.instances.remove(this);
+        }
+        AutoCloseable[] own = parent != null
+                ? new AutoCloseable[] {redis, database}
+                : new AutoCloseable[] {zookeeper, redlock, redis, database};
+        for (AutoCloseable c : own) {
             try {
                 if (c != null) {
                     c.close();

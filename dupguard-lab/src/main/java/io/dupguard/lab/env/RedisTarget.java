@@ -37,12 +37,19 @@ public final class RedisTarget implements AutoCloseable {
     private final RedisURI standaloneUri;
     private final RedisClusterClient cluster;
     private final String label;
+    private final String url;
 
-    private RedisTarget(RedisClient standalone, RedisURI uri, RedisClusterClient cluster, String label) {
+    private RedisTarget(RedisClient standalone, RedisURI uri, RedisClusterClient cluster, String label, String url) {
         this.standalone = standalone;
         this.standaloneUri = uri;
         this.cluster = cluster;
         this.label = label;
+        this.url = url;
+    }
+
+    /** The URL this target was connected with. */
+    String url() {
+        return url;
     }
 
     /**
@@ -65,7 +72,7 @@ public final class RedisTarget implements AutoCloseable {
                 shutdown(client);
                 throw unreachable(shown, e);
             }
-            return new RedisTarget(client, uris.get(0), null, "Redis " + shown);
+            return new RedisTarget(client, uris.get(0), null, "Redis " + shown, url);
         }
         RedisClusterClient client = RedisClusterClient.create(uris);
         client.setOptions(ClusterClientOptions.builder().socketOptions(socket).build());
@@ -75,7 +82,7 @@ public final class RedisTarget implements AutoCloseable {
             shutdown(client);
             throw unreachable(shown, e);
         }
-        return new RedisTarget(null, null, client, "Redis Cluster " + shown);
+        return new RedisTarget(null, null, client, "Redis Cluster " + shown, url);
     }
 
     private static List<RedisURI> parse(String url) {
@@ -155,6 +162,35 @@ public final class RedisTarget implements AutoCloseable {
         return killed[0];
     }
 
+    /**
+     * Runs {@code work} on a connection of its own to a standalone server (the scale study's bulk
+     * writes and {@code INFO}).
+     *
+     * @throws IllegalStateException on a Redis Cluster
+     */
+    public <T> T onStandalone(Function<StatefulRedisConnection<String, String>, T> work) {
+        if (standalone == null) {
+            throw new IllegalStateException("needs a standalone Redis, not a Cluster");
+        }
+        try (StatefulRedisConnection<String, String> c = standalone.connect(standaloneUri)) {
+            return work.apply(c);
+        }
+    }
+
+    /** The lab's connections to the server (every master of a Cluster), the asking one included. */
+    public int labConnections() {
+        int[] n = {0};
+        forEachNode(c -> {
+            for (String line : c.clientList().split("\n")) {
+                if (line.contains(" name=" + CLIENT_NAME + " ")) {
+                    n[0]++;
+                }
+            }
+            return null;
+        });
+        return n[0];
+    }
+
     private void forEachNode(Function<RedisCommands<String, String>, ?> command) {
         if (standalone != null) {
             try (StatefulRedisConnection<String, String> c = standalone.connect(standaloneUri)) {
@@ -174,6 +210,14 @@ public final class RedisTarget implements AutoCloseable {
     /** What the report calls it. */
     public String label() {
         return label;
+    }
+
+    /**
+     * Drops every connection at once, as a dying process does: commands in flight fail, nothing
+     * queued is sent.
+     */
+    void crash() {
+        (standalone != null ? standalone : cluster).shutdown(Duration.ZERO, Duration.ZERO);
     }
 
     @Override

@@ -3,6 +3,8 @@ package io.dupguard.lab.fault;
 import io.dupguard.jdbc.SqlDialect;
 import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.env.TrackedConnections;
+import io.dupguard.lab.storm.Strategy;
+import io.dupguard.lab.storm.Workload;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -25,6 +27,16 @@ final class ConnectionKill implements Fault {
     @Override
     public String name() {
         return "connection-kill";
+    }
+
+    /**
+     * The store keeps every record through a killed connection, but a strategy whose effect commits
+     * apart from its record cannot: a completion whose connection is killed leaves the record in
+     * progress, and after its lease the work runs again.
+     */
+    @Override
+    public boolean durable(LabEnvironment env, Workload workload, Strategy strategy) {
+        return workload.effectCommitsWithRecord(strategy);
     }
 
     @Override

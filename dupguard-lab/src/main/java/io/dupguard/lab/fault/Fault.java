@@ -2,6 +2,7 @@ package io.dupguard.lab.fault;
 
 import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.storm.Strategy;
+import io.dupguard.lab.storm.Workload;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -24,6 +25,14 @@ public interface Fault {
     boolean durable(LabEnvironment env);
 
     /**
+     * Whether the promise can be kept through this fault for {@code strategy} of {@code workload}
+     * on {@code env}: by default {@link #durable(LabEnvironment)}, the store setting alone.
+     */
+    default boolean durable(LabEnvironment env, Workload workload, Strategy strategy) {
+        return durable(env);
+    }
+
+    /**
      * Injects the fault between {@code startNanos} and {@code endNanos} ({@link System#nanoTime()}),
      * at moments drawn from {@code random}, telling {@code active} when it was in effect (from, to;
      * equal for an instant). Runs on its own thread; returns when done or when interrupted.
@@ -34,6 +43,19 @@ public interface Fault {
     /** Whether {@code strategy} is run under this fault (default: every strategy). */
     default boolean appliesTo(Strategy strategy) {
         return true;
+    }
+
+    /** Whether {@code strategy} of {@code workload} is run under this fault; by default {@link #appliesTo(Strategy)}. */
+    default boolean appliesTo(Workload workload, Strategy strategy) {
+        return appliesTo(strategy);
+    }
+
+    /**
+     * Whether part of the clients are served by a second application instance ({@link
+     * LabEnvironment#instance()}) during the run, for the fault to crash.
+     */
+    default boolean needsSecondInstance() {
+        return false;
     }
 
     /**

@@ -10,8 +10,9 @@ public final class Faults {
     private static final Map<String, Fault> ALL = new LinkedHashMap<>();
 
     static {
-        for (Fault f :
-                new Fault[] {new StoreStall(), new ConnectionKill(), new RedisRestart(false), new RedisRestart(true)}) {
+        for (Fault f : new Fault[] {
+            new StoreStall(), new ConnectionKill(), new RedisRestart(false), new RedisRestart(true), new InstanceCrash()
+        }) {
             ALL.put(f.name(), f);
         }
     }

@@ -55,8 +55,9 @@ public final class TextReport {
                     String tag = s.brokenDupguard() ? "  BROKEN " : limit ? "  LIMIT  " : "  naive  ";
                     out.println(tag + s.label() + ": " + String.join("; ", s.violations())
                             + (limit
-                                    ? " (a store-durability limit: this store setting cannot keep the promise"
-                                            + " through this fault; not counted as a dupguard failure)"
+                                    ? " (a durability limit: this store setting, or a strategy that commits its effect"
+                                            + " apart from its record, cannot keep the promise through this fault;"
+                                            + " not counted as a dupguard failure)"
                                     : ""));
                     if (!s.evidence().isEmpty()) {
                         out.println("           e.g. " + s.evidence());

@@ -31,6 +31,13 @@ public record Effects(
         metrics = Collections.unmodifiableMap(new LinkedHashMap<>(metrics));
     }
 
+    /** These effects with {@code more} metrics after the workload's own. */
+    public Effects withMetrics(Map<String, Long> more) {
+        Map<String, Long> all = new LinkedHashMap<>(metrics);
+        all.putAll(more);
+        return new Effects(duplicateEffects, lost, tamperedCharged, evidence, violations, all);
+    }
+
     /** Effects with no workload-specific violations or metrics. */
     public Effects(long duplicateEffects, long lost, long tamperedCharged, String evidence) {
         this(duplicateEffects, lost, tamperedCharged, evidence, List.of(), Map.of());

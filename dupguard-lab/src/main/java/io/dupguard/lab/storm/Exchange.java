@@ -18,6 +18,7 @@ final class Exchange {
     private boolean acknowledged;
     private Object first;
     private long ackNanos;
+    private boolean cutByCrash;
 
     Exchange(Request request, int client, long seq) {
         this.request = request;
@@ -77,6 +78,15 @@ final class Exchange {
 
     synchronized boolean acknowledged() {
         return acknowledged;
+    }
+
+    /** Marks that an attempt of this request died with the instance serving it. */
+    synchronized void cutByCrash(boolean cut) {
+        cutByCrash |= cut;
+    }
+
+    synchronized boolean cutByCrash() {
+        return cutByCrash;
     }
 
     synchronized long ackNanos() {

@@ -41,6 +41,50 @@ public final class Storm {
         }
     }
 
+    /**
+     * One measured run of {@code strategy} under {@code fault} (null: none): fresh tables and
+     * stores, the storm with the fault beside it, the service's background work, the check.
+     *
+     * @param index 1-based position among {@code total} runs, for {@code progress}
+     */
+    public static StrategyResult runOne(
+            Workload workload,
+            Strategy strategy,
+            Fault fault,
+            LabEnvironment env,
+            StormSettings settings,
+            Progress progress,
+            int index,
+            int total)
+            throws Exception {
+        AutoCloseable prepared = fault == null ? () -> {} : fault.prepare(env);
+        // opened before the trial here: opening it here recreates the same tables
+        SecondInstance second =
+                fault != null && fault.needsSecondInstance() ? SecondInstance.open(workload, strategy, env) : null;
+        try (prepared;
+                second;
+                Trial trial = workload.open(strategy, env)) {
+            StormDriver driver = new StormDriver(trial, settings, second);
+            progress.started(workload.name(), strategy, index, total, settings.duration(), driver::requestsSoFar);
+            FaultThread injecting = FaultThread.start(fault, env, settings, strategy);
+            Observed seen;
+            try {
+                seen = driver.run();
+            } finally {
+                injecting.close(); // the fault ends with the storm's duration
+            }
+            trial.settle();
+            Effects found = trial.check(seen.ledger());
+            if (second != null) {
+                found = found.withMetrics(second.metrics());
+            }
+            return fault == null
+                    ? StrategyResult.of(strategy, seen, found)
+                    : StrategyResult.of(strategy, seen, found, fault.name(), fault.durable(env, workload, strategy))
+                            .withTimeline(seen.timeline(), injecting.windows());
+        }
+    }
+
     public static StormReport run(
             List<Plan> plans, LabEnvironment env, StormSettings settings, StormReport.Setup setup, Progress progress)
             throws Exception {
@@ -65,7 +109,7 @@ public final class Storm {
         for (Plan plan : plans) {
             for (Fault fault : rounds) {
                 for (Strategy strategy : plan.strategies()) {
-                    total += fault == null || fault.appliesTo(strategy) ? 1 : 0;
+                    total += fault == null || fault.appliesTo(plan.workload(), strategy) ? 1 : 0;
                 }
             }
         }
@@ -81,36 +125,12 @@ public final class Storm {
             List<StrategyResult> results = new ArrayList<>();
             for (Fault fault : rounds) {
                 for (Strategy strategy : plan.strategies()) {
-                    if (fault != null && !fault.appliesTo(strategy)) {
+                    if (fault != null && !fault.appliesTo(plan.workload(), strategy)) {
                         continue;
                     }
                     index++;
-                    StrategyResult result;
-                    AutoCloseable prepared = fault == null ? () -> {} : fault.prepare(env);
-                    try (prepared;
-                            Trial trial = plan.workload().open(strategy, env)) {
-                        StormDriver driver = new StormDriver(trial, settings);
-                        progress.started(
-                                plan.workload().name(),
-                                strategy,
-                                index,
-                                total,
-                                settings.duration(),
-                                driver::requestsSoFar);
-                        FaultThread injecting = FaultThread.start(fault, env, settings, strategy);
-                        Observed seen;
-                        try {
-                            seen = driver.run();
-                        } finally {
-                            injecting.close(); // the fault ends with the storm's duration
-                        }
-                        trial.settle();
-                        Effects found = trial.check(seen.ledger());
-                        result = fault == null
-                                ? StrategyResult.of(strategy, seen, found)
-                                : StrategyResult.of(strategy, seen, found, fault.name(), fault.durable(env))
-                                        .withTimeline(seen.timeline(), injecting.windows());
-                    }
+                    StrategyResult result =
+                            runOne(plan.workload(), strategy, fault, env, settings, progress, index, total);
                     progress.finished(plan.workload().name(), result);
                     results.add(result);
                 }

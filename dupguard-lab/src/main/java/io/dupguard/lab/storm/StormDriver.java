@@ -55,8 +55,16 @@ public final class StormDriver {
     private final AtomicReference<Throwable> clientFailure = new AtomicReference<>();
     private volatile Timeline timeline = new Timeline(System.nanoTime());
 
+    private final SecondInstance second; // null: one instance serves every client
+
     public StormDriver(Trial trial, StormSettings settings) {
+        this(trial, settings, null);
+    }
+
+    /** With {@code second} (if not null) serving part of the clients until it crashes. */
+    StormDriver(Trial trial, StormSettings settings, SecondInstance second) {
         this.trial = trial;
+        this.second = second;
         this.settings = settings;
         AtomicInteger n = new AtomicInteger();
         this.server = new ThreadPoolExecutor(
@@ -103,7 +111,12 @@ public final class StormDriver {
             all.add(h);
         }
         List<Sent> sent = new ArrayList<>();
-        ledger.forEach(e -> sent.add(e.toSent()));
+        ledger.forEach(e -> {
+            sent.add(e.toSent());
+            if (second != null && e.cutByCrash() && e.acknowledged()) {
+                second.acknowledgedAfterCut();
+            }
+        });
         return new Observed(
                 requests.sum(),
                 acknowledged.sum(),
@@ -190,10 +203,23 @@ public final class StormDriver {
     }
 
     private void serve(Exchange ex, long latencyNanos) {
+        SecondInstance on = second != null && second.serves(ex.client) ? second : null;
         Object answer;
         try {
-            answer = trial.serve(ex.request, () -> pause(latencyNanos));
+            if (on == null) {
+                answer = trial.serve(ex.request, () -> pause(latencyNanos));
+            } else {
+                answer = on.trial().serve(ex.request, () -> {
+                    pause(latencyNanos);
+                    on.stopIfCrashed();
+                });
+                on.stopIfCrashed(); // a dead instance sends no answer
+            }
         } catch (Throwable t) {
+            if (on != null && on.crashed()) {
+                on.cut();
+                ex.cutByCrash(true);
+            }
             if (isRefusal(t)) {
                 refused.increment();
                 ex.refused();

@@ -132,6 +132,22 @@ public record StormSettings(
                 serverThreads);
     }
 
+    /** Shares of requests sent twice at once and delivered once more after their answer. */
+    public StormSettings withDuplicateRates(double doubleSendRate, double redeliveryRate) {
+        return new StormSettings(
+                clients,
+                duration,
+                seed,
+                timeout,
+                maxAttempts,
+                doubleSendRate,
+                redeliveryRate,
+                tamperRate,
+                latency,
+                giveUp,
+                serverThreads);
+    }
+
     private static void positive(Duration d, String field) {
         if (d == null || d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(field + " must be positive, was " + d);

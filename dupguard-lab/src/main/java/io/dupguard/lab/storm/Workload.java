@@ -32,6 +32,28 @@ public interface Workload {
         return List.of(Chart.DUPLICATE_EFFECTS);
     }
 
+    /**
+     * Whether two application instances can serve one run of {@code strategy} (the {@code
+     * instance-crash} fault): everything it keeps lives in the servers, and {@link #open} twice with
+     * the same trial numbering names the same tables and keys. False by default; false for a store
+     * in one JVM's memory.
+     */
+    default boolean sharedByInstances(Strategy strategy) {
+        return false;
+    }
+
+    /**
+     * Whether {@code strategy}'s effect commits together with what guards it against a second run
+     * (dupguard's record, a unique key, a lock the survivor waits out), so that an attempt cut off
+     * between its effect and its record — its instance crashed, its connection killed — is never
+     * run again. False where the effect commits apart from dupguard's record: the record stays in
+     * progress, is taken over after its lease, and the work runs again ({@code instance-crash},
+     * {@code connection-kill} report such rows as a limit, {@code durable: false}).
+     */
+    default boolean effectCommitsWithRecord(Strategy strategy) {
+        return true;
+    }
+
     /** Every strategy, naive ones first. */
     List<Strategy> strategies();
 

@@ -7,20 +7,25 @@ import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.env.LabSql;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** How the lab's dupguard strategies configure idempotency, shared by every workload. */
 public final class LabIdempotency {
+    /**
+     * The in-flight lease of the lab's claims and the watchdog lease of its waiting locks: renewed
+     * while the holder lives (every third of it), so only a crashed instance's claims and locks run
+     * out — and are taken over within a short storm, well inside a waiting retry's 10 s.
+     */
+    public static final Duration LEASE = Duration.ofSeconds(2);
+
     /**
      * A retry that arrives while its first attempt still runs waits for it and replays its answer
      * (SPEC K4, "wait"): what a retrying client wants. Records are kept just long enough for a run.
      */
     public static final IdempotencyConfig CONFIG = IdempotencyConfig.custom()
             .retention(Duration.ofMinutes(10))
+            .inFlightLease(LEASE)
             .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(10)))
             .build();
-
-    private static final AtomicLong TRIALS = new AtomicLong();
 
     private LabIdempotency() {}
 
@@ -40,6 +45,6 @@ public final class LabIdempotency {
      * old trial's records never answer this one.
      */
     public static String redisPrefix(LabEnvironment env, String workload) {
-        return "dupguard:lab:" + env.runId() + ":" + workload + ":" + TRIALS.incrementAndGet() + ":";
+        return "dupguard:lab:" + env.runId() + ":" + workload + ":" + env.nextTrial() + ":";
     }
 }

@@ -71,6 +71,12 @@ public final class AccountBindingWorkload implements Workload {
         return CATALOG.strategies();
     }
 
+    /** Every strategy keeps its state in the database. */
+    @Override
+    public boolean sharedByInstances(Strategy strategy) {
+        return true;
+    }
+
     @Override
     public Trial open(Strategy strategy, LabEnvironment env) throws Exception {
         String table = "dupguard_lab_account_" + strategy.name().replace('-', '_');

@@ -98,8 +98,10 @@ final class BindingStrategies {
      * expiry, the lease is renewed while the holder lives (L5): a stalled holder keeps its lock.
      */
     static final class LockAround implements BindingStrategy {
-        private static final LockOptions OPTIONS =
-                LockOptions.custom().watchdog().waitTime(Duration.ofSeconds(10)).build();
+        private static final LockOptions OPTIONS = LockOptions.custom()
+                .watchdog(LabIdempotency.LEASE)
+                .waitTime(Duration.ofSeconds(10))
+                .build();
         private final AccountTable table;
         private final LockProvider locks;
 

@@ -87,6 +87,22 @@ public final class FormSubmitWorkload implements Workload {
         return CATALOG.strategies();
     }
 
+    /** Every strategy keeps its state in the database. */
+    @Override
+    public boolean sharedByInstances(Strategy strategy) {
+        return true;
+    }
+
+    /**
+     * The token is consumed (committed) before the post is inserted: an instance that dies between
+     * the two has spent the token, and the retry is refused as "already submitted" with no post —
+     * the submit is lost (at most once, never twice). The prepared submission commits both together.
+     */
+    @Override
+    public boolean effectCommitsWithRecord(Strategy strategy) {
+        return !strategy.name().equals("token");
+    }
+
     @Override
     public Trial open(Strategy strategy, LabEnvironment env) throws Exception {
         String name = "dupguard_lab_post_" + strategy.name().replace('-', '_');

@@ -7,7 +7,6 @@ import io.dupguard.lock.InMemoryLockProvider;
 import io.dupguard.lock.LockProvider;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** The lock backends compared (SPEC L7), each with the server it needs beyond the database. */
 enum Backend {
@@ -16,8 +15,6 @@ enum Backend {
     REDIS("RedisLockProvider, SET NX PX + fence counter in one script", Need.REDIS),
     REDLOCK("RedlockProvider, majority of independent Redis servers", Need.REDLOCK),
     ZOOKEEPER("ZooKeeperLockProvider, ephemeral sequential nodes, czxid fence", Need.ZOOKEEPER);
-
-    private static final AtomicLong TRIALS = new AtomicLong();
 
     final String description;
     final Need need;
@@ -52,7 +49,7 @@ enum Backend {
             case ZOOKEEPER ->
                 env.zookeeper()
                         .orElseThrow(() -> missing(Need.ZOOKEEPER))
-                        .newLockProvider("/dupguard/lab/" + env.runId() + "/" + TRIALS.incrementAndGet());
+                        .newLockProvider("/dupguard/lab/" + env.runId() + "/" + env.nextTrial());
         };
     }
 

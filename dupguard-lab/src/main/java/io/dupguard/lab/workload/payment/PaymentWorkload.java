@@ -60,6 +60,22 @@ public final class PaymentWorkload implements Workload {
         return CATALOG.strategies();
     }
 
+    /** All but the in-memory store, which two instances cannot share. */
+    @Override
+    public boolean sharedByInstances(Strategy strategy) {
+        return !strategy.name().equals("idempotency-memory");
+    }
+
+    /**
+     * {@code Idempotency} over a store of its own commits the charge, then the record: an instance
+     * that dies between the two leaves a claim that is taken over after its lease, and the charge
+     * runs again. Only the transactional mode commits both together.
+     */
+    @Override
+    public boolean effectCommitsWithRecord(Strategy strategy) {
+        return !strategy.name().equals("idempotency-jdbc") && !strategy.name().equals("idempotency-redis");
+    }
+
     @Override
     public Trial open(Strategy strategy, LabEnvironment env) throws Exception {
         String table = "dupguard_lab_charge_" + strategy.name().replace('-', '_');

@@ -1,0 +1,70 @@
+package io.dupguard.lab.fault;
+
+import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.storm.Need;
+import io.dupguard.lab.storm.Strategy;
+import io.dupguard.lab.storm.Workload;
+import io.dupguard.lab.workload.LabIdempotency;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+/**
+ * {@code instance-crash}: a third of the clients are served by a second application instance with
+ * its own connection pool and Redis client ({@link LabEnvironment#instance()}). At a seeded moment
+ * in the first half of the run the instance dies: its database connections are aborted
+ * mid-statement, its Redis connections dropped, and its attempts stop where they are, without
+ * completing or releasing anything. Its clients get an error and retry on the surviving instance,
+ * which must take the dead instance's claims and locks over once their lease ({@link
+ * LabIdempotency#LEASE}) has run out, and still make every operation take effect once.
+ *
+ * <p>Runs the strategies whose workload says two instances can share them; durable unless the
+ * workload says the strategy commits its effect apart from dupguard's record.
+ */
+final class InstanceCrash implements Fault {
+    @Override
+    public String name() {
+        return "instance-crash";
+    }
+
+    @Override
+    public Optional<String> unsupported(LabEnvironment env) {
+        if (env.jdbcUrl().isEmpty()) {
+            return Optional.of("a second application instance needs a database server both can reach; give --jdbc-url");
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean durable(LabEnvironment env) {
+        return true;
+    }
+
+    @Override
+    public boolean durable(LabEnvironment env, Workload workload, Strategy strategy) {
+        return workload.effectCommitsWithRecord(strategy);
+    }
+
+    @Override
+    public boolean appliesTo(Workload workload, Strategy strategy) {
+        return workload.sharedByInstances(strategy)
+                && !strategy.needs().contains(Need.REDLOCK)
+                && !strategy.needs().contains(Need.ZOOKEEPER);
+    }
+
+    @Override
+    public boolean needsSecondInstance() {
+        return true;
+    }
+
+    @Override
+    public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active) {
+        long span = Math.max(1, (endNanos - startNanos) / 2);
+        if (!Faults.waitUntil(startNanos + span / 5 + random.nextLong(span / 2 + 1))) {
+            return;
+        }
+        long at = System.nanoTime();
+        env.crashInstances();
+        // shaded: from the crash until the dead instance's claims and locks may be taken over
+        active.between(at, System.nanoTime() + LabIdempotency.LEASE.toNanos());
+    }
+}
