@@ -195,7 +195,7 @@ public final class Idempotency {
             value = work.call();
         } catch (Throwable failure) {
             stop(renewal);
-            if (!onWorkFailure(key, fingerprint, owner, failure)) {
+            if (!onWorkFailure(key, fingerprint, owner, failure, renewal, claimSent)) {
                 return null; // the failure came from racing a call that recorded the key first
             }
             throw sneaky(failure);
@@ -210,7 +210,12 @@ public final class Idempotency {
             throw unencodable;
         }
         try {
-            store.complete(key, fingerprint, owner, RecordStatus.COMPLETED, payload, config.retention());
+            // A completion that meets a blip (a killed connection, a failover) is retried while the
+            // lease holds: giving up would leave the claim to expire and the work to run again.
+            Watchdog.retryWithinLease(
+                    leaseValidUntil(renewal, claimSent),
+                    config.inFlightLease(),
+                    () -> store.complete(key, fingerprint, owner, RecordStatus.COMPLETED, payload, config.retention()));
         } catch (ClaimLostException e) {
             return null;
         } catch (LeaseLostException e) {
@@ -231,12 +236,22 @@ public final class Idempotency {
      * the key meanwhile and undid this call's work: its failure (often the other call's effect, such
      * as a unique violation on the same order) is then not this key's outcome.
      */
-    private boolean onWorkFailure(IdempotencyKey key, Fingerprint fingerprint, String owner, Throwable failure) {
+    private boolean onWorkFailure(
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            String owner,
+            Throwable failure,
+            Watchdog.Renewal renewal,
+            long claimSent) {
         boolean stored = false;
         try {
             if (config.failurePolicy().isFinal(failure)) {
-                store.complete(
-                        key, fingerprint, owner, RecordStatus.FAILED, encodeFailure(failure), config.retention());
+                byte[] encoded = encodeFailure(failure);
+                Watchdog.retryWithinLease(
+                        leaseValidUntil(renewal, claimSent),
+                        config.inFlightLease(),
+                        () -> store.complete(
+                                key, fingerprint, owner, RecordStatus.FAILED, encoded, config.retention()));
                 stored = true;
             } else {
                 store.release(key, owner);
@@ -249,6 +264,13 @@ public final class Idempotency {
         }
         listener.onFailure(key, failure, stored);
         return true;
+    }
+
+    /** Until when (nanoTime) the claim's lease holds: the last renewal's, or the claim's own. */
+    private long leaseValidUntil(Watchdog.Renewal renewal, long claimSent) {
+        return renewal != null
+                ? renewal.validUntilNanos()
+                : claimSent + config.inFlightLease().toNanos();
     }
 
     private void releaseQuietly(IdempotencyKey key, String owner, RuntimeException failure) {

@@ -1,5 +1,6 @@
 package io.dupguard.internal;
 
+import io.dupguard.StoreUnavailableException;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Set;
@@ -153,6 +154,47 @@ public final class Watchdog {
         }
     }
 
+    /**
+     * Runs {@code attempt} until it succeeds, retrying a {@link StoreUnavailableException} with the
+     * renewals' backoff ({@code max(TICK, L/24)} doubling up to {@code L/6}) for as long as the
+     * lease still holds (until {@code validUntilNanos}, a {@link System#nanoTime()} value): a final
+     * write of the holder (a completion) is not given up on after one blip while no one else can
+     * have taken the lease over. Any other exception, and the last unavailability, propagate.
+     *
+     * @throws StoreUnavailableException when the store stayed unreachable until the lease ran out
+     */
+    public static void retryWithinLease(long validUntilNanos, Duration lease, Runnable attempt) {
+        long leaseNanos = lease.toNanos();
+        long first = Math.max(TICK_NANOS, leaseNanos / 24);
+        long max = Math.max(first, leaseNanos / 6);
+        long pause = first;
+        int failures = 0;
+        while (true) {
+            try {
+                attempt.run();
+                if (failures > 0) {
+                    LOG.info("final write succeeded after {} failed attempt(s)", failures);
+                }
+                return;
+            } catch (StoreUnavailableException e) {
+                failures++;
+                long left = validUntilNanos - System.nanoTime();
+                if (left <= TICK_NANOS) {
+                    throw e;
+                }
+                long wait = Math.min(pause, left - TICK_NANOS);
+                LOG.warn(
+                        "final write failed ({} attempt(s)); retrying in {} ms, {} ms of the lease left: {}",
+                        failures,
+                        wait / 1_000_000,
+                        left / 1_000_000,
+                        e.toString());
+                LockSupport.parkNanos(wait);
+                pause = Math.min(pause * 2, max);
+            }
+        }
+    }
+
     /** One registered renewal. */
     public final class Renewal {
         private final long leaseNanos;
@@ -249,6 +291,14 @@ public final class Watchdog {
         /** Whether the lease ended while registered: a renewal was refused or none succeeded in time. */
         public boolean lost() {
             return lostOnce.get();
+        }
+
+        /**
+         * The {@link System#nanoTime()} until which the lease holds for all this renewal knows: the
+         * last successful renewal's send time (or the lease start) plus the lease.
+         */
+        public long validUntilNanos() {
+            return validUntil;
         }
 
         /** Consecutive failed renewal attempts so far (0 after a success). */

@@ -455,6 +455,43 @@ public abstract class AbstractIdempotencyStoreContractTest {
     }
 
     /**
+     * One store blip must never let the work run twice: a completion that meets it (a killed
+     * connection, a paused server) is retried while the lease holds, instead of leaving the claim to
+     * expire and the client's retry to run the work again.
+     */
+    @Test
+    @ExpectedWarnings("the completion fails while the store is cut off, and the pool or driver reports the outage")
+    public void completionSurvivesAStoreBlipAndTheWorkRunsOnce() throws Exception {
+        StoreOutage.Fixture<IdempotencyStore> f = outageFixture();
+        Duration lease = Duration.ofSeconds(3);
+        Idempotency owner = Idempotency.of(
+                f.store(), IdempotencyConfig.custom().inFlightLease(lease).build());
+        Idempotency retry = Idempotency.of(
+                f.otherMachine(),
+                IdempotencyConfig.custom().inFlightLease(lease).build());
+        AtomicInteger effects = new AtomicInteger();
+
+        Outcome<String> first = owner.execute(key("complete-blip"), Fingerprint.none(), String.class, () -> {
+            effects.incrementAndGet();
+            f.outage().begin(Duration.ofMillis(800)); // the completion falls inside it
+            return "charged";
+        });
+
+        assertThat(first).isEqualTo(firstOf("charged"));
+        Outcome<String> again = await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptionsMatching(e -> e instanceof StoreUnavailableException)
+                .until(
+                        () -> retry.execute(key("complete-blip"), Fingerprint.none(), String.class, () -> {
+                            effects.incrementAndGet();
+                            return "charged twice";
+                        }),
+                        o -> true);
+        assertThat(again).isEqualTo(replayOf("charged"));
+        assertThat(effects).hasValue(1);
+    }
+
+    /**
      * When no renewal can succeed within the lease the owner learns it lost the lease; a caller
      * that took over in the meantime wins, and the owner's completion is refused.
      */

@@ -30,13 +30,13 @@ final class ConnectionKill implements Fault {
     }
 
     /**
-     * The store keeps every record through a killed connection, but a strategy whose effect commits
-     * apart from its record cannot: a completion whose connection is killed leaves the record in
-     * progress, and after its lease the work runs again.
+     * The store keeps every record through a killed connection and {@code Idempotency} retries a
+     * completion that meets one while its lease holds; a strategy that commits a second write of
+     * its own after the guard (the token consumed, then the post) may still lose that submit.
      */
     @Override
     public boolean durable(LabEnvironment env, Workload workload, Strategy strategy) {
-        return workload.effectCommitsWithRecord(strategy);
+        return workload.survivesKilledConnections(strategy);
     }
 
     @Override

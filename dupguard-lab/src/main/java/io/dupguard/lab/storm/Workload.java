@@ -47,11 +47,21 @@ public interface Workload {
      * (dupguard's record, a unique key, a lock the survivor waits out), so that an attempt cut off
      * between its effect and its record — its instance crashed, its connection killed — is never
      * run again. False where the effect commits apart from dupguard's record: the record stays in
-     * progress, is taken over after its lease, and the work runs again ({@code instance-crash},
-     * {@code connection-kill} report such rows as a limit, {@code durable: false}).
+     * progress, is taken over after its lease, and the work runs again ({@code instance-crash}
+     * reports such rows as a limit, {@code durable: false}).
      */
     default boolean effectCommitsWithRecord(Strategy strategy) {
         return true;
+    }
+
+    /**
+     * Whether {@code strategy} keeps its promise when its connections are killed mid-statement
+     * ({@code connection-kill}). By default that of {@link #effectCommitsWithRecord}; a strategy
+     * whose only write after the effect is dupguard's completion holds anyway, because
+     * {@code Idempotency} retries a completion that meets a killed connection while its lease holds.
+     */
+    default boolean survivesKilledConnections(Strategy strategy) {
+        return effectCommitsWithRecord(strategy);
     }
 
     /** Every strategy, naive ones first. */

@@ -76,6 +76,12 @@ public final class PaymentWorkload implements Workload {
         return !strategy.name().equals("idempotency-jdbc") && !strategy.name().equals("idempotency-redis");
     }
 
+    /** The charge's only later write is the completion, which {@code Idempotency} retries within the lease. */
+    @Override
+    public boolean survivesKilledConnections(Strategy strategy) {
+        return true;
+    }
+
     @Override
     public Trial open(Strategy strategy, LabEnvironment env) throws Exception {
         String table = "dupguard_lab_charge_" + strategy.name().replace('-', '_');
