@@ -2,7 +2,7 @@ package io.dupguard.bench;
 
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
-import io.dupguard.idempotency.InMemoryIdempotencyStore;
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

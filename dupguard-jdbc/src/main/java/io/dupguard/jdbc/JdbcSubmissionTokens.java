@@ -1,8 +1,8 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.internal.Checks;
+import io.dupguard.internal.Tokens;
 import io.dupguard.token.SubmissionTokens;
-import io.dupguard.token.Tokens;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -72,8 +72,8 @@ class RedisTokensAndThrottleIT {
                 .isInstanceOf(StoreUnavailableException.class);
         assertThatThrownBy(() -> RedisSubmissionTokens.create(dead).issue("s", "u", Duration.ofSeconds(5)))
                 .isInstanceOf(StoreUnavailableException.class);
-        assertThatThrownBy(
-                        () -> RedisSubmissionTokens.create(dead).consume("s", "u", io.dupguard.token.Tokens.newToken()))
+        assertThatThrownBy(() ->
+                        RedisSubmissionTokens.create(dead).consume("s", "u", io.dupguard.internal.Tokens.newToken()))
                 .isInstanceOf(StoreUnavailableException.class);
     }
 }

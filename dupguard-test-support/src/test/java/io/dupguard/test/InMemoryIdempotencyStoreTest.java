@@ -2,6 +2,7 @@ package io.dupguard.test;
 
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.*;
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.Optional;
 

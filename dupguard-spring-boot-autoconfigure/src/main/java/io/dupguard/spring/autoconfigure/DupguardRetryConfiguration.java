@@ -1,8 +1,8 @@
 package io.dupguard.spring.autoconfigure;
 
 import io.dupguard.jdbc.JdbcRetryStore;
+import io.dupguard.memory.InMemoryRetryStore;
 import io.dupguard.retry.AlertSink;
-import io.dupguard.retry.InMemoryRetryStore;
 import io.dupguard.retry.RetryConfig;
 import io.dupguard.retry.RetryListener;
 import io.dupguard.retry.RetryLog;

@@ -1,6 +1,6 @@
 package io.dupguard.spring.web;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.Claim;
@@ -133,7 +133,7 @@ public class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
                         key = IdempotencyKey.of(
                                 settings.scope(),
                                 IdempotencyKeys.principalHash(t.getT2().orElse(null)) + ":" + clientKey);
-                    } catch (InvalidKeyException e) {
+                    } catch (InvalidIdentifierException e) {
                         return problem(exchange, 400, "key-invalid", "Invalid idempotency key", e.getMessage());
                     }
                     Fingerprint fp = IdempotencyKeys.fingerprint(

@@ -3,7 +3,7 @@ package io.dupguard.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dupguard.idempotency.IdempotencyConfig;
-import io.dupguard.idempotency.InMemoryIdempotencyStore;
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import io.dupguard.spring.web.IdempotencyKeyFilter;
 import io.dupguard.spring.web.ReactiveIdempotencyKeyFilter;
 import org.junit.jupiter.api.Test;

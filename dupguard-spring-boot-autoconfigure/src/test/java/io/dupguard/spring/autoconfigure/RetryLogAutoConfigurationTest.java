@@ -2,7 +2,7 @@ package io.dupguard.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dupguard.retry.InMemoryRetryStore;
+import io.dupguard.memory.InMemoryRetryStore;
 import io.dupguard.retry.RetryConfig;
 import io.dupguard.retry.RetryLog;
 import io.dupguard.retry.RetryStore;

@@ -2,8 +2,8 @@ package io.dupguard.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dupguard.memory.InMemorySubmissionTokens;
 import io.dupguard.spring.metrics.MeteredSubmitThrottle;
-import io.dupguard.token.InMemorySubmissionTokens;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,4 +1,4 @@
-package io.dupguard.spi;
+package io.dupguard.lock.spi;
 
 import java.util.concurrent.TimeUnit;
 

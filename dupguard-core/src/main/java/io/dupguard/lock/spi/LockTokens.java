@@ -1,4 +1,4 @@
-package io.dupguard.spi;
+package io.dupguard.lock.spi;
 
 import java.security.SecureRandom;
 import java.util.HexFormat;
