@@ -3,7 +3,6 @@ package io.dupguard.spring.autoconfigure;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyStore;
-import io.dupguard.internal.Tokens;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
@@ -40,6 +39,8 @@ import org.springframework.context.annotation.Import;
     DupguardObservabilityConfiguration.ActuatorEndpoint.class
 })
 class DupguardObservabilityConfiguration {
+    /** The health probe consumes this token: well-formed (27 URL-safe characters), never issued. */
+    private static final String PROBE_TOKEN = "A".repeat(27);
 
     @Bean
     @ConditionalOnMissingBean
@@ -123,7 +124,7 @@ class DupguardObservabilityConfiguration {
                         "submissionTokens",
                         new DupguardHealthIndicator(
                                 t.getClass().getSimpleName(),
-                                () -> t.consume("dupguard-health", "probe", Tokens.newToken()),
+                                () -> t.consume("dupguard-health", "probe", PROBE_TOKEN),
                                 timeout));
             });
             retries.ifAvailable(r -> indicators.put(
