@@ -3,7 +3,7 @@ package io.dupguard.bench;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
-import io.dupguard.idempotency.InMemoryIdempotencyStore;
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import io.dupguard.idempotency.Outcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.dupguard.idempotency;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import io.dupguard.internal.Checks;
 import java.text.Normalizer;
 import java.util.Locale;
@@ -13,7 +13,7 @@ import java.util.Locale;
  * <b>key</b> is the business identifier ({@code source + seq}, {@code user_id + request_id}, an
  * order number): after Unicode NFC normalisation 1–{@value #MAX_KEY_LENGTH} characters, not blank,
  * no control characters. Nothing is trimmed or truncated; a bad key throws {@link
- * InvalidKeyException}.
+ * InvalidIdentifierException}.
  *
  * <p>Comparison is exact by default, so {@code DB00x} and {@code Db00X} are different operations
  * (SPEC K6). {@link #ofIgnoringCase} folds the key to lower case (locale-independent) for
@@ -39,7 +39,7 @@ public final class IdempotencyKey {
     /**
      * Key compared exactly (after NFC normalisation).
      *
-     * @throws InvalidKeyException if scope or key is null, blank, too long or malformed
+     * @throws InvalidIdentifierException if scope or key is null, blank, too long or malformed
      */
     public static IdempotencyKey of(String scope, String key) {
         return new IdempotencyKey(checkScope(scope), checkKey(normalise(key)));
@@ -49,7 +49,7 @@ public final class IdempotencyKey {
      * Key folded to lower case ({@link Locale#ROOT}) so that {@code DB00x} and {@code Db00X} are
      * the same operation.
      *
-     * @throws InvalidKeyException if scope or key is null, blank, too long or malformed
+     * @throws InvalidIdentifierException if scope or key is null, blank, too long or malformed
      */
     public static IdempotencyKey ofIgnoringCase(String scope, String key) {
         String normalised = normalise(key);
@@ -78,7 +78,7 @@ public final class IdempotencyKey {
     private static String checkScope(String scope) {
         Checks.text(scope, MAX_SCOPE_LENGTH, "scope");
         if (!plainScope(scope)) {
-            throw new InvalidKeyException("scope must match [A-Za-z0-9._-]+, was '" + scope + "'");
+            throw new InvalidIdentifierException("scope must match [A-Za-z0-9._-]+, was '" + scope + "'");
         }
         return scope;
     }

@@ -1,6 +1,6 @@
 package io.dupguard.internal;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -70,19 +70,19 @@ public final class Checks {
      */
     public static String text(String value, int maxLength, String field) {
         if (value == null) {
-            throw new InvalidKeyException(field + " must not be null");
+            throw new InvalidIdentifierException(field + " must not be null");
         }
         if (value.isBlank()) {
-            throw new InvalidKeyException(field + " must not be blank");
+            throw new InvalidIdentifierException(field + " must not be blank");
         }
         if (value.length() > maxLength) {
-            throw new InvalidKeyException(
+            throw new InvalidIdentifierException(
                     field + " must be at most " + maxLength + " characters, was " + value.length());
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (Character.isISOControl(c)) {
-                throw new InvalidKeyException(field + " must not contain control characters (found U+"
+                throw new InvalidIdentifierException(field + " must not contain control characters (found U+"
                         + String.format("%04X", (int) c) + " at index " + i + ")");
             }
             if (Character.isSurrogate(c)) {
@@ -92,7 +92,7 @@ public final class Checks {
                     i++; // a well-formed pair: one supplementary character
                     continue;
                 }
-                throw new InvalidKeyException(field + " must be well-formed UTF-16 (lone surrogate U+"
+                throw new InvalidIdentifierException(field + " must be well-formed UTF-16 (lone surrogate U+"
                         + String.format("%04X", (int) c) + " at index " + i + ")");
             }
         }

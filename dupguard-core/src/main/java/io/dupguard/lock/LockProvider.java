@@ -30,7 +30,7 @@ public interface LockProvider {
      * a normal result.
      *
      * @return the lease, or empty if another owner holds the lock
-     * @throws io.dupguard.InvalidKeyException for a bad name
+     * @throws io.dupguard.InvalidIdentifierException for a bad name
      */
     Optional<Lease> tryAcquire(String name, LockOptions options);
 

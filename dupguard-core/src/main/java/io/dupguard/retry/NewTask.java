@@ -26,7 +26,7 @@ public record NewTask(String type, byte[] payload, String dedupKey, String taskK
     public static final int MAX_PAYLOAD_BYTES = 1 << 20;
 
     /**
-     * @throws io.dupguard.InvalidKeyException if the type or dedup key is blank, too long or holds
+     * @throws io.dupguard.InvalidIdentifierException if the type or dedup key is blank, too long or holds
      *     control characters
      * @throws IllegalArgumentException if the payload is larger than {@value #MAX_PAYLOAD_BYTES}
      *     bytes or the task key is malformed

@@ -60,7 +60,7 @@ public final class RetryLog implements AutoCloseable {
      * as a BLOCKED task, with an alert.
      *
      * @throws UnknownTaskTypeException if no handler is registered for {@code type}
-     * @throws io.dupguard.InvalidKeyException if the type is blank, too long or has control characters
+     * @throws io.dupguard.InvalidIdentifierException if the type is blank, too long or has control characters
      * @throws IllegalArgumentException if the payload exceeds {@value NewTask#MAX_PAYLOAD_BYTES} bytes
      * @throws StoreUnavailableException if the handler failed and the failure could not be recorded
      *     (the handler's failure is attached as suppressed): nothing will retry it
@@ -92,7 +92,7 @@ public final class RetryLog implements AutoCloseable {
      * JDBC store's {@code enqueue(Connection, …)}.
      *
      * @throws UnknownTaskTypeException if no handler is registered for {@code type}
-     * @throws io.dupguard.InvalidKeyException if the type or dedup key is invalid
+     * @throws io.dupguard.InvalidIdentifierException if the type or dedup key is invalid
      * @throws IllegalArgumentException if the payload exceeds {@value NewTask#MAX_PAYLOAD_BYTES} bytes
      * @throws StoreUnavailableException if the store fails; the task may or may not be recorded, and
      *     enqueuing again with the same dedup key is safe
@@ -220,7 +220,7 @@ public final class RetryLog implements AutoCloseable {
          * Registers the one handler of {@code type}.
          *
          * @throws IllegalArgumentException if {@code type} already has a handler
-         * @throws io.dupguard.InvalidKeyException if {@code type} is not a valid task type
+         * @throws io.dupguard.InvalidIdentifierException if {@code type} is not a valid task type
          */
         public Builder handler(String type, TaskHandler handler, TaskOptions options) {
             NewTask.of(type, new byte[0], null); // validates the type

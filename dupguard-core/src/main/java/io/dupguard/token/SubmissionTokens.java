@@ -26,7 +26,7 @@ public interface SubmissionTokens {
      * Issues a fresh token (≥ 128 random bits from {@link java.security.SecureRandom}, URL-safe
      * base64 without padding) for {@code subject}, valid for {@code ttl}.
      *
-     * @throws io.dupguard.InvalidKeyException for a bad scope or subject
+     * @throws io.dupguard.InvalidIdentifierException for a bad scope or subject
      * @throws IllegalArgumentException for a non-positive ttl
      */
     String issue(String scope, String subject, Duration ttl);

@@ -3,7 +3,7 @@ package io.dupguard.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import io.dupguard.lock.LockOptions;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -16,13 +16,13 @@ class EdgeInputTest {
     void loneSurrogatesInKeysAndScopesAreRejected() {
         for (String bad : new String[] {"k\uD800", "k\uDBFF", "\uDC00k", "a\uDC00\uD800b"}) {
             assertThatThrownBy(() -> IdempotencyKey.of("payments", bad))
-                    .isInstanceOf(InvalidKeyException.class)
+                    .isInstanceOf(InvalidIdentifierException.class)
                     .hasMessageContaining("idempotency key")
                     .hasMessageContaining("lone surrogate");
         }
         assertThat(IdempotencyKey.of("payments", "k\uD83D\uDE00").key()).isEqualTo("k\uD83D\uDE00");
         assertThatThrownBy(() -> LockOptions.custom().owner("job\uD800"))
-                .isInstanceOf(InvalidKeyException.class)
+                .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessageContaining("owner");
     }
 

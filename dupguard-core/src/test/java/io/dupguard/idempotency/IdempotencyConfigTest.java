@@ -1,5 +1,6 @@
 package io.dupguard.idempotency;
 
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -3,7 +3,7 @@ package io.dupguard.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -43,21 +43,21 @@ class IdempotencyKeyTest {
     @ValueSource(strings = {"", " ", "\t", "a\nb", "a\u0000b", "a\u007fb"})
     void rejectsBlankAndControlCharacterKeys(String bad) {
         assertThatThrownBy(() -> IdempotencyKey.of("s", bad))
-                .isInstanceOf(InvalidKeyException.class)
+                .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessageContaining("idempotency key");
     }
 
     @Test
     void rejectsOversizedKeysInsteadOfTruncating() {
         assertThatThrownBy(() -> IdempotencyKey.of("s", "x".repeat(256)))
-                .isInstanceOf(InvalidKeyException.class)
+                .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessage("idempotency key must be at most 255 characters, was 256");
     }
 
     @Test
     void rejectsNullKey() {
         assertThatThrownBy(() -> IdempotencyKey.of("s", null))
-                .isInstanceOf(InvalidKeyException.class)
+                .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessage("idempotency key must not be null");
     }
 
@@ -65,12 +65,12 @@ class IdempotencyKeyTest {
     @ValueSource(strings = {"", "a b", "a:b", "a/b", "ü"})
     void rejectsMalformedScopes(String bad) {
         assertThatThrownBy(() -> IdempotencyKey.of(bad, "k"))
-                .isInstanceOf(InvalidKeyException.class)
+                .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessageContaining("scope");
     }
 
     @Test
     void rejectsOversizedScope() {
-        assertThatThrownBy(() -> IdempotencyKey.of("s".repeat(65), "k")).isInstanceOf(InvalidKeyException.class);
+        assertThatThrownBy(() -> IdempotencyKey.of("s".repeat(65), "k")).isInstanceOf(InvalidIdentifierException.class);
     }
 }

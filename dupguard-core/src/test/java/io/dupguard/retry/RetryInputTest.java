@@ -1,9 +1,10 @@
 package io.dupguard.retry;
 
+import io.dupguard.memory.InMemoryRetryStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import java.io.IOException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -12,13 +13,13 @@ class RetryInputTest {
     @Test
     void tasksRejectBadTypesKeysAndOversizedPayloads() {
         assertThatThrownBy(() -> NewTask.of(" ", "x", null))
-                .isInstanceOf(InvalidKeyException.class)
+                .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessage("type must not be blank");
         assertThatThrownBy(() -> NewTask.of("t".repeat(65), "x", null))
-                .isInstanceOf(InvalidKeyException.class)
+                .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessage("type must be at most 64 characters, was 65");
         assertThatThrownBy(() -> NewTask.of("t", "x", "a\nb"))
-                .isInstanceOf(InvalidKeyException.class)
+                .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessageContaining("dedupKey must not contain control characters");
         assertThatThrownBy(() -> NewTask.of("t", new byte[NewTask.MAX_PAYLOAD_BYTES + 1], null))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -7,7 +7,7 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
-import io.dupguard.idempotency.InMemoryIdempotencyStore;
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import io.dupguard.idempotency.Outcome;
 import java.math.BigDecimal;
 import java.time.Duration;

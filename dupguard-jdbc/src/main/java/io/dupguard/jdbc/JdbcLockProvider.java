@@ -2,7 +2,7 @@ package io.dupguard.jdbc;
 
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.lock.LockProvider;
-import io.dupguard.spi.AbstractLockProvider;
+import io.dupguard.lock.spi.AbstractLockProvider;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

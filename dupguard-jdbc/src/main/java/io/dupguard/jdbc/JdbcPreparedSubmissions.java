@@ -4,7 +4,7 @@ import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.internal.Checks;
 import io.dupguard.token.PreparedSubmissions;
-import io.dupguard.token.Tokens;
+import io.dupguard.internal.Tokens;
 import io.dupguard.token.UnknownSubmissionException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -2,7 +2,7 @@ package io.dupguard.jdbc;
 
 import io.dupguard.internal.Checks;
 import io.dupguard.token.SubmissionTokens;
-import io.dupguard.token.Tokens;
+import io.dupguard.internal.Tokens;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

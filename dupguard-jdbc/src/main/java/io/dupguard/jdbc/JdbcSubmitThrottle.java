@@ -2,7 +2,7 @@ package io.dupguard.jdbc;
 
 import io.dupguard.internal.Checks;
 import io.dupguard.token.SubmitThrottle;
-import io.dupguard.token.Tokens;
+import io.dupguard.internal.Tokens;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
-import io.dupguard.lock.InMemoryLockProvider;
+import io.dupguard.memory.InMemoryLockProvider;
 import io.dupguard.state.IllegalTransitionException;
 import io.dupguard.state.StateMachine;
 import io.dupguard.state.TransitionResult;

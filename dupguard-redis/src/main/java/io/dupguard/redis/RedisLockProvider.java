@@ -2,7 +2,7 @@ package io.dupguard.redis;
 
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.lock.LockProvider;
-import io.dupguard.spi.AbstractLockProvider;
+import io.dupguard.lock.spi.AbstractLockProvider;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;

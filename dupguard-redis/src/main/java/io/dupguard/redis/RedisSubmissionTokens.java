@@ -2,7 +2,7 @@ package io.dupguard.redis;
 
 import io.dupguard.internal.Checks;
 import io.dupguard.token.SubmissionTokens;
-import io.dupguard.token.Tokens;
+import io.dupguard.internal.Tokens;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;

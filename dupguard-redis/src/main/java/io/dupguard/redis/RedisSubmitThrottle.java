@@ -2,7 +2,7 @@ package io.dupguard.redis;
 
 import io.dupguard.internal.Checks;
 import io.dupguard.token.SubmitThrottle;
-import io.dupguard.token.Tokens;
+import io.dupguard.internal.Tokens;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.RedisClusterClient;

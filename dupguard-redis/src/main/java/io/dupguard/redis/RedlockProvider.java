@@ -3,7 +3,7 @@ package io.dupguard.redis;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.internal.Checks;
 import io.dupguard.lock.LockProvider;
-import io.dupguard.spi.AbstractLockProvider;
+import io.dupguard.lock.spi.AbstractLockProvider;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

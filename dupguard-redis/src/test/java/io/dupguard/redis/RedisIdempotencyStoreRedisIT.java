@@ -257,7 +257,7 @@ class RedisIdempotencyStoreRedisIT {
     @Test
     void anOwnerWithAControlCharacterIsRefusedBeforeAnyCall() {
         assertThatThrownBy(() -> store.claim(key("nl"), FP, "own\ner", LEASE))
-                .isInstanceOf(io.dupguard.InvalidKeyException.class)
+                .isInstanceOf(io.dupguard.InvalidIdentifierException.class)
                 .hasMessageContaining("owner");
         assertThat(redis().exists(store.redisKey(key("nl")))).isZero();
     }

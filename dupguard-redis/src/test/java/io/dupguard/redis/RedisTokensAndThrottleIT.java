@@ -73,7 +73,7 @@ class RedisTokensAndThrottleIT {
         assertThatThrownBy(() -> RedisSubmissionTokens.create(dead).issue("s", "u", Duration.ofSeconds(5)))
                 .isInstanceOf(StoreUnavailableException.class);
         assertThatThrownBy(
-                        () -> RedisSubmissionTokens.create(dead).consume("s", "u", io.dupguard.token.Tokens.newToken()))
+                        () -> RedisSubmissionTokens.create(dead).consume("s", "u", io.dupguard.internal.Tokens.newToken()))
                 .isInstanceOf(StoreUnavailableException.class);
     }
 }

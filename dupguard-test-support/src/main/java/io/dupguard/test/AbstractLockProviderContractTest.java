@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
@@ -291,9 +291,9 @@ public abstract class AbstractLockProviderContractTest {
     @Test
     public void rejectsBadNames() {
         for (String bad : new String[] {"", "  ", "a\nb", "x".repeat(201), "k\uD800", "k\uDBFF", "\uDC00k"}) {
-            assertThatThrownBy(() -> provider().tryAcquire(bad)).isInstanceOf(InvalidKeyException.class);
+            assertThatThrownBy(() -> provider().tryAcquire(bad)).isInstanceOf(InvalidIdentifierException.class);
         }
-        assertThatThrownBy(() -> provider().tryAcquire(null)).isInstanceOf(InvalidKeyException.class);
+        assertThatThrownBy(() -> provider().tryAcquire(null)).isInstanceOf(InvalidIdentifierException.class);
     }
 
     @Test

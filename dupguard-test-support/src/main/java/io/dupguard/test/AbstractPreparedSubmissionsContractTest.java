@@ -95,7 +95,7 @@ public abstract class AbstractPreparedSubmissionsContractTest {
                 .isInstanceOf(UnknownSubmissionException.class);
         assertThatThrownBy(() -> submissions().commit("alice", "no-such-id", () -> "x"))
                 .isInstanceOf(UnknownSubmissionException.class);
-        assertThatThrownBy(() -> submissions().commit("alice", io.dupguard.token.Tokens.newToken(), () -> "x"))
+        assertThatThrownBy(() -> submissions().commit("alice", io.dupguard.internal.Tokens.newToken(), () -> "x"))
                 .isInstanceOf(UnknownSubmissionException.class)
                 .hasMessageContaining("open the form again");
         assertThat(submissions().commit("alice", preId, () -> "mine")).isEqualTo(Outcome.first("mine"));

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.token.SubmissionTokens;
 import java.time.Duration;
@@ -119,7 +119,7 @@ public abstract class AbstractSubmissionTokensContractTest {
         for (String bad : new String[] {null, "", "short", "x".repeat(500), "../../etc/passwd", "a b c", "ÄÖÜ"}) {
             assertThat(tokens().consume(scope, "user-1", bad)).isFalse();
         }
-        assertThat(tokens().consume(scope, "user-1", io.dupguard.token.Tokens.newToken()))
+        assertThat(tokens().consume(scope, "user-1", io.dupguard.internal.Tokens.newToken()))
                 .isFalse();
     }
 
@@ -133,16 +133,16 @@ public abstract class AbstractSubmissionTokensContractTest {
                 .hasMessageContaining("ttl")
                 .hasMessageContaining("100 years");
         assertThatThrownBy(() -> tokens().issue(scope, "u\uD800", Duration.ofMinutes(1)))
-                .isInstanceOf(InvalidKeyException.class)
+                .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessageContaining("surrogate");
     }
 
     @Test
     public void rejectsBadScopeSubjectAndTtl() {
         assertThatThrownBy(() -> tokens().issue("", "u", Duration.ofMinutes(1)))
-                .isInstanceOf(InvalidKeyException.class);
+                .isInstanceOf(InvalidIdentifierException.class);
         assertThatThrownBy(() -> tokens().issue(scope, " ", Duration.ofMinutes(1)))
-                .isInstanceOf(InvalidKeyException.class);
+                .isInstanceOf(InvalidIdentifierException.class);
         assertThatThrownBy(() -> tokens().issue(scope, "u", Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("ttl");

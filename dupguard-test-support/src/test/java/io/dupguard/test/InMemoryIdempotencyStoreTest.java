@@ -1,5 +1,6 @@
 package io.dupguard.test;
 
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.*;
 import java.time.Duration;

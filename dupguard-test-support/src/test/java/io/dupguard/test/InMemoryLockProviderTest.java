@@ -1,6 +1,6 @@
 package io.dupguard.test;
 
-import io.dupguard.lock.InMemoryLockProvider;
+import io.dupguard.memory.InMemoryLockProvider;
 import io.dupguard.lock.LockProvider;
 
 class InMemoryLockProviderTest extends AbstractLockProviderContractTest {

@@ -1,6 +1,6 @@
 package io.dupguard.test;
 
-import io.dupguard.retry.InMemoryRetryStore;
+import io.dupguard.memory.InMemoryRetryStore;
 import io.dupguard.retry.RetryStore;
 
 class InMemoryRetryStoreTest extends AbstractRetryStoreContractTest {

@@ -1,8 +1,8 @@
 package io.dupguard.test;
 
-import io.dupguard.token.InMemoryPreparedSubmissions;
-import io.dupguard.token.InMemorySubmissionTokens;
-import io.dupguard.token.InMemorySubmitThrottle;
+import io.dupguard.memory.InMemoryPreparedSubmissions;
+import io.dupguard.memory.InMemorySubmissionTokens;
+import io.dupguard.memory.InMemorySubmitThrottle;
 import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;

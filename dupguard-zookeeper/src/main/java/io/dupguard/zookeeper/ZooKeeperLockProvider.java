@@ -7,7 +7,7 @@ import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
 import io.dupguard.lock.LockUnavailableException;
-import io.dupguard.spi.AbstractLockProvider;
+import io.dupguard.lock.spi.AbstractLockProvider;
 import io.dupguard.zookeeper.ZkHold.HoldKey;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package io.dupguard.spring.amqp;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyKey;
@@ -92,7 +92,7 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
         IdempotencyKey idempotencyKey;
         try {
             idempotencyKey = IdempotencyKey.of(scope, k);
-        } catch (InvalidKeyException e) {
+        } catch (InvalidIdentifierException e) {
             throw new AmqpRejectAndDontRequeueException("message key refused: " + e.getMessage(), e);
         }
         Fingerprint body = Fingerprint.of(message.getBody() == null ? new byte[0] : message.getBody());

@@ -9,7 +9,7 @@ import io.dupguard.lock.LockProvider;
 import io.dupguard.spring.DupguardActivity;
 import io.dupguard.spring.metrics.DupguardMeters;
 import io.dupguard.token.SubmissionTokens;
-import io.dupguard.token.Tokens;
+import io.dupguard.internal.Tokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.LinkedHashMap;

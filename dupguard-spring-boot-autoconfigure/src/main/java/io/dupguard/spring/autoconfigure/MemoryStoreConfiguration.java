@@ -1,12 +1,12 @@
 package io.dupguard.spring.autoconfigure;
 
 import io.dupguard.idempotency.IdempotencyStore;
-import io.dupguard.idempotency.InMemoryIdempotencyStore;
-import io.dupguard.lock.InMemoryLockProvider;
+import io.dupguard.memory.InMemoryIdempotencyStore;
+import io.dupguard.memory.InMemoryLockProvider;
 import io.dupguard.lock.LockProvider;
-import io.dupguard.token.InMemoryPreparedSubmissions;
-import io.dupguard.token.InMemorySubmissionTokens;
-import io.dupguard.token.InMemorySubmitThrottle;
+import io.dupguard.memory.InMemoryPreparedSubmissions;
+import io.dupguard.memory.InMemorySubmissionTokens;
+import io.dupguard.memory.InMemorySubmitThrottle;
 import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;

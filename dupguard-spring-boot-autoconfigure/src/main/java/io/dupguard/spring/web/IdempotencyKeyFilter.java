@@ -1,6 +1,6 @@
 package io.dupguard.spring.web;
 
-import io.dupguard.InvalidKeyException;
+import io.dupguard.InvalidIdentifierException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
@@ -212,7 +212,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         IdempotencyKey key;
         try {
             key = IdempotencyKey.of(settings.scope(), principalHash(request) + ":" + clientKey);
-        } catch (InvalidKeyException e) {
+        } catch (InvalidIdentifierException e) {
             problem(response, 400, "key-invalid", "Invalid idempotency key", e.getMessage());
             return;
         }

@@ -3,7 +3,7 @@ package io.dupguard.lab.workload.locks;
 import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.storm.Need;
 import io.dupguard.lab.workload.LabIdempotency;
-import io.dupguard.lock.InMemoryLockProvider;
+import io.dupguard.memory.InMemoryLockProvider;
 import io.dupguard.lock.LockProvider;
 import java.util.Locale;
 import java.util.Optional;

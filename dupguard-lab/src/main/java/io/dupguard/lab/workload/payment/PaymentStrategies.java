@@ -4,7 +4,7 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyStore;
-import io.dupguard.idempotency.InMemoryIdempotencyStore;
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
 import io.dupguard.lab.storm.Service;
 import io.dupguard.lab.workload.LabIdempotency;

@@ -1,4 +1,4 @@
-package io.dupguard.spi;
+package io.dupguard.lock.spi;
 
 import io.dupguard.internal.Checks;
 import io.dupguard.internal.LockOwners;

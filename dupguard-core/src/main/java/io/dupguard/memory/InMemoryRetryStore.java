@@ -1,5 +1,14 @@
-package io.dupguard.retry;
+package io.dupguard.memory;
 
+import io.dupguard.retry.UnknownTaskException;
+import io.dupguard.retry.TaskState;
+import io.dupguard.retry.TaskPage;
+import io.dupguard.retry.RetryTask;
+import io.dupguard.retry.RetryStore;
+import io.dupguard.retry.RetryStats;
+import io.dupguard.retry.NewTask;
+import io.dupguard.retry.Enqueued;
+import io.dupguard.retry.ClaimedTask;
 import io.dupguard.LeaseLostException;
 import java.time.Clock;
 import java.time.Duration;

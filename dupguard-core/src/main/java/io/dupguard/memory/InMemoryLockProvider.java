@@ -1,6 +1,7 @@
-package io.dupguard.lock;
+package io.dupguard.memory;
 
-import io.dupguard.spi.AbstractLockProvider;
+import io.dupguard.lock.LockProvider;
+import io.dupguard.lock.spi.AbstractLockProvider;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;

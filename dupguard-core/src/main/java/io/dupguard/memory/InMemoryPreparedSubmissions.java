@@ -1,5 +1,8 @@
-package io.dupguard.token;
+package io.dupguard.memory;
 
+import io.dupguard.token.UnknownSubmissionException;
+import io.dupguard.internal.Tokens;
+import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.internal.Checks;

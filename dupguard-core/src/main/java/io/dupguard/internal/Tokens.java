@@ -1,5 +1,6 @@
-package io.dupguard.token;
+package io.dupguard.internal;
 
+import io.dupguard.token.SubmissionTokens;
 import io.dupguard.internal.Checks;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -34,7 +35,7 @@ public final class Tokens {
     public static String checkScope(String scope) {
         Checks.text(scope, 64, "scope");
         if (!SCOPE.matcher(scope).matches()) {
-            throw new io.dupguard.InvalidKeyException("scope must match [A-Za-z0-9._-]+, was '" + scope + "'");
+            throw new io.dupguard.InvalidIdentifierException("scope must match [A-Za-z0-9._-]+, was '" + scope + "'");
         }
         return scope;
     }

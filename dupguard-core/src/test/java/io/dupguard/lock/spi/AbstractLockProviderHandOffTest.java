@@ -1,4 +1,4 @@
-package io.dupguard.spi;
+package io.dupguard.lock.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

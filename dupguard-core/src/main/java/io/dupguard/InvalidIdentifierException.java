@@ -4,10 +4,10 @@ package io.dupguard;
  * A key, scope or name was rejected before it reached a store: null, blank, too long, or
  * containing control characters. Nothing is truncated or rewritten silently instead.
  */
-public class InvalidKeyException extends DupguardException {
+public class InvalidIdentifierException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
-    public InvalidKeyException(String message) {
+    public InvalidIdentifierException(String message) {
         super(message);
     }
 }

@@ -1,5 +1,7 @@
-package io.dupguard.token;
+package io.dupguard.memory;
 
+import io.dupguard.internal.Tokens;
+import io.dupguard.token.SubmitThrottle;
 import io.dupguard.internal.Checks;
 import java.time.Clock;
 import java.time.Duration;
