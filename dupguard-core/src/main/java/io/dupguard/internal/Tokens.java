@@ -1,7 +1,6 @@
 package io.dupguard.internal;
 
 import io.dupguard.token.SubmissionTokens;
-import io.dupguard.internal.Checks;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.regex.Pattern;

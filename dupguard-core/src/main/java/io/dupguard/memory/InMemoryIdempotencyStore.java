@@ -1,12 +1,12 @@
 package io.dupguard.memory;
 
-import io.dupguard.idempotency.RecordStatus;
-import io.dupguard.idempotency.IdempotencyStore;
-import io.dupguard.idempotency.IdempotencyRecord;
-import io.dupguard.idempotency.IdempotencyKey;
-import io.dupguard.idempotency.Fingerprint;
-import io.dupguard.idempotency.Claim;
 import io.dupguard.LeaseLostException;
+import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyRecord;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.internal.Checks;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,11 +1,11 @@
 package io.dupguard.memory;
 
-import io.dupguard.token.UnknownSubmissionException;
-import io.dupguard.internal.Tokens;
-import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.internal.Checks;
+import io.dupguard.internal.Tokens;
+import io.dupguard.token.PreparedSubmissions;
+import io.dupguard.token.UnknownSubmissionException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,15 +1,15 @@
 package io.dupguard.memory;
 
-import io.dupguard.retry.UnknownTaskException;
-import io.dupguard.retry.TaskState;
-import io.dupguard.retry.TaskPage;
-import io.dupguard.retry.RetryTask;
-import io.dupguard.retry.RetryStore;
-import io.dupguard.retry.RetryStats;
-import io.dupguard.retry.NewTask;
-import io.dupguard.retry.Enqueued;
-import io.dupguard.retry.ClaimedTask;
 import io.dupguard.LeaseLostException;
+import io.dupguard.retry.ClaimedTask;
+import io.dupguard.retry.Enqueued;
+import io.dupguard.retry.NewTask;
+import io.dupguard.retry.RetryStats;
+import io.dupguard.retry.RetryStore;
+import io.dupguard.retry.RetryTask;
+import io.dupguard.retry.TaskPage;
+import io.dupguard.retry.TaskState;
+import io.dupguard.retry.UnknownTaskException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -74,7 +74,7 @@ public final class InMemoryRetryStore implements RetryStore {
                     lastError,
                     Instant.ofEpochMilli(createdAt),
                     Instant.ofEpochMilli(updatedAt),
-                    task.payloadBytes());
+                    task.payload());
         }
     }
 
@@ -148,7 +148,7 @@ public final class InMemoryRetryStore implements RetryStore {
             r.updatedAt = now;
             active.add(r);
             out.add(new ClaimedTask(
-                    r.id, r.task.type(), r.task.taskKey(), r.task.payloadBytes(), r.runs, r.runs - r.base, owner));
+                    r.id, r.task.type(), r.task.taskKey(), r.task.payload(), r.runs, r.runs - r.base, owner));
         }
         return out;
     }

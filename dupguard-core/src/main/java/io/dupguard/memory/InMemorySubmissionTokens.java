@@ -1,8 +1,8 @@
 package io.dupguard.memory;
 
+import io.dupguard.internal.Checks;
 import io.dupguard.internal.Tokens;
 import io.dupguard.token.SubmissionTokens;
-import io.dupguard.internal.Checks;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,9 +1,9 @@
 package io.dupguard.idempotency;
 
-import io.dupguard.memory.InMemoryIdempotencyStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.UUID;

@@ -1,10 +1,10 @@
 package io.dupguard.retry;
 
-import io.dupguard.memory.InMemoryRetryStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dupguard.InvalidIdentifierException;
+import io.dupguard.memory.InMemoryRetryStore;
 import java.io.IOException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package io.dupguard.redis;
 
 import io.dupguard.internal.Checks;
-import io.dupguard.token.SubmissionTokens;
 import io.dupguard.internal.Tokens;
+import io.dupguard.token.SubmissionTokens;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;

@@ -1,8 +1,8 @@
 package io.dupguard.redis;
 
 import io.dupguard.internal.Checks;
-import io.dupguard.token.SubmitThrottle;
 import io.dupguard.internal.Tokens;
+import io.dupguard.token.SubmitThrottle;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.RedisClusterClient;

@@ -1,8 +1,8 @@
 package io.dupguard.test;
 
-import io.dupguard.memory.InMemoryIdempotencyStore;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.*;
+import io.dupguard.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.Optional;
 

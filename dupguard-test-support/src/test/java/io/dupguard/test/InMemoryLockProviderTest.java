@@ -1,7 +1,7 @@
 package io.dupguard.test;
 
-import io.dupguard.memory.InMemoryLockProvider;
 import io.dupguard.lock.LockProvider;
+import io.dupguard.memory.InMemoryLockProvider;
 
 class InMemoryLockProviderTest extends AbstractLockProviderContractTest {
     private final InMemoryLockProvider provider = new InMemoryLockProvider();

@@ -1,9 +1,9 @@
 package io.dupguard.spring.autoconfigure;
 
 import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.lock.LockProvider;
 import io.dupguard.memory.InMemoryIdempotencyStore;
 import io.dupguard.memory.InMemoryLockProvider;
-import io.dupguard.lock.LockProvider;
 import io.dupguard.memory.InMemoryPreparedSubmissions;
 import io.dupguard.memory.InMemorySubmissionTokens;
 import io.dupguard.memory.InMemorySubmitThrottle;
