@@ -554,7 +554,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private Duration typicalRetention = IdempotencyConfig.DEFAULT_RETENTION;
 
         private Builder(DataSource dataSource) {
-            super(dataSource, DEFAULT_TABLE, false);
+            super(dataSource, DEFAULT_TABLE);
         }
 
         /**

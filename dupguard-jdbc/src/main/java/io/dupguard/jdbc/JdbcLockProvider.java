@@ -154,7 +154,7 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     /** Builder; not thread-safe. */
     public static final class Builder extends JdbcStoreBuilder<Builder, JdbcLockProvider> {
         private Builder(DataSource dataSource) {
-            super(dataSource, DEFAULT_TABLE, false);
+            super(dataSource, DEFAULT_TABLE);
         }
 
         @Override

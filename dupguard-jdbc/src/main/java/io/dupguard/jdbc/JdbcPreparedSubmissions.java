@@ -3,8 +3,8 @@ package io.dupguard.jdbc;
 import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.internal.Checks;
-import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.internal.Tokens;
+import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.UnknownSubmissionException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -44,7 +44,7 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
         this.access = access;
     }
 
-    /** A store in {@value #DEFAULT_TABLE}, created on first use if missing. */
+    /** A store in {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link JdbcStoreBuilder#createSchemaIfMissing}). */
     public static JdbcPreparedSubmissions create(DataSource dataSource) {
         return builder(dataSource).build();
     }
@@ -58,7 +58,7 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
                 .build();
     }
 
-    /** Table name, dialect and schema creation (on by default) can be set. */
+    /** A builder: table name, dialect and schema creation (off by default) can be set. */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -145,7 +145,7 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
     /** Builder; not thread-safe. */
     public static final class Builder extends JdbcStoreBuilder<Builder, JdbcPreparedSubmissions> {
         private Builder(DataSource dataSource) {
-            super(dataSource, DEFAULT_TABLE, true);
+            super(dataSource, DEFAULT_TABLE);
         }
 
         @Override

@@ -495,7 +495,7 @@ public final class JdbcRetryStore implements RetryStore {
         private boolean listen = true;
 
         private Builder(DataSource dataSource) {
-            super(dataSource, DEFAULT_TABLE, false);
+            super(dataSource, DEFAULT_TABLE);
         }
 
         /**

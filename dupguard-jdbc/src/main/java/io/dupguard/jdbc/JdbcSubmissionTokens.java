@@ -1,8 +1,8 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.internal.Checks;
-import io.dupguard.token.SubmissionTokens;
 import io.dupguard.internal.Tokens;
+import io.dupguard.token.SubmissionTokens;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -38,8 +38,7 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
         this.access = access;
     }
 
-    /** Tokens in {@value #DEFAULT_TABLE}, created if missing. */
-    /** A store in {@value #DEFAULT_TABLE}, created on first use if missing. */
+    /** A store in {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link JdbcStoreBuilder#createSchemaIfMissing}). */
     public static JdbcSubmissionTokens create(DataSource dataSource) {
         return builder(dataSource).build();
     }
@@ -52,7 +51,7 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
                 .build();
     }
 
-    /** Table name, dialect and schema creation (on by default) can be set. */
+    /** A builder: table name, dialect and schema creation (off by default) can be set. */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -127,7 +126,7 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
     /** Builder; not thread-safe. */
     public static final class Builder extends JdbcStoreBuilder<Builder, JdbcSubmissionTokens> {
         private Builder(DataSource dataSource) {
-            super(dataSource, DEFAULT_TABLE, true);
+            super(dataSource, DEFAULT_TABLE);
         }
 
         @Override

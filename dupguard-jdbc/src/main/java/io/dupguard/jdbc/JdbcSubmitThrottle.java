@@ -1,8 +1,8 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.internal.Checks;
-import io.dupguard.token.SubmitThrottle;
 import io.dupguard.internal.Tokens;
+import io.dupguard.token.SubmitThrottle;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -31,7 +31,7 @@ public final class JdbcSubmitThrottle implements SubmitThrottle {
         this.access = access;
     }
 
-    /** A store in {@value #DEFAULT_TABLE}, created on first use if missing. */
+    /** A store in {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link JdbcStoreBuilder#createSchemaIfMissing}). */
     public static JdbcSubmitThrottle create(DataSource dataSource) {
         return builder(dataSource).build();
     }
@@ -44,7 +44,7 @@ public final class JdbcSubmitThrottle implements SubmitThrottle {
                 .build();
     }
 
-    /** Table name, dialect and schema creation (on by default) can be set. */
+    /** A builder: table name, dialect and schema creation (off by default) can be set. */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -104,7 +104,7 @@ public final class JdbcSubmitThrottle implements SubmitThrottle {
     /** Builder; not thread-safe. */
     public static final class Builder extends JdbcStoreBuilder<Builder, JdbcSubmitThrottle> {
         private Builder(DataSource dataSource) {
-            super(dataSource, DEFAULT_TABLE, true);
+            super(dataSource, DEFAULT_TABLE);
         }
 
         @Override

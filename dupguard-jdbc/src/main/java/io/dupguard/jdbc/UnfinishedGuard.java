@@ -32,8 +32,25 @@ public final class UnfinishedGuard {
         this.access = access;
     }
 
+    /**
+     * A guard on {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link
+     * JdbcStoreBuilder#createSchemaIfMissing}).
+     *
+     * @param dataSource where the guard table is
+     * @return the guard, thread-safe
+     */
     public static UnfinishedGuard create(DataSource dataSource) {
-        return new UnfinishedGuard(new JdbcAccess(dataSource, null, DEFAULT_TABLE, DEFAULT_TABLE, true));
+        return builder(dataSource).build();
+    }
+
+    /**
+     * A builder: table name, dialect and schema creation (off by default) can be set.
+     *
+     * @param dataSource where the guard table is
+     * @return a new builder
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
     }
 
     /** The caller's check for an unfinished task of the kind. */
@@ -84,5 +101,17 @@ public final class UnfinishedGuard {
                 throw e;
             }
         });
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder extends JdbcStoreBuilder<Builder, UnfinishedGuard> {
+        private Builder(DataSource dataSource) {
+            super(dataSource, DEFAULT_TABLE);
+        }
+
+        @Override
+        public UnfinishedGuard build() {
+            return new UnfinishedGuard(access());
+        }
     }
 }

@@ -32,8 +32,10 @@ abstract class AbstractJdbcSubmissionIT {
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     class Tokens extends AbstractSubmissionTokensContractTest {
-        private final JdbcSubmissionTokens a = JdbcSubmissionTokens.create(machineA);
-        private final JdbcSubmissionTokens b = JdbcSubmissionTokens.create(machineB);
+        private final JdbcSubmissionTokens a =
+                JdbcSubmissionTokens.create(machineA, JdbcSubmissionTokens.DEFAULT_TABLE, true);
+        private final JdbcSubmissionTokens b =
+                JdbcSubmissionTokens.create(machineB, JdbcSubmissionTokens.DEFAULT_TABLE, true);
 
         @Override
         protected SubmissionTokens tokens() {
@@ -49,8 +51,10 @@ abstract class AbstractJdbcSubmissionIT {
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     class Throttle extends AbstractSubmitThrottleContractTest {
-        private final JdbcSubmitThrottle a = JdbcSubmitThrottle.create(machineA);
-        private final JdbcSubmitThrottle b = JdbcSubmitThrottle.create(machineB);
+        private final JdbcSubmitThrottle a =
+                JdbcSubmitThrottle.create(machineA, JdbcSubmitThrottle.DEFAULT_TABLE, true);
+        private final JdbcSubmitThrottle b =
+                JdbcSubmitThrottle.create(machineB, JdbcSubmitThrottle.DEFAULT_TABLE, true);
 
         @Override
         protected SubmitThrottle throttle() {
@@ -66,8 +70,10 @@ abstract class AbstractJdbcSubmissionIT {
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     class Prepared extends AbstractPreparedSubmissionsContractTest {
-        private final JdbcPreparedSubmissions a = JdbcPreparedSubmissions.create(machineA);
-        private final JdbcPreparedSubmissions b = JdbcPreparedSubmissions.create(machineB);
+        private final JdbcPreparedSubmissions a =
+                JdbcPreparedSubmissions.create(machineA, JdbcPreparedSubmissions.DEFAULT_TABLE, true);
+        private final JdbcPreparedSubmissions b =
+                JdbcPreparedSubmissions.create(machineB, JdbcPreparedSubmissions.DEFAULT_TABLE, true);
 
         @Override
         protected PreparedSubmissions submissions() {

@@ -15,7 +15,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -201,7 +200,8 @@ class GuardedWritesIT {
                 db,
                 "DROP TABLE IF EXISTS dg_tasks",
                 "CREATE TABLE dg_tasks (id INT NOT NULL, kind VARCHAR(64) NOT NULL, status VARCHAR(16) NOT NULL)");
-        UnfinishedGuard guard = UnfinishedGuard.create(ds);
+        UnfinishedGuard guard =
+                UnfinishedGuard.builder(ds).createSchemaIfMissing(true).build();
         String kind = "2026-11-22/east/settlement-" + db;
 
         List<Optional<Integer>> results = hammer(16, () -> {
@@ -267,13 +267,10 @@ class GuardedWritesIT {
                 "DROP TABLE IF EXISTS dg_binding",
                 "CREATE TABLE dg_binding (open_id VARCHAR(40) NOT NULL, local_id INT NOT NULL)"); // no unique key
         InMemoryLockProvider locks = new InMemoryLockProvider();
-        for (CreateOnce.Strategy s :
-                new CreateOnce.Strategy[] {CreateOnce.Strategy.LOCK_DOUBLE_CHECK, CreateOnce.Strategy.RETRY_LOCK_REQUERY
-                }) {
+        for (CreateOnce.Strategy s : new CreateOnce.Strategy[] {CreateOnce.Strategy.LOCK_DOUBLE_CHECK}) {
             CreateOnce create = CreateOnce.builder(ds, "dg_binding")
                     .keyColumns("open_id")
                     .strategy(s, locks)
-                    .retries(50, Duration.ofMillis(5))
                     .build();
             String openId = "wx-" + s;
             List<CreateOnce.Result> results = hammer(16, () -> create.create(Map.of("open_id", openId, "local_id", 1)));
@@ -294,7 +291,7 @@ class GuardedWritesIT {
         assertThatThrownBy(() -> CreateOnce.builder(ds, "t").build()).hasMessageContaining("keyColumns");
         assertThatThrownBy(() -> CreateOnce.builder(ds, "t")
                         .keyColumns("k")
-                        .strategy(CreateOnce.Strategy.RETRY_LOCK, null)
+                        .strategy(CreateOnce.Strategy.LOCK_DOUBLE_CHECK, null)
                         .build())
                 .hasMessageContaining("LockProvider");
     }
