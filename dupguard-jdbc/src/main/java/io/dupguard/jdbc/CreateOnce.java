@@ -1,6 +1,5 @@
 package io.dupguard.jdbc;
 
-import io.dupguard.internal.Checks;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.lock.LockProvider;
@@ -10,7 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +16,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
@@ -34,22 +31,26 @@ import javax.sql.DataSource;
  *       silent success (K3).
  * </ol>
  *
- * The lock-based strategies from seed 000 are here so the lab can compare them; they need a {@link
- * LockProvider} and are only as safe as the lock: {@link Strategy#LOCK_DOUBLE_CHECK} (L8: check,
- * lock, check again, insert), {@link Strategy#RETRY_LOCK} (L6: retry the try-lock N times, then
- * fail) and {@link Strategy#RETRY_LOCK_REQUERY} (L6: after the retries, query once more — the holder
- * has usually created the row). Thread-safe.
+ * <p>Where the table has no unique key, {@link Strategy#LOCK_DOUBLE_CHECK} (L8) checks, takes a
+ * lock from the given {@link LockProvider} (waiting for it, lease renewed by the watchdog), checks
+ * again and inserts; it is only as safe as the lock. (Seed 000's try-lock-and-give-up schemes are in
+ * the lab, which compares them.) Thread-safe.
  */
 public final class CreateOnce {
     /** How the row is created once. */
     public enum Strategy {
+        /** Insert-if-absent on the table's unique key, then re-read and verify (the default). */
         INSERT_IF_ABSENT,
-        LOCK_DOUBLE_CHECK,
-        RETRY_LOCK,
-        RETRY_LOCK_REQUERY
+        /** Check, lock, check again, insert: for a table without a unique key (L8). */
+        LOCK_DOUBLE_CHECK
     }
 
-    /** What {@link #create} did: inserted the given row, or found the existing one. */
+    /**
+     * What {@link #create} did: inserted the given row, or found the existing one.
+     *
+     * @param created whether this call inserted the row
+     * @param row the inserted values, or the existing row (column → value, names case-insensitive)
+     */
     public record Result(boolean created, Map<String, Object> row) {}
 
     private final JdbcAccess access;
@@ -57,8 +58,6 @@ public final class CreateOnce {
     private final List<String> verifiedColumns;
     private final Strategy strategy;
     private final LockProvider locks;
-    private final int retries;
-    private final Duration retryInterval;
 
     private CreateOnce(Builder b) {
         this.access = new JdbcAccess(b.dataSource, null, b.table, b.table, false);
@@ -66,10 +65,17 @@ public final class CreateOnce {
         this.verifiedColumns = List.copyOf(b.verifiedColumns);
         this.strategy = b.strategy;
         this.locks = b.locks;
-        this.retries = b.retries;
-        this.retryInterval = b.retryInterval;
     }
 
+    /**
+     * A builder for rows of {@code table}.
+     *
+     * @param dataSource where the table is
+     * @param table a plain SQL identifier
+     * @return a new builder
+     * @throws NullPointerException if {@code dataSource} is null
+     * @throws IllegalArgumentException if {@code table} is not a plain identifier
+     */
     public static Builder builder(DataSource dataSource, String table) {
         return new Builder(dataSource, table);
     }
@@ -78,16 +84,18 @@ public final class CreateOnce {
      * Creates {@code row} (column → value, including the key columns) unless a row with its key
      * exists.
      *
+     * @param row the values to insert, including the key columns; names are plain identifiers
+     * @return whether this call inserted the row, and the row
      * @throws RowConflictException if the existing row differs in a verified column
-     * @throws LockUnavailableException if a lock strategy could not get the lock (and, for {@code
-     *     RETRY_LOCK_REQUERY}, the row still did not exist)
+     * @throws IllegalArgumentException if a key column has no value or a name is not an identifier
+     * @throws LockUnavailableException if {@code LOCK_DOUBLE_CHECK} did not get the lock in time
+     * @throws io.dupguard.StoreUnavailableException if the database cannot be reached
      */
     public Result create(Map<String, Object> row) {
         Map<String, Object> values = checkRow(row);
         return switch (strategy) {
             case INSERT_IF_ABSENT -> insertIfAbsent(values);
             case LOCK_DOUBLE_CHECK -> lockDoubleCheck(values);
-            case RETRY_LOCK, RETRY_LOCK_REQUERY -> retryLock(values);
         };
     }
 
@@ -117,30 +125,6 @@ public final class CreateOnce {
         } finally {
             lease.close();
         }
-    }
-
-    private Result retryLock(Map<String, Object> values) {
-        String name = lockName(values);
-        for (int attempt = 0; attempt < retries; attempt++) {
-            Optional<Lease> lease = locks.tryAcquire(name);
-            if (lease.isPresent()) {
-                try {
-                    return checkAndInsert(values);
-                } finally {
-                    lease.get().close();
-                }
-            }
-            if (attempt + 1 < retries) {
-                LockSupport.parkNanos(retryInterval.toNanos());
-            }
-        }
-        if (strategy == Strategy.RETRY_LOCK_REQUERY) {
-            Optional<Map<String, Object>> found = access.withConnection("re-query", c -> select(c, values));
-            if (found.isPresent()) {
-                return existing(values, found.get());
-            }
-        }
-        throw new LockUnavailableException(name, retryInterval.multipliedBy(retries));
     }
 
     /** Under the lock: check again, then insert (L8). */
@@ -243,15 +227,20 @@ public final class CreateOnce {
         private final List<String> verifiedColumns = new ArrayList<>();
         private Strategy strategy = Strategy.INSERT_IF_ABSENT;
         private LockProvider locks;
-        private int retries = 3;
-        private Duration retryInterval = Duration.ofMillis(20);
 
         private Builder(DataSource dataSource, String table) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
             this.table = SqlIdentifier.check(table, "table");
         }
 
-        /** The columns of the unique key that identifies the row (at least one). */
+        /**
+         * The columns of the key that identifies the row (at least one); unique for {@code
+         * INSERT_IF_ABSENT}.
+         *
+         * @param columns plain SQL identifiers
+         * @return this builder
+         * @throws IllegalArgumentException if a name is not a plain identifier
+         */
         public Builder keyColumns(String... columns) {
             for (String c : columns) {
                 keyColumns.add(SqlIdentifier.check(c, "keyColumns"));
@@ -259,7 +248,13 @@ public final class CreateOnce {
             return this;
         }
 
-        /** Columns that must match when the row already exists (K3). */
+        /**
+         * Columns that must match when the row already exists (K3); none by default.
+         *
+         * @param columns plain SQL identifiers
+         * @return this builder
+         * @throws IllegalArgumentException if a name is not a plain identifier
+         */
         public Builder verifiedColumns(String... columns) {
             for (String c : columns) {
                 verifiedColumns.add(SqlIdentifier.check(c, "verifiedColumns"));
@@ -267,20 +262,27 @@ public final class CreateOnce {
             return this;
         }
 
-        /** A lock-based strategy and its lock provider (for comparison; the default needs neither). */
+        /**
+         * The strategy, and the lock provider {@code LOCK_DOUBLE_CHECK} needs (the default, {@code
+         * INSERT_IF_ABSENT}, needs none).
+         *
+         * @param strategy the strategy
+         * @param locks the lock provider, or null for {@code INSERT_IF_ABSENT}
+         * @return this builder
+         */
         public Builder strategy(Strategy strategy, LockProvider locks) {
             this.strategy = Objects.requireNonNull(strategy, "strategy");
             this.locks = locks;
             return this;
         }
 
-        /** Attempts and pause of the retry-lock strategies (default 3 × 20 ms). */
-        public Builder retries(int attempts, Duration interval) {
-            this.retries = Checks.atLeast(attempts, 1, "retries");
-            this.retryInterval = Checks.positive(interval, "retryInterval");
-            return this;
-        }
-
+        /**
+         * Builds the helper.
+         *
+         * @return the helper, thread-safe
+         * @throws IllegalArgumentException if no key column was given, or {@code LOCK_DOUBLE_CHECK}
+         *     has no lock provider
+         */
         public CreateOnce build() {
             if (keyColumns.isEmpty()) {
                 throw new IllegalArgumentException("keyColumns must name at least one column");

@@ -8,7 +8,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 
-/** The strategies of the balance workload: seed 000's schemes 1–6, then dupguard's CreateOnce. */
+/**
+ * The strategies of the balance workload: seed 000's schemes 1 and 2 (5 and 6 are {@link
+ * RetryLockStrategy}), then dupguard's CreateOnce.
+ */
 final class BalanceStrategies {
     /** Seed 000 scheme 5: "retry at most 6 times, 5 ms apart". */
     static final int RETRIES = 6;
@@ -65,8 +68,8 @@ final class BalanceStrategies {
 
     /**
      * dupguard's {@link CreateOnce} with one of its strategies: insert-if-absent on the unique key
-     * and re-read (K2), or seed 000's lock-based schemes on a table without one (L6, L8), with the
-     * lab's {@link io.dupguard.jdbc.JdbcLockProvider}. Every strategy verifies the currency of an
+     * and re-read (K2), or check, lock, check, insert on a table without one (L8), with the lab's
+     * {@link io.dupguard.jdbc.JdbcLockProvider}. Every strategy verifies the currency of an
      * existing row (K3): a conflict is refused.
      */
     static final class WithCreateOnce implements BalanceStrategy {
@@ -77,8 +80,7 @@ final class BalanceStrategies {
             this.strategy = strategy;
             CreateOnce.Builder b = CreateOnce.builder(ctx.table().dataSource, ctx.table().name)
                     .keyColumns("account")
-                    .verifiedColumns("currency")
-                    .retries(RETRIES, RETRY_INTERVAL);
+                    .verifiedColumns("currency");
             if (strategy != CreateOnce.Strategy.INSERT_IF_ABSENT) {
                 LockProvider locks = ctx.env().newLockProvider(ctx.tablePrefix() + "locks");
                 b.strategy(strategy, locks);
@@ -92,14 +94,6 @@ final class BalanceStrategies {
 
         static WithCreateOnce lockDoubleCheck(Context ctx) throws SQLException {
             return new WithCreateOnce(ctx, CreateOnce.Strategy.LOCK_DOUBLE_CHECK);
-        }
-
-        static WithCreateOnce retryLock(Context ctx) throws SQLException {
-            return new WithCreateOnce(ctx, CreateOnce.Strategy.RETRY_LOCK);
-        }
-
-        static WithCreateOnce retryLockRequery(Context ctx) throws SQLException {
-            return new WithCreateOnce(ctx, CreateOnce.Strategy.RETRY_LOCK_REQUERY);
         }
 
         @Override

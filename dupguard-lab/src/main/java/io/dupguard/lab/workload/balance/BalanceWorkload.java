@@ -67,15 +67,11 @@ public final class BalanceWorkload implements Workload {
                             "seed 000 scheme 1: the same on UNIQUE(account); the violation surfaces, no currency check"),
                     BalanceStrategies.UniqueKeyNoReread::new)
             .add(
-                    Strategy.naive(
-                            "retry-lock",
-                            "CreateOnce RETRY_LOCK (scheme 5): try-lock 6 x 5 ms, then fail; no unique index"),
-                    WithCreateOnce::retryLock)
+                    Strategy.naive("retry-lock", "seed 000 scheme 5: try-lock 6 x 5 ms, then fail; no unique index"),
+                    RetryLockStrategy::retryLock)
             .add(
-                    Strategy.naive(
-                            "retry-lock-requery",
-                            "CreateOnce RETRY_LOCK_REQUERY (scheme 6): scheme 5, re-SELECT before failing"),
-                    WithCreateOnce::retryLockRequery)
+                    Strategy.naive("retry-lock-requery", "seed 000 scheme 6: scheme 5, re-SELECT before failing"),
+                    RetryLockStrategy::retryLockRequery)
             .add(
                     Strategy.dupguard(
                             "lock-double-check",
