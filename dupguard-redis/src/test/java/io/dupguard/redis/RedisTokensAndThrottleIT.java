@@ -72,8 +72,7 @@ class RedisTokensAndThrottleIT {
                 .isInstanceOf(StoreUnavailableException.class);
         assertThatThrownBy(() -> RedisSubmissionTokens.create(dead).issue("s", "u", Duration.ofSeconds(5)))
                 .isInstanceOf(StoreUnavailableException.class);
-        assertThatThrownBy(
-                        () -> RedisSubmissionTokens.create(dead).consume("s", "u", io.dupguard.internal.Tokens.newToken()))
+        assertThatThrownBy(() -> RedisSubmissionTokens.create(dead).consume("s", "u", "A".repeat(27)))
                 .isInstanceOf(StoreUnavailableException.class);
     }
 }

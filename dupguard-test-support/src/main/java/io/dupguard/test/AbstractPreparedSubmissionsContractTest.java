@@ -21,6 +21,9 @@ import org.junit.jupiter.api.Test;
 /** Behaviour every {@link PreparedSubmissions} backend must show (SPEC T2). */
 public abstract class AbstractPreparedSubmissionsContractTest {
     private static final int THREADS = 32;
+    /** Well-formed (27 URL-safe characters, the shape of an issued id) but never issued. */
+    private static final String NEVER_ISSUED = "A".repeat(27);
+
     private ExecutorService pool;
 
     protected abstract PreparedSubmissions submissions();
@@ -95,7 +98,7 @@ public abstract class AbstractPreparedSubmissionsContractTest {
                 .isInstanceOf(UnknownSubmissionException.class);
         assertThatThrownBy(() -> submissions().commit("alice", "no-such-id", () -> "x"))
                 .isInstanceOf(UnknownSubmissionException.class);
-        assertThatThrownBy(() -> submissions().commit("alice", io.dupguard.internal.Tokens.newToken(), () -> "x"))
+        assertThatThrownBy(() -> submissions().commit("alice", NEVER_ISSUED, () -> "x"))
                 .isInstanceOf(UnknownSubmissionException.class)
                 .hasMessageContaining("open the form again");
         assertThat(submissions().commit("alice", preId, () -> "mine")).isEqualTo(Outcome.first("mine"));

@@ -49,6 +49,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * before taking a handed lock, the last one to leave releases it in the store.
  */
 public abstract class AbstractLockProvider implements LockProvider {
+    /** For subclasses: a backend calls this from its own constructor. */
+    protected AbstractLockProvider() {}
+
     /** Longest lock name accepted. */
     public static final int MAX_NAME_LENGTH = 200;
 

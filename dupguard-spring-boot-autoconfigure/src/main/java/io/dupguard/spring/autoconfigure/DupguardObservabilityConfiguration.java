@@ -9,7 +9,6 @@ import io.dupguard.lock.LockProvider;
 import io.dupguard.spring.DupguardActivity;
 import io.dupguard.spring.metrics.DupguardMeters;
 import io.dupguard.token.SubmissionTokens;
-import io.dupguard.internal.Tokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -34,6 +33,8 @@ import org.springframework.context.annotation.Import;
     DupguardObservabilityConfiguration.ActuatorEndpoint.class
 })
 class DupguardObservabilityConfiguration {
+    /** The health probe consumes this token: well-formed (27 URL-safe characters), never issued. */
+    private static final String PROBE_TOKEN = "A".repeat(27);
 
     @Bean
     @ConditionalOnMissingBean
@@ -88,7 +89,7 @@ class DupguardObservabilityConfiguration {
                     "submissionTokens",
                     new DupguardHealthIndicator(
                             t.getClass().getSimpleName(),
-                            () -> t.consume("dupguard-health", "probe", Tokens.newToken()),
+                            () -> t.consume("dupguard-health", "probe", PROBE_TOKEN),
                             timeout)));
             return CompositeHealthContributor.fromMap(indicators);
         }
