@@ -2,8 +2,9 @@ package io.dupguard.idempotency;
 
 /**
  * Turns a work result into bytes for the store and back for replays. The default, {@link
- * #basic()}, handles strings, byte arrays, numbers, booleans, UUIDs and null; the Spring Boot
- * starter adds a Jackson codec for arbitrary objects. Implementations are thread-safe.
+ * #basic()}, handles strings, byte arrays, numbers, booleans, UUIDs and null; {@code
+ * io.dupguard.jackson.JacksonResultCodec} (module dupguard-jackson) handles arbitrary objects.
+ * Implementations are thread-safe.
  */
 public interface ResultCodec {
 
