@@ -8,10 +8,15 @@ package io.dupguard;
 public class DupguardException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** @param message what went wrong, naming the key, lock or field concerned */
     public DupguardException(String message) {
         super(message);
     }
 
+    /**
+     * @param message what went wrong, naming the key, lock or field concerned
+     * @param cause the underlying failure, or null
+     */
     public DupguardException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -7,6 +7,7 @@ package io.dupguard;
 public class InvalidIdentifierException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** @param message names the field and the rule it broke, e.g. {@code "scope must not be blank"} */
     public InvalidIdentifierException(String message) {
         super(message);
     }

@@ -10,6 +10,10 @@ public class LeaseLostException extends DupguardException {
 
     private final String name;
 
+    /**
+     * @param name the key or lock name whose lease was lost
+     * @param message what happened
+     */
     public LeaseLostException(String name, String message) {
         super(message);
         this.name = name;

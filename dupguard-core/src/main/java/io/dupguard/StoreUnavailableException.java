@@ -11,6 +11,11 @@ public class StoreUnavailableException extends DupguardException {
 
     private final String store;
 
+    /**
+     * @param store a short name of the store, e.g. {@code "redis"}
+     * @param message what failed
+     * @param cause the client's or driver's exception
+     */
     public StoreUnavailableException(String store, String message, Throwable cause) {
         super(store + " unavailable: " + message, cause);
         this.store = store;

@@ -20,6 +20,7 @@ public sealed interface Claim permits Claim.Claimed, Claim.Existing {
      * @param record the record
      */
     record Existing(IdempotencyRecord record) implements Claim {
+        /** @throws NullPointerException if {@code record} is null */
         public Existing {
             Objects.requireNonNull(record, "record");
         }

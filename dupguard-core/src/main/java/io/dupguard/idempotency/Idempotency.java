@@ -82,14 +82,24 @@ public final class Idempotency {
         return new Idempotency(store, IdempotencyConfig.ofDefaults());
     }
 
+    /**
+     * An executor on {@code store} with {@code config}. The executor is thread-safe; share one per store.
+     *
+     * @param store where keys are claimed and results recorded
+     * @param config leases, policies, codec, listener
+     * @return the executor
+     * @throws NullPointerException if an argument is null
+     */
     public static Idempotency of(IdempotencyStore store, IdempotencyConfig config) {
         return new Idempotency(store, config);
     }
 
+    /** The configuration this executor runs with. */
     public IdempotencyConfig config() {
         return config;
     }
 
+    /** The store this executor claims keys in. */
     public IdempotencyStore store() {
         return store;
     }
@@ -176,6 +186,11 @@ public final class Idempotency {
     /** Work without a result. */
     @FunctionalInterface
     public interface ThrowingRunnable<E extends Exception> {
+        /**
+         * Runs the work.
+         *
+         * @throws E what the work throws
+         */
         void run() throws E;
     }
 

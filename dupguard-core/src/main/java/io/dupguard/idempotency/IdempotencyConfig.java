@@ -85,42 +85,52 @@ public final class IdempotencyConfig {
         return b;
     }
 
+    /** Lease of an in-progress claim; see {@link Builder#inFlightLease}. */
     public Duration inFlightLease() {
         return inFlightLease;
     }
 
+    /** How long a finished result is replayed; see {@link Builder#retention}. */
     public Duration retention() {
         return retention;
     }
 
+    /** What a duplicate of a call still in progress gets; see {@link Builder#inFlightPolicy}. */
     public InFlightPolicy inFlightPolicy() {
         return inFlightPolicy;
     }
 
+    /** Which failures are stored and replayed; see {@link Builder#failurePolicy}. */
     public FailurePolicy failurePolicy() {
         return failurePolicy;
     }
 
+    /** How results are stored; see {@link Builder#codec}. */
     public ResultCodec codec() {
         return codec;
     }
 
+    /** Whether the lease is renewed while the work runs; see {@link Builder#renewLease}. */
     public boolean renewLease() {
         return renewLease;
     }
 
+    /** Completed results kept in local memory (0 = off); see {@link Builder#localCacheSize}. */
     public int localCacheSize() {
         return localCacheSize;
     }
 
+    /** Longest time a locally cached result is served; see {@link Builder#localCacheTtl}. */
     public Duration localCacheTtl() {
         return localCacheTtl;
     }
 
+    /** Who is told about claims, replays and failures; see {@link Builder#listener}. */
     public IdempotencyListener listener() {
         return listener;
     }
 
+    /** Clock for what the executor times itself; see {@link Builder#clock}. */
     public Clock clock() {
         return clock;
     }
@@ -159,16 +169,39 @@ public final class IdempotencyConfig {
             return this;
         }
 
+        /**
+         * What a duplicate gets while the first call is still in progress: {@link InFlightPolicy#reject()}
+         * (the default, {@link RequestInFlightException}) or wait and replay.
+         *
+         * @param policy the policy
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is null
+         */
         public Builder inFlightPolicy(InFlightPolicy policy) {
             this.inFlightPolicy = Objects.requireNonNull(policy, "inFlightPolicy");
             return this;
         }
 
+        /**
+         * Which failures of the work are final and stored for replay; by default none ({@link
+         * FailurePolicy#releaseOnFailure()}: the claim is released so a retry runs again).
+         *
+         * @param policy the policy
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is null
+         */
         public Builder failurePolicy(FailurePolicy policy) {
             this.failurePolicy = Objects.requireNonNull(policy, "failurePolicy");
             return this;
         }
 
+        /**
+         * How results are turned into bytes for the store; {@link ResultCodec#basic()} by default.
+         *
+         * @param codec the codec, thread-safe
+         * @return this builder
+         * @throws NullPointerException if {@code codec} is null
+         */
         public Builder codec(ResultCodec codec) {
             this.codec = Objects.requireNonNull(codec, "codec");
             return this;
@@ -194,11 +227,27 @@ public final class IdempotencyConfig {
             return this;
         }
 
+        /**
+         * Longest time a locally cached result is served (see {@link #localCacheSize}); {@link
+         * #DEFAULT_LOCAL_CACHE_TTL} by default.
+         *
+         * @param ttl positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code ttl} is null, zero or negative, naming {@code localCacheTtl}
+         */
         public Builder localCacheTtl(Duration ttl) {
             this.localCacheTtl = Checks.positive(ttl, "localCacheTtl");
             return this;
         }
 
+        /**
+         * Told about claims, replays, failures and lost leases (metrics, logs); {@link
+         * IdempotencyListener#NONE} by default. Called on the caller's thread; it must not throw.
+         *
+         * @param listener the listener
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is null
+         */
         public Builder listener(IdempotencyListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
             return this;

@@ -15,6 +15,7 @@ import java.util.Objects;
  */
 public record IdempotencyRecord(
         IdempotencyKey key, RecordStatus status, Fingerprint fingerprint, String owner, byte[] payload) {
+    /** @throws NullPointerException if {@code key}, {@code status} or {@code fingerprint} is null */
     public IdempotencyRecord {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(status, "status");

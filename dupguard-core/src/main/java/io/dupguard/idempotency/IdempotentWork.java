@@ -9,5 +9,11 @@ package io.dupguard.idempotency;
  */
 @FunctionalInterface
 public interface IdempotentWork<T, E extends Exception> {
+    /**
+     * Runs the work.
+     *
+     * @return the result, possibly null
+     * @throws E what the work throws
+     */
     T call() throws E;
 }

@@ -35,6 +35,7 @@ public final class Outcome<T> {
         return new Outcome<>(Kind.REPLAYED, value);
     }
 
+    /** Whether this call ran the work ({@code FIRST}) or replayed a stored result ({@code REPLAYED}). */
     public Kind kind() {
         return kind;
     }

@@ -12,11 +12,13 @@ public class PayloadMismatchException extends DupguardException {
 
     private final transient IdempotencyKey key;
 
+    /** @param key the key that was used with another fingerprint */
     public PayloadMismatchException(IdempotencyKey key) {
         super("request " + key + " was already used with a different payload");
         this.key = key;
     }
 
+    /** The key that was used with another payload; null after deserialisation. */
     public IdempotencyKey key() {
         return key;
     }

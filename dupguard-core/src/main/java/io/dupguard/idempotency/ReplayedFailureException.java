@@ -14,6 +14,11 @@ public class ReplayedFailureException extends DupguardException {
     private final String originalType;
     private final String originalMessage;
 
+    /**
+     * @param key the key whose first call failed
+     * @param originalType fully qualified class name of the first call's exception
+     * @param originalMessage message of the first call's exception, or null
+     */
     public ReplayedFailureException(IdempotencyKey key, String originalType, String originalMessage) {
         super("request " + key + " failed before with " + originalType
                 + (originalMessage == null ? "" : ": " + originalMessage));
@@ -22,6 +27,7 @@ public class ReplayedFailureException extends DupguardException {
         this.originalMessage = originalMessage;
     }
 
+    /** The key whose stored failure was replayed; null after deserialisation. */
     public IdempotencyKey key() {
         return key;
     }

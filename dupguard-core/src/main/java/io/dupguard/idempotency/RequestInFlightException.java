@@ -13,11 +13,16 @@ public class RequestInFlightException extends DupguardException {
 
     private final transient IdempotencyKey key;
 
+    /**
+     * @param key the key whose first call is still running
+     * @param detail appended to the message (e.g. how long was waited), or empty
+     */
     public RequestInFlightException(IdempotencyKey key, String detail) {
         super("request " + key + " is still in progress" + detail);
         this.key = key;
     }
 
+    /** The key whose first call is still in progress; null after deserialisation. */
     public IdempotencyKey key() {
         return key;
     }

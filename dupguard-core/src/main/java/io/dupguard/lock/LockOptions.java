@@ -56,10 +56,21 @@ public final class LockOptions {
         return DEFAULTS;
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder, not thread-safe
+     */
     public static Builder custom() {
         return new Builder();
     }
 
+    /**
+     * A builder starting from {@code base}'s settings.
+     *
+     * @param base the options to copy
+     * @return a new builder, not thread-safe
+     */
     public static Builder from(LockOptions base) {
         Builder b = new Builder();
         b.leaseTime = base.leaseTime;
@@ -87,14 +98,17 @@ public final class LockOptions {
         return leaseTime == null;
     }
 
+    /** How long {@link LockProvider#acquire} waits for the lock before {@link LockUnavailableException}. */
     public Duration waitTime() {
         return waitTime;
     }
 
+    /** First pause between attempts while waiting where the backend cannot be notified; it grows with jitter. */
     public Duration retryInterval() {
         return retryInterval;
     }
 
+    /** Longest pause between attempts while waiting. */
     public Duration maxRetryInterval() {
         return maxRetryInterval;
     }
@@ -188,6 +202,11 @@ public final class LockOptions {
             return this;
         }
 
+        /**
+         * Builds the options.
+         *
+         * @return immutable, thread-safe options
+         */
         public LockOptions build() {
             return new LockOptions(this);
         }

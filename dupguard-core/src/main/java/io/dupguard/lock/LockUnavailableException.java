@@ -9,11 +9,16 @@ public class LockUnavailableException extends DupguardException {
 
     private final String name;
 
+    /**
+     * @param name the lock name
+     * @param waited how long the caller waited for it
+     */
     public LockUnavailableException(String name, Duration waited) {
         super("lock '" + name + "' still held by another owner after waiting " + waited);
         this.name = name;
     }
 
+    /** The name of the lock that could not be acquired. */
     public String name() {
         return name;
     }

@@ -34,6 +34,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /** An empty store on the system clock, for this JVM only. */
     public InMemoryIdempotencyStore() {
         this(Clock.systemUTC());
     }

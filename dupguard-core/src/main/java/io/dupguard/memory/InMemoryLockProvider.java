@@ -32,10 +32,17 @@ public final class InMemoryLockProvider extends AbstractLockProvider {
         }
     }
 
+    /** An empty provider on the system clock, for this JVM only. */
     public InMemoryLockProvider() {
         this(Clock.systemUTC());
     }
 
+    /**
+     * An empty provider whose expiry follows {@code clock} (tests inject a controllable one).
+     *
+     * @param clock the clock
+     * @throws NullPointerException if {@code clock} is null
+     */
     public InMemoryLockProvider(Clock clock) {
         this.table = new Table(Objects.requireNonNull(clock, "clock"));
     }

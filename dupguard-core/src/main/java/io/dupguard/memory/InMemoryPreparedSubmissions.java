@@ -33,10 +33,17 @@ public final class InMemoryPreparedSubmissions implements PreparedSubmissions {
         }
     }
 
+    /** An empty store on the system clock, for this JVM only. */
     public InMemoryPreparedSubmissions() {
         this(Clock.systemUTC());
     }
 
+    /**
+     * An empty store whose expiry follows {@code clock} (tests inject a controllable one).
+     *
+     * @param clock the clock
+     * @throws NullPointerException if {@code clock} is null
+     */
     public InMemoryPreparedSubmissions(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
     }

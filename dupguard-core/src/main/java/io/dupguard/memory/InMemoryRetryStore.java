@@ -78,10 +78,17 @@ public final class InMemoryRetryStore implements RetryStore {
         }
     }
 
+    /** An empty store on the system clock, for this JVM only. */
     public InMemoryRetryStore() {
         this(Clock.systemUTC());
     }
 
+    /**
+     * An empty store whose expiry follows {@code clock} (tests inject a controllable one).
+     *
+     * @param clock the clock
+     * @throws NullPointerException if {@code clock} is null
+     */
     public InMemoryRetryStore(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
     }

@@ -18,10 +18,17 @@ public final class InMemorySubmissionTokens implements SubmissionTokens {
 
     private record Issued(String subject, long expiresAtMillis) {}
 
+    /** An empty store on the system clock, for this JVM only. */
     public InMemorySubmissionTokens() {
         this(Clock.systemUTC());
     }
 
+    /**
+     * An empty store whose expiry follows {@code clock} (tests inject a controllable one).
+     *
+     * @param clock the clock
+     * @throws NullPointerException if {@code clock} is null
+     */
     public InMemorySubmissionTokens(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
     }

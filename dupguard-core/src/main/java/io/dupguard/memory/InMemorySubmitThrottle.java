@@ -13,10 +13,17 @@ public final class InMemorySubmitThrottle implements SubmitThrottle {
     private final ConcurrentHashMap<String, Long> windowEnds = new ConcurrentHashMap<>();
     private final Clock clock;
 
+    /** An empty throttle on the system clock, for this JVM only. */
     public InMemorySubmitThrottle() {
         this(Clock.systemUTC());
     }
 
+    /**
+     * An empty throttle whose expiry follows {@code clock} (tests inject a controllable one).
+     *
+     * @param clock the clock
+     * @throws NullPointerException if {@code clock} is null
+     */
     public InMemorySubmitThrottle(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
     }

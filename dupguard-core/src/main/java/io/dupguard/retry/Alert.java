@@ -13,6 +13,7 @@ import java.util.Objects;
  * @param error the failure's description (class and message), or the reason for blocking
  */
 public record Alert(Reason reason, long taskId, String type, String taskKey, int attempt, String error) {
+    /** @throws NullPointerException if {@code reason} or {@code type} is null */
     public Alert {
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(type, "type");

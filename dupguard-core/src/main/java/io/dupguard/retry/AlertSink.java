@@ -10,6 +10,11 @@ import org.slf4j.LoggerFactory;
  */
 @FunctionalInterface
 public interface AlertSink {
+    /**
+     * Delivers one alert.
+     *
+     * @param alert what happened, never null
+     */
     void alert(Alert alert);
 
     /** Logs every alert at ERROR on logger {@code io.dupguard.retry.alerts}: the default. */

@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param owner the claiming worker's id
  */
 public record ClaimedTask(long id, String type, String taskKey, byte[] payload, int runs, int attempt, String owner) {
+    /** @throws NullPointerException if {@code type}, {@code taskKey}, {@code payload} or {@code owner} is null */
     public ClaimedTask {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(taskKey, "taskKey");

@@ -36,6 +36,11 @@ public final class ExponentialSchedule implements RetrySchedule {
         this.maxAttempts = b.maxAttempts;
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder, not thread-safe
+     */
     public static Builder builder() {
         return new Builder();
     }

@@ -9,10 +9,15 @@ import io.dupguard.DupguardException;
 public class NonRetryableException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** @param message why the task cannot succeed by retrying */
     public NonRetryableException(String message) {
         super(message);
     }
 
+    /**
+     * @param message why the task cannot succeed by retrying
+     * @param cause the underlying failure, or null
+     */
     public NonRetryableException(String message, Throwable cause) {
         super(message, cause);
     }

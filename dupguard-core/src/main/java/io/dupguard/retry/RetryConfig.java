@@ -62,10 +62,20 @@ public final class RetryConfig {
         this.listener = b.listener;
     }
 
+    /**
+     * The defaults (the {@code DEFAULT_*} constants), with a random owner id.
+     *
+     * @return the configuration
+     */
     public static RetryConfig ofDefaults() {
         return custom().build();
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder, not thread-safe
+     */
     public static Builder custom() {
         return new Builder();
     }
@@ -88,42 +98,52 @@ public final class RetryConfig {
         return b;
     }
 
+    /** Threads that run handlers; see {@link Builder#workers}. */
     public int workers() {
         return workers;
     }
 
+    /** Threads that claim due tasks; see {@link Builder#pollers}. */
     public int pollers() {
         return pollers;
     }
 
+    /** Most tasks claimed per poll; see {@link Builder#batchSize}. */
     public int batchSize() {
         return batchSize;
     }
 
+    /** Pause between polls that found nothing, before backoff; see {@link Builder#pollInterval}. */
     public Duration pollInterval() {
         return pollInterval;
     }
 
+    /** Lease on a claimed (RUNNING) task; after it another worker may take it over; see {@link Builder#lease}. */
     public Duration lease() {
         return lease;
     }
 
+    /** Longest pause between empty polls; see {@link Builder#maxPollBackoff}. */
     public Duration maxPollBackoff() {
         return maxPollBackoff;
     }
 
+    /** How long SUCCEEDED tasks are kept before the purge; see {@link Builder#succeededRetention}. */
     public Duration succeededRetention() {
         return succeededRetention;
     }
 
+    /** How often succeeded tasks are purged; see {@link Builder#purgeInterval}. */
     public Duration purgeInterval() {
         return purgeInterval;
     }
 
+    /** Most rows deleted per purge statement; see {@link Builder#purgeBatchSize}. */
     public int purgeBatchSize() {
         return purgeBatchSize;
     }
 
+    /** How long {@link RetryLog#close} waits for running handlers; see {@link Builder#shutdownTimeout}. */
     public Duration shutdownTimeout() {
         return shutdownTimeout;
     }
@@ -133,10 +153,12 @@ public final class RetryConfig {
         return owner;
     }
 
+    /** Where alerts go; see {@link Builder#alertSink}. */
     public AlertSink alertSink() {
         return alertSink;
     }
 
+    /** Who is told about runs, retries and blocks; see {@link Builder#listener}. */
     public RetryListener listener() {
         return listener;
     }
@@ -235,16 +257,35 @@ public final class RetryConfig {
             return this;
         }
 
+        /**
+         * Where alerts go (first failure of a money-related type, every block); by default they are logged.
+         *
+         * @param alertSink thread-safe sink
+         * @return this builder
+         * @throws NullPointerException if {@code alertSink} is null
+         */
         public Builder alertSink(AlertSink alertSink) {
             this.alertSink = Objects.requireNonNull(alertSink, "alertSink");
             return this;
         }
 
+        /**
+         * Told about runs, retries and blocks (metrics, logs); none by default.
+         *
+         * @param listener thread-safe listener
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is null
+         */
         public Builder listener(RetryListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
+        /**
+         * Builds the configuration.
+         *
+         * @return immutable, thread-safe configuration
+         */
         public RetryConfig build() {
             return new RetryConfig(this);
         }

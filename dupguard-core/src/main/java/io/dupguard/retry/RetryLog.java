@@ -232,11 +232,23 @@ public final class RetryLog implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Workers, polling, leases, purge and alerts; {@link RetryConfig#ofDefaults()} by default.
+         *
+         * @param config the configuration
+         * @return this builder
+         * @throws NullPointerException if {@code config} is null
+         */
         public Builder config(RetryConfig config) {
             this.config = Objects.requireNonNull(config, "config");
             return this;
         }
 
+        /**
+         * Builds the log; no worker runs until it is started.
+         *
+         * @return the log, thread-safe
+         */
         public RetryLog build() {
             return new RetryLog(this);
         }

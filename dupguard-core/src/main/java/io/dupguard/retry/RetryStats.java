@@ -10,6 +10,7 @@ import java.util.Objects;
  * @param rows one row per (type, state) present in the store, sorted by type then state
  */
 public record RetryStats(List<Row> rows) {
+    /** @throws NullPointerException if {@code rows} is null or holds null */
     public RetryStats {
         rows = List.copyOf(rows);
     }
@@ -22,6 +23,7 @@ public record RetryStats(List<Row> rows) {
      *     null otherwise
      */
     public record Row(String type, TaskState state, long count, Instant oldestDue) {
+        /** @throws NullPointerException if {@code type} or {@code state} is null */
         public Row {
             Objects.requireNonNull(type, "type");
             Objects.requireNonNull(state, "state");

@@ -31,6 +31,7 @@ public record RetryTask(
         Instant createdAt,
         Instant updatedAt,
         byte[] payload) {
+    /** @throws NullPointerException if {@code type} or {@code state} is null; a null payload becomes empty */
     public RetryTask {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(state, "state");

@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param failure the inline run's failure, or null
  */
 public record RunResult(Outcome outcome, long taskId, String taskKey, Throwable failure) {
+    /** @throws NullPointerException if {@code outcome} or {@code taskKey} is null */
     public RunResult {
         Objects.requireNonNull(outcome, "outcome");
         Objects.requireNonNull(taskKey, "taskKey");

@@ -18,6 +18,11 @@ public final class SteppedSchedule implements RetrySchedule {
         this.maxAttempts = maxAttempts;
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder, not thread-safe
+     */
     public static Builder builder() {
         return new Builder();
     }

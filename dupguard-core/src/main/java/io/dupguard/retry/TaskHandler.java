@@ -13,5 +13,11 @@ package io.dupguard.retry;
  */
 @FunctionalInterface
 public interface TaskHandler {
+    /**
+     * Performs the step once.
+     *
+     * @param task the task: payload, key, attempt, and its transactional completion
+     * @throws Exception if the step did not take effect; the classifier decides what happens next
+     */
     void handle(TaskContext task) throws Exception;
 }

@@ -24,14 +24,21 @@ public final class TaskOptions {
         return DEFAULTS;
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder, not thread-safe
+     */
     public static Builder custom() {
         return new Builder();
     }
 
+    /** When failed runs are retried, and how many runs there are before the task is blocked. */
     public RetrySchedule schedule() {
         return schedule;
     }
 
+    /** Which failures are retried and which block the task at once. */
     public RetryClassifier classifier() {
         return classifier;
     }
@@ -49,21 +56,46 @@ public final class TaskOptions {
 
         private Builder() {}
 
+        /**
+         * When failed runs are retried; {@link RetrySchedule#DEFAULT} by default.
+         *
+         * @param schedule the schedule
+         * @return this builder
+         * @throws NullPointerException if {@code schedule} is null
+         */
         public Builder schedule(RetrySchedule schedule) {
             this.schedule = Objects.requireNonNull(schedule, "schedule");
             return this;
         }
 
+        /**
+         * Which failures are retried; {@link RetryClassifier#DEFAULT} by default.
+         *
+         * @param classifier the classifier
+         * @return this builder
+         * @throws NullPointerException if {@code classifier} is null
+         */
         public Builder classifier(RetryClassifier classifier) {
             this.classifier = Objects.requireNonNull(classifier, "classifier");
             return this;
         }
 
+        /**
+         * Alert on the first failure too, not only when blocked (SPEC R2); false by default.
+         *
+         * @param moneyRelated whether the type moves money
+         * @return this builder
+         */
         public Builder moneyRelated(boolean moneyRelated) {
             this.moneyRelated = moneyRelated;
             return this;
         }
 
+        /**
+         * Builds the options.
+         *
+         * @return immutable options
+         */
         public TaskOptions build() {
             return new TaskOptions(this);
         }

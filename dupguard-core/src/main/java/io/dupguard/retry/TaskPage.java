@@ -13,6 +13,9 @@ public record TaskPage(long afterId, int limit) {
     /** Largest page. */
     public static final int MAX_LIMIT = 1000;
 
+    /**
+     * @throws IllegalArgumentException if {@code afterId} is negative or {@code limit} is outside 1–{@value #MAX_LIMIT}
+     */
     public TaskPage {
         if (afterId < 0) {
             throw new IllegalArgumentException("afterId must not be negative, was " + afterId);

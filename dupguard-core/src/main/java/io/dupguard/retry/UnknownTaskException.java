@@ -8,6 +8,7 @@ public class UnknownTaskException extends DupguardException {
 
     private final long id;
 
+    /** @param id the task id that was not found */
     public UnknownTaskException(long id) {
         super("no retry task with id " + id);
         this.id = id;

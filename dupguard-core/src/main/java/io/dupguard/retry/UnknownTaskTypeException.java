@@ -8,6 +8,10 @@ public class UnknownTaskTypeException extends DupguardException {
 
     private final String type;
 
+    /**
+     * @param type the type without a handler
+     * @param known the registered types, for the message
+     */
     public UnknownTaskTypeException(String type, java.util.Collection<String> known) {
         super("no handler registered for task type '" + type + "'; registered: " + known);
         this.type = type;

@@ -6,6 +6,10 @@ import io.dupguard.DupguardException;
 public class IllegalTransitionException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * @param from the current state
+     * @param to the requested state, not declared as a successor of {@code from}
+     */
     public IllegalTransitionException(Enum<?> from, Enum<?> to) {
         super("transition " + from + " -> " + to + " is not declared");
     }

@@ -30,10 +30,19 @@ public final class StateMachine<S extends Enum<S>> {
         this.transitions = transitions;
     }
 
+    /**
+     * A builder for a machine over the states of {@code type}.
+     *
+     * @param type the enum of states
+     * @param <S> the state type
+     * @return a new builder, not thread-safe
+     * @throws NullPointerException if {@code type} is null
+     */
     public static <S extends Enum<S>> Builder<S> builder(Class<S> type) {
         return new Builder<>(type);
     }
 
+    /** The enum of states. */
     public Class<S> type() {
         return type;
     }
@@ -98,6 +107,11 @@ public final class StateMachine<S extends Enum<S>> {
             return this;
         }
 
+        /**
+         * Builds the machine.
+         *
+         * @return the immutable, thread-safe machine
+         */
         public StateMachine<S> build() {
             EnumMap<S, Set<S>> copy = new EnumMap<>(type);
             transitions.forEach((k, v) -> copy.put(k, Collections.unmodifiableSet(EnumSet.copyOf(v))));

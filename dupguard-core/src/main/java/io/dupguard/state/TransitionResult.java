@@ -26,6 +26,15 @@ public sealed interface TransitionResult<S extends Enum<S>>
         return this instanceof Applied;
     }
 
+    /**
+     * The result of a transition this caller made.
+     *
+     * @param from the state before
+     * @param to the state after
+     * @param <S> the state type
+     * @return {@link Applied}
+     * @throws NullPointerException if {@code from} or {@code to} is null
+     */
     static <S extends Enum<S>> TransitionResult<S> applied(S from, S to) {
         return new Applied<>(Objects.requireNonNull(from), Objects.requireNonNull(to));
     }

@@ -9,6 +9,7 @@ import io.dupguard.DupguardException;
 public class UnknownSubmissionException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** The message asks the user to open the form again; it does not say why the id is unknown. */
     public UnknownSubmissionException() {
         super("unknown or expired submission id; open the form again");
     }

@@ -61,6 +61,13 @@ public final class JdbcLockProvider extends AbstractLockProvider {
         return builder(dataSource).build();
     }
 
+    /**
+     * A builder: table name, dialect and schema creation (off by default) can be set.
+     *
+     * @param dataSource the application's data source
+     * @return a new builder
+     * @throws NullPointerException if {@code dataSource} is null
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }

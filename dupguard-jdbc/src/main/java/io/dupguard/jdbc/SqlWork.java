@@ -11,5 +11,12 @@ import java.sql.Connection;
  */
 @FunctionalInterface
 public interface SqlWork<T, E extends Exception> {
+    /**
+     * Runs the caller's SQL.
+     *
+     * @param connection the connection holding the claim; do not commit, roll back or close it
+     * @return the result, possibly null
+     * @throws E what the SQL throws
+     */
     T apply(Connection connection) throws E;
 }

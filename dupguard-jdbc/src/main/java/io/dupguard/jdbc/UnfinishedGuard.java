@@ -56,6 +56,13 @@ public final class UnfinishedGuard {
     /** The caller's check for an unfinished task of the kind. */
     @FunctionalInterface
     public interface SqlCheck {
+        /**
+         * Whether an unfinished task of the kind exists.
+         *
+         * @param c the caller's connection, holding the guard row's lock
+         * @return true if one is unfinished
+         * @throws SQLException if the query fails
+         */
         boolean test(Connection c) throws SQLException;
     }
 

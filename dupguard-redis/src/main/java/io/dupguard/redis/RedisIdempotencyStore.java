@@ -324,6 +324,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             return this;
         }
 
+        /**
+         * Builds the store; connects on first use.
+         *
+         * @return the thread-safe store
+         */
         public RedisIdempotencyStore build() {
             return new RedisIdempotencyStore(connector.get().evictionCheck(evictionCheck), keyPrefix, nativeClaim);
         }

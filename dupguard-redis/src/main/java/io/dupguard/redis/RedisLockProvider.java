@@ -270,6 +270,11 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
             return this;
         }
 
+        /**
+         * Builds the provider; connects on first use.
+         *
+         * @return the thread-safe provider
+         */
         public RedisLockProvider build() {
             return new RedisLockProvider(
                     connector.get().evictionCheck(evictionCheck),

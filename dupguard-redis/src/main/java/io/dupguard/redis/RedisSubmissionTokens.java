@@ -43,10 +43,26 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
         this.prefix = RedisKeyPrefix.check(prefix, "keyPrefix");
     }
 
+    /**
+     * Tokens on standalone Redis (or Sentinel) under the key prefix {@value #DEFAULT_KEY_PREFIX}.
+     * Connects lazily; the client stays the caller's to shut down.
+     *
+     * @param client the application's Lettuce client
+     * @return thread-safe tokens
+     * @throws NullPointerException if {@code client} is null
+     */
     public static RedisSubmissionTokens create(RedisClient client) {
         return new RedisSubmissionTokens(RedisConnector.standalone(client, null), DEFAULT_KEY_PREFIX);
     }
 
+    /**
+     * Tokens on Redis Cluster under the key prefix {@value #DEFAULT_KEY_PREFIX}. Connects lazily; the
+     * client stays the caller's to shut down.
+     *
+     * @param client the application's Lettuce cluster client
+     * @return thread-safe tokens
+     * @throws NullPointerException if {@code client} is null
+     */
     public static RedisSubmissionTokens create(RedisClusterClient client) {
         return new RedisSubmissionTokens(RedisConnector.cluster(client), DEFAULT_KEY_PREFIX);
     }

@@ -28,10 +28,26 @@ public final class RedisSubmitThrottle implements SubmitThrottle, AutoCloseable 
         this.prefix = RedisKeyPrefix.check(prefix, "keyPrefix");
     }
 
+    /**
+     * A throttle on standalone Redis (or Sentinel) under the key prefix {@value #DEFAULT_KEY_PREFIX}.
+     * Connects lazily; the client stays the caller's to shut down.
+     *
+     * @param client the application's Lettuce client
+     * @return thread-safe throttle
+     * @throws NullPointerException if {@code client} is null
+     */
     public static RedisSubmitThrottle create(RedisClient client) {
         return new RedisSubmitThrottle(RedisConnector.standalone(client, null), DEFAULT_KEY_PREFIX);
     }
 
+    /**
+     * A throttle on Redis Cluster under the key prefix {@value #DEFAULT_KEY_PREFIX}. Connects lazily; the
+     * client stays the caller's to shut down.
+     *
+     * @param client the application's Lettuce cluster client
+     * @return thread-safe throttle
+     * @throws NullPointerException if {@code client} is null
+     */
     public static RedisSubmitThrottle create(RedisClusterClient client) {
         return new RedisSubmitThrottle(RedisConnector.cluster(client), DEFAULT_KEY_PREFIX);
     }

@@ -197,6 +197,11 @@ public final class RedlockProvider extends AbstractLockProvider implements AutoC
             return this;
         }
 
+        /**
+         * Builds the provider; connects on first use.
+         *
+         * @return the thread-safe provider
+         */
         public RedlockProvider build() {
             if (client != null) {
                 return new RedlockProvider(this, client, false);

@@ -46,11 +46,17 @@ import javax.sql.DataSource;
  * same table do not delete a row twice (batches lock the run row), but there is no point in it.
  */
 public final class Dedupe {
+    /** Rows deleted per batch (one transaction each) unless set. */
     public static final int DEFAULT_BATCH_SIZE = 500;
+    /** Largest accepted batch size. */
     public static final int MAX_BATCH_SIZE = 10_000;
+    /** Groups shown with their rows in the scan report unless set. */
     public static final int DEFAULT_SAMPLE_GROUPS = 5;
+    /** Index builds {@code guard} tries before giving up unless set. */
     public static final int DEFAULT_GUARD_ATTEMPTS = 5;
+    /** Duplicate rows {@code guard} deletes on its own before asking for {@code apply}, unless set. */
     public static final long DEFAULT_GUARD_MAX_CLEAN_ROWS = 10_000;
+    /** How long the MySQL/MariaDB DDL waits for its metadata lock before trying again, unless set. */
     public static final Duration DEFAULT_LOCK_WAIT = Duration.ofSeconds(3);
 
     private final Builder b;

@@ -10,6 +10,7 @@ import java.util.List;
  * @param members for sampled groups, the rows in keep order (the first is kept); empty otherwise
  */
 public record DuplicateGroup(List<String> key, long rows, List<Member> members) {
+    /** @throws NullPointerException if {@code key} or {@code members} is null or holds null */
     public DuplicateGroup {
         key = List.copyOf(key);
         members = List.copyOf(members);
@@ -22,6 +23,7 @@ public record DuplicateGroup(List<String> key, long rows, List<Member> members) 
      * @param values the stored key values and ordering values, as text (NULL shown as {@code null})
      */
     public record Member(String id, List<String> values) {
+        /** @throws NullPointerException if {@code values} is null */
         public Member {
             values = List.copyOf(values);
         }

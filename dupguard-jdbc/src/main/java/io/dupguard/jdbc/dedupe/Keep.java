@@ -12,6 +12,7 @@ import java.util.Objects;
 public final class Keep {
     /** One column of the ordering. */
     public record Term(String column, boolean descending) {
+        /** @throws NullPointerException if {@code column} is null */
         public Term {
             Objects.requireNonNull(column, "column");
         }

@@ -18,6 +18,7 @@ public record Rate(double perSecond, boolean keys) {
 
     private static final Pattern FORM = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(rows|keys)?\\s*/\\s*(s|sec|min|m)");
 
+    /** @throws IllegalArgumentException if {@code perSecond} is negative, NaN or infinite */
     public Rate {
         if (perSecond < 0 || Double.isNaN(perSecond) || Double.isInfinite(perSecond)) {
             throw new IllegalArgumentException("rate must be >= 0 per second (0 = no limit), was " + perSecond);

@@ -28,6 +28,7 @@ public record ScanReport(
         List<DuplicateGroup> sample,
         List<String> memberColumns,
         Duration elapsed) {
+    /** @throws NullPointerException if a list is null */
     public ScanReport {
         memberColumns = List.copyOf(memberColumns);
         keyColumns = List.copyOf(keyColumns);
