@@ -1,11 +1,13 @@
 package io.dupguard.jdbc.dedupe;
 
+import io.dupguard.DupguardException;
+
 /**
  * A clean-up phase could not run or could not reach its goal. The message names what is wrong (the
  * table, column, option or database error) and what was left untouched; a failure before or inside
  * a batch deletes nothing, because every batch is one transaction.
  */
-public class DedupeException extends RuntimeException {
+public class DedupeException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
     private final boolean badInput;
