@@ -32,6 +32,11 @@ class PaymentsServiceIT {
                 "spring.datasource.url",
                 () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
         r.add("spring.datasource.hikari.maximum-pool-size", () -> "40");
+        // The payment ids start at 1 in every fresh database, while Redis is shared by every run:
+        // keys of this run only, so an earlier run's stored credits are never replayed here.
+        String run = Long.toString(System.nanoTime(), 36);
+        r.add("dupguard.redis.idempotency-key-prefix", () -> "example:payments:" + run + ":idem:");
+        r.add("dupguard.redis.lock-key-prefix", () -> "example:payments:" + run + ":lock:");
     }
 
     @LocalServerPort
