@@ -14,8 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (a table lock held by a side connection, {@code CLIENT PAUSE}) and the lab's own connections
  * terminated every 250 ms. Naive strategies may fail; every dupguard row on these (durable) settings
  * keeps 0 duplicate effects, 0 lost acknowledged requests and equal replays — errors surfaced to
- * clients are allowed — except where the charge commits apart from the record under killed
- * connections, which is reported as a limit (durable false).
+ * clients are allowed (a completion whose connection is killed is retried within its lease).
  */
 class StormFaultsIT {
     @TempDir
@@ -53,16 +52,14 @@ class StormFaultsIT {
                 String where = workload.get("name").asText() + "/"
                         + row.get("name").asText() + "@" + row.get("fault").asText();
                 assertThat(row.get("fault").asText()).as(where).isIn("store-stall", "connection-kill");
-                // a killed completion leaves the record in progress; after its lease the charge runs again
-                boolean apart = where.equals("payment/idempotency-jdbc@connection-kill")
-                        || where.equals("payment/idempotency-redis@connection-kill");
-                assertThat(row.get("durable").asBoolean()).as(where).isEqualTo(!apart);
+                // a killed completion is retried within the lease: every row here can keep the promise
+                assertThat(row.get("durable").asBoolean()).as(where).isTrue();
                 faultsSeen.add(row.get("fault").asText());
                 assertThat(row.get("timeline").size()).as(where + " timeline").isPositive();
                 assertThat(row.get("faultWindows").size())
                         .as(where + " fault windows")
                         .isPositive();
-                if (row.get("family").asText().equals("dupguard") && !apart) {
+                if (row.get("family").asText().equals("dupguard")) {
                     assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
                     assertThat(row.get("lost").asLong()).as(where).isZero();
                     assertThat(row.get("replayMismatches").asLong()).as(where).isZero();
@@ -170,7 +167,7 @@ class StormFaultsIT {
                         .isPositive();
                 boolean apart = where.equals("payment/idempotency-jdbc") || where.equals("payment/idempotency-redis");
                 assertThat(row.get("durable").asBoolean()).as(where).isEqualTo(!apart);
-                if (row.get("family").asText().equals("dupguard") && !apart) {
+                if (row.get("family").asText().equals("dupguard")) {
                     assertThat(metrics.get("cutRequestsAcknowledged").asLong())
                             .as(where + ": requests the dead instance held, acknowledged by the survivor")
                             .isPositive();
