@@ -165,9 +165,8 @@ public final class Watchdog {
      */
     public static void retryWithinLease(long validUntilNanos, Duration lease, Runnable attempt) {
         long leaseNanos = lease.toNanos();
-        long first = Math.max(TICK_NANOS, leaseNanos / 24);
-        long max = Math.max(first, leaseNanos / 6);
-        long pause = first;
+        long max = maxRetryNanos(leaseNanos);
+        long pause = firstRetryNanos(leaseNanos);
         int failures = 0;
         while (true) {
             try {
@@ -195,6 +194,16 @@ public final class Watchdog {
         }
     }
 
+    /** The first pause after a failed renewal or final write: {@code max(TICK, L/24)}. */
+    private static long firstRetryNanos(long leaseNanos) {
+        return Math.max(TICK_NANOS, leaseNanos / 24);
+    }
+
+    /** The longest pause between retries: {@code L/6} (at least the first pause). */
+    private static long maxRetryNanos(long leaseNanos) {
+        return Math.max(firstRetryNanos(leaseNanos), leaseNanos / 6);
+    }
+
     /** One registered renewal. */
     public final class Renewal {
         private final long leaseNanos;
@@ -216,8 +225,8 @@ public final class Watchdog {
         private Renewal(long leaseNanos, long leaseStartNanos, BooleanSupplier renew, Runnable onLost) {
             this.leaseNanos = leaseNanos;
             this.intervalNanos = leaseNanos / 3; // not Duration.dividedBy, which goes through BigDecimal
-            this.firstRetryNanos = Math.max(TICK_NANOS, leaseNanos / 24);
-            this.maxRetryNanos = Math.max(firstRetryNanos, leaseNanos / 6);
+            this.firstRetryNanos = Watchdog.firstRetryNanos(leaseNanos);
+            this.maxRetryNanos = Watchdog.maxRetryNanos(leaseNanos);
             this.renew = renew;
             this.onLost = onLost;
             this.validUntil = leaseStartNanos + leaseNanos;

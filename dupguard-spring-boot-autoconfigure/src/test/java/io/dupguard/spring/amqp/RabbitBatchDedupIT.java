@@ -45,16 +45,8 @@ class RabbitBatchDedupIT {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
-        r.add(
-                "spring.datasource.url",
-                () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
-        r.add("spring.rabbitmq.host", () -> "127.0.0.1");
-        r.add("spring.rabbitmq.port", () -> "5672");
-        r.add("spring.rabbitmq.username", () -> "guest");
-        r.add("spring.rabbitmq.password", () -> "guest");
+        RabbitItServers.register(r, IDEM);
         r.add("spring.datasource.hikari.maximum-pool-size", () -> "4");
-        r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
-        r.add("dupguard.http.enabled", () -> "false");
     }
 
     /** Messages the listener was called with (after dedup), per message id. */

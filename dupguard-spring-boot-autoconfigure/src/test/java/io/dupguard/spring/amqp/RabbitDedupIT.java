@@ -44,15 +44,7 @@ class RabbitDedupIT {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
-        r.add(
-                "spring.datasource.url",
-                () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
-        r.add("spring.rabbitmq.host", () -> "127.0.0.1");
-        r.add("spring.rabbitmq.port", () -> "5672");
-        r.add("spring.rabbitmq.username", () -> "guest");
-        r.add("spring.rabbitmq.password", () -> "guest");
-        r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
-        r.add("dupguard.http.enabled", () -> "false");
+        RabbitItServers.register(r, IDEM);
     }
 
     /** Deliveries that reached the container's advice chain, per message id. */
