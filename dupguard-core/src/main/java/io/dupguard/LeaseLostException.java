@@ -19,7 +19,11 @@ public class LeaseLostException extends DupguardException {
         this.name = name;
     }
 
-    /** The key or lock name whose lease was lost. */
+    /**
+     * The key or lock name whose lease was lost.
+     *
+     * @return the idempotency key (as text) or lock name whose lease was lost; never null
+     */
     public String name() {
         return name;
     }

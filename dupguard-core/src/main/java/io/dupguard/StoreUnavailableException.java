@@ -21,7 +21,11 @@ public class StoreUnavailableException extends DupguardException {
         this.store = store;
     }
 
-    /** A short name of the store that failed, e.g. {@code "jdbc(postgresql)"} or {@code "redis"}. */
+    /**
+     * A short name of the store that failed, e.g. {@code "jdbc(postgresql)"} or {@code "redis"}.
+     *
+     * @return the store's short name, for logs and metrics; never null
+     */
     public String store() {
         return store;
     }

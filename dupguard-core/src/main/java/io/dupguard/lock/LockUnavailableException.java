@@ -18,7 +18,11 @@ public class LockUnavailableException extends DupguardException {
         this.name = name;
     }
 
-    /** The name of the lock that could not be acquired. */
+    /**
+     * The name of the lock that could not be acquired.
+     *
+     * @return the lock name; never null
+     */
     public String name() {
         return name;
     }

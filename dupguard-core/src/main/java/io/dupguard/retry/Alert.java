@@ -31,7 +31,13 @@ public record Alert(Reason reason, long taskId, String type, String taskKey, int
         MONEY_FIRST_FAILURE
     }
 
-    /** Whether the task was parked for a person (all reasons but {@link Reason#MONEY_FIRST_FAILURE}). */
+    /**
+     * Whether the task was parked for a person (all reasons but {@link
+     * Reason#MONEY_FIRST_FAILURE}).
+     *
+     * @return true if the task is BLOCKED; false for the first-failure alert of a money-related
+     *     task
+     */
     public boolean blocked() {
         return reason != Reason.MONEY_FIRST_FAILURE;
     }

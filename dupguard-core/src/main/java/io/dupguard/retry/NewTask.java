@@ -47,12 +47,29 @@ public record NewTask(String type, byte[] payload, String dedupKey, String taskK
         }
     }
 
-    /** A task with a fresh random task key; {@code dedupKey} may be null. */
+    /**
+     * A task with a fresh random task key; {@code dedupKey} may be null.
+     *
+     * @param type the task type, which names its handler; a valid identifier, not null
+     * @param payload the handler's input; not null, at most {@link #MAX_PAYLOAD_BYTES} bytes
+     *     (copied)
+     * @param dedupKey the business operation's key, so that a second task of this type and key is
+     *     not recorded; null for none
+     * @return the new task
+     */
     public static NewTask of(String type, byte[] payload, String dedupKey) {
         return new NewTask(type, payload, dedupKey, newTaskKey());
     }
 
-    /** A task whose payload is {@code text} in UTF-8. */
+    /**
+     * A task whose payload is {@code text} in UTF-8.
+     *
+     * @param type the task type, which names its handler; a valid identifier, not null
+     * @param text the handler's input as text; not null, at most {@link #MAX_PAYLOAD_BYTES} bytes
+     *     in UTF-8
+     * @param dedupKey the business operation's key, or null for none
+     * @return the new task
+     */
     public static NewTask of(String type, String text, String dedupKey) {
         Objects.requireNonNull(text, "payload must not be null");
         return of(type, text.getBytes(StandardCharsets.UTF_8), dedupKey);

@@ -30,12 +30,23 @@ public record RetryStats(List<Row> rows) {
         }
     }
 
-    /** Tasks in {@code state} across all types. */
+    /**
+     * Tasks in {@code state} across all types.
+     *
+     * @param state the state; not null
+     * @return the number of tasks, 0 if none
+     */
     public long count(TaskState state) {
         return rows.stream().filter(r -> r.state == state).mapToLong(Row::count).sum();
     }
 
-    /** Tasks of {@code type} in {@code state}. */
+    /**
+     * Tasks of {@code type} in {@code state}.
+     *
+     * @param type the task type; not null
+     * @param state the state; not null
+     * @return the number of tasks, 0 if none
+     */
     public long count(String type, TaskState state) {
         return rows.stream()
                 .filter(r -> r.state == state && r.type.equals(type))

@@ -44,7 +44,11 @@ public record RetryTask(
         return payload.clone();
     }
 
-    /** The payload decoded as UTF-8. */
+    /**
+     * The payload decoded as UTF-8.
+     *
+     * @return the payload as text; never null
+     */
     public String payloadText() {
         return new String(payload, StandardCharsets.UTF_8);
     }

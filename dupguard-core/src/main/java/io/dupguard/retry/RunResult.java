@@ -29,7 +29,11 @@ public record RunResult(Outcome outcome, long taskId, String taskKey, Throwable 
         BLOCKED
     }
 
-    /** The failure, if the inline run failed. */
+    /**
+     * The failure, if the inline run failed.
+     *
+     * @return the failure, or empty if the run succeeded
+     */
     public Optional<Throwable> failureIfAny() {
         return Optional.ofNullable(failure);
     }

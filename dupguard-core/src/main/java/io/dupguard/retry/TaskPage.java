@@ -26,7 +26,12 @@ public record TaskPage(long afterId, int limit) {
         }
     }
 
-    /** The first {@code limit} tasks. */
+    /**
+     * The first {@code limit} tasks.
+     *
+     * @param limit the most tasks to return, at least 1
+     * @return a page starting at the lowest id
+     */
     public static TaskPage first(int limit) {
         return new TaskPage(0, limit);
     }

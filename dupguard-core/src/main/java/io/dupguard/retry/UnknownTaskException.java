@@ -14,7 +14,11 @@ public class UnknownTaskException extends DupguardException {
         this.id = id;
     }
 
-    /** The id that was not found. */
+    /**
+     * The id that was not found.
+     *
+     * @return the task id
+     */
     public long id() {
         return id;
     }

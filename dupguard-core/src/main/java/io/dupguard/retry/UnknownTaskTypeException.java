@@ -17,7 +17,11 @@ public class UnknownTaskTypeException extends DupguardException {
         this.type = type;
     }
 
-    /** The type without a handler. */
+    /**
+     * The type without a handler.
+     *
+     * @return the task type; never null
+     */
     public String type() {
         return type;
     }
