@@ -29,7 +29,12 @@ public class DedupeException extends DupguardException {
         return new DedupeException(message, false, cause);
     }
 
-    /** True when the input (names, options, permissions) was wrong, false when the work itself failed. */
+    /**
+     * True when the input (names, options, permissions) was wrong, false when the work itself
+     * failed.
+     *
+     * @return true for bad input, false for a failure of the work
+     */
     public boolean isBadInput() {
         return badInput;
     }

@@ -25,7 +25,11 @@ public record Rate(double perSecond, boolean keys) {
         }
     }
 
-    /** True when there is no limit. */
+    /**
+     * True when there is no limit.
+     *
+     * @return true if unlimited
+     */
     public boolean unlimited() {
         return perSecond == 0;
     }
@@ -33,6 +37,8 @@ public record Rate(double perSecond, boolean keys) {
     /**
      * Parses {@code 500/s}, {@code 1000keys/min}, {@code 200rows/s} or {@code unlimited}.
      *
+     * @param text the rate as given on the command line; not null
+     * @return the rate
      * @throws IllegalArgumentException naming the expected forms
      */
     public static Rate parse(String text) {

@@ -36,7 +36,11 @@ public record ScanReport(
         sample = List.copyOf(sample);
     }
 
-    /** Rows scanned per second. */
+    /**
+     * Rows scanned per second.
+     *
+     * @return the scan rate, rows per second
+     */
     public double rowsPerSecond() {
         return rowsScanned / Math.max(1e-9, elapsed.toNanos() / 1e9);
     }
