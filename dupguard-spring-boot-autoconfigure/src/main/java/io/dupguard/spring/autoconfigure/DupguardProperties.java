@@ -58,6 +58,12 @@ public class DupguardProperties {
     private final Retry retry = new Retry();
 
     /**
+     * Properties with their defaults; Spring Boot binds {@code dupguard.*} into them. Not
+     * thread-safe while being bound.
+     */
+    public DupguardProperties() {}
+
+    /**
      * The {@code dupguard.retry.*} properties.
      *
      * @return the group; never null, changed through its setters
@@ -93,6 +99,9 @@ public class DupguardProperties {
         private Duration shutdownTimeout = io.dupguard.retry.RetryConfig.DEFAULT_SHUTDOWN_TIMEOUT;
         /** PostgreSQL: one pooled connection LISTENs, so enqueues by any process wake the workers. */
         private boolean listenForNotifications = true;
+
+        /** The defaults of {@code dupguard.retry.*}. */
+        public Retry() {}
 
         /**
          * Create the retry log and run its workers ({@code dupguard.retry.enabled}).
@@ -325,6 +334,9 @@ public class DupguardProperties {
         /** Add the dedup to Boot's default rabbitListenerContainerFactory (otherwise opt in per factory). */
         private boolean defaultFactory = false;
 
+        /** The defaults of {@code dupguard.amqp.*}. */
+        public Amqp() {}
+
         /**
          * Scope of the records the consumer dedup writes ({@code dupguard.amqp.scope}).
          *
@@ -526,6 +538,9 @@ public class DupguardProperties {
          */
         private boolean joinTransaction = true;
 
+        /** The defaults of {@code dupguard.idempotency.*}. */
+        public Idempotency() {}
+
         /**
          * How long a claim stays in progress without renewal before another caller may take it over
          * ({@code dupguard.idempotency.in-flight-lease}).
@@ -681,6 +696,9 @@ public class DupguardProperties {
         /** Table of prepared submissions. */
         private String preparedTable = "dupguard_prepared";
 
+        /** The defaults of {@code dupguard.jdbc.*}. */
+        public Jdbc() {}
+
         /**
          * Create the tables when missing ({@code dupguard.jdbc.create-schema}).
          *
@@ -802,6 +820,9 @@ public class DupguardProperties {
          */
         private EvictionCheck evictionPolicyCheck = EvictionCheck.REFUSE;
 
+        /** The defaults of {@code dupguard.redis.*}. */
+        public Redis() {}
+
         /**
          * Key prefix of idempotency records ({@code dupguard.redis.idempotency-key-prefix}).
          *
@@ -871,6 +892,9 @@ public class DupguardProperties {
         private int maxBatchesPerRun = 20;
         /** How long an unbound prepared submission is kept. */
         private Duration preparedRetention = Duration.ofHours(12);
+
+        /** The defaults of {@code dupguard.purge.*}. */
+        public Purge() {}
 
         /**
          * Run the purge ({@code dupguard.purge.enabled}).
@@ -981,6 +1005,9 @@ public class DupguardProperties {
          */
         private int idempotentOrder = Integer.MAX_VALUE - 100;
 
+        /** The defaults of {@code dupguard.aop.*}. */
+        public Aop() {}
+
         /**
          * Order of the @DistributedLock advice; below the transaction advice's (lowest precedence),
          * so the lock is taken before a transaction of the same method begins and released after it
@@ -1030,6 +1057,9 @@ public class DupguardProperties {
     public static class Health {
         /** Longest a health round trip to a store may take before it reports DOWN. */
         private Duration timeout = Duration.ofSeconds(2);
+
+        /** The defaults of {@code dupguard.health.*}. */
+        public Health() {}
 
         /**
          * Longest a health round trip to a store may take before it reports DOWN ({@code
@@ -1087,6 +1117,9 @@ public class DupguardProperties {
         private Duration maxWait = Duration.ofSeconds(10);
         /** Base URI of the problem types (type = base + name, e.g. .../key-missing). */
         private String problemTypeBase = "https://dupguard.io/problems/";
+
+        /** The defaults of {@code dupguard.http.*}. */
+        public Http() {}
 
         /**
          * Install the filter ({@code dupguard.http.enabled}).
@@ -1335,6 +1368,9 @@ public class DupguardProperties {
         private List<String> methods = new ArrayList<>(List.of("POST", "PATCH"));
         /** Whether a request without the header is refused with 400 (otherwise it passes through). */
         private boolean required = false;
+
+        /** The defaults of {@code dupguard.http.endpoints[n].*}. */
+        public Endpoint() {}
 
         /**
          * Path patterns (Spring's PathPattern syntax), e.g. /payments/** ({@code
