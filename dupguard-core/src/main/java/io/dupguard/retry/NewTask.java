@@ -26,6 +26,12 @@ public record NewTask(String type, byte[] payload, String dedupKey, String taskK
     public static final int MAX_PAYLOAD_BYTES = 1 << 20;
 
     /**
+     * @param type the task type, naming its handler: 1–{@value #MAX_TYPE_LENGTH} characters, no
+     *     control characters
+     * @param payload the handler's input, at most {@value #MAX_PAYLOAD_BYTES} bytes
+     * @param dedupKey null, or 1–{@value #MAX_DEDUP_KEY_LENGTH} characters: a second task of the
+     *     same type with the same dedup key is never created
+     * @param taskKey 32 lower-case hex digits, unique per task
      * @throws io.dupguard.InvalidIdentifierException if the type or dedup key is blank, too long or holds
      *     control characters
      * @throws IllegalArgumentException if the payload is larger than {@value #MAX_PAYLOAD_BYTES}
@@ -75,7 +81,11 @@ public record NewTask(String type, byte[] payload, String dedupKey, String taskK
         return of(type, text.getBytes(StandardCharsets.UTF_8), dedupKey);
     }
 
-    /** A copy of the payload. */
+    /**
+     * A copy of the payload.
+     *
+     * @return a fresh copy of the payload bytes; never null
+     */
     @Override
     public byte[] payload() {
         return payload.clone();

@@ -10,7 +10,11 @@ import java.util.Objects;
  * @param rows one row per (type, state) present in the store, sorted by type then state
  */
 public record RetryStats(List<Row> rows) {
-    /** @throws NullPointerException if {@code rows} is null or holds null */
+    /**
+     * @param rows one row per (type, state) present in the store, sorted by type then state; not
+     *     null
+     * @throws NullPointerException if {@code rows} is null or holds null
+     */
     public RetryStats {
         rows = List.copyOf(rows);
     }
@@ -23,7 +27,14 @@ public record RetryStats(List<Row> rows) {
      *     null otherwise
      */
     public record Row(String type, TaskState state, long count, Instant oldestDue) {
-        /** @throws NullPointerException if {@code type} or {@code state} is null */
+        /**
+         * @param type the task type; not null
+         * @param state the state; not null
+         * @param count tasks of that type in that state
+         * @param oldestDue for PENDING and RUNNING: the earliest due time (a RUNNING task's lease
+         *     end); null otherwise
+         * @throws NullPointerException if {@code type} or {@code state} is null
+         */
         public Row {
             Objects.requireNonNull(type, "type");
             Objects.requireNonNull(state, "state");
