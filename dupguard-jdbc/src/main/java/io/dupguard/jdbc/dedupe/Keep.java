@@ -17,7 +17,11 @@ public final class Keep {
      * @param descending true if the largest value comes first
      */
     public record Term(String column, boolean descending) {
-        /** @throws NullPointerException if {@code column} is null */
+        /**
+         * @param column the column; a plain SQL identifier; not null
+         * @param descending true if the largest value comes first
+         * @throws NullPointerException if {@code column} is null
+         */
         public Term {
             Objects.requireNonNull(column, "column");
         }

@@ -18,7 +18,11 @@ public record Rate(double perSecond, boolean keys) {
 
     private static final Pattern FORM = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(rows|keys)?\\s*/\\s*(s|sec|min|m)");
 
-    /** @throws IllegalArgumentException if {@code perSecond} is negative, NaN or infinite */
+    /**
+     * @param perSecond units per second; {@code 0} means no limit
+     * @param keys whether the unit is a key (a group) rather than a row
+     * @throws IllegalArgumentException if {@code perSecond} is negative, NaN or infinite
+     */
     public Rate {
         if (perSecond < 0 || Double.isNaN(perSecond) || Double.isInfinite(perSecond)) {
             throw new IllegalArgumentException("rate must be >= 0 per second (0 = no limit), was " + perSecond);
