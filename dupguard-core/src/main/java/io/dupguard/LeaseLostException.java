@@ -8,6 +8,7 @@ package io.dupguard;
 public class LeaseLostException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** The key or lock name whose lease was lost (serialized). */
     private final String name;
 
     /**

@@ -9,6 +9,7 @@ package io.dupguard;
 public class StoreUnavailableException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** Short name of the store that failed (serialized). */
     private final String store;
 
     /**

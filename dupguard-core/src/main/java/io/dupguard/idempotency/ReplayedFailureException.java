@@ -11,7 +11,9 @@ public class ReplayedFailureException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
     private final transient IdempotencyKey key;
+    /** Class name of the first call's exception (serialized). */
     private final String originalType;
+    /** Message of the first call's exception, or null (serialized). */
     private final String originalMessage;
 
     /**

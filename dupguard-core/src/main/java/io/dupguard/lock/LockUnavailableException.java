@@ -7,6 +7,7 @@ import java.time.Duration;
 public class LockUnavailableException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** The name of the lock that could not be acquired (serialized). */
     private final String name;
 
     /**

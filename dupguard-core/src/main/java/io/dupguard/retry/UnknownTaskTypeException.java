@@ -6,6 +6,7 @@ import io.dupguard.DupguardException;
 public class UnknownTaskTypeException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** The task type without a handler (serialized). */
     private final String type;
 
     /**

@@ -10,6 +10,7 @@ import io.dupguard.DupguardException;
 public class DedupeException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** True when the input was wrong, false when the work failed (serialized). */
     private final boolean badInput;
 
     DedupeException(String message, boolean badInput, Throwable cause) {

@@ -7,6 +7,7 @@ package io.dupguard.spring.autoconfigure;
 public class InvalidDupguardPropertyException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
+    /** The full name of the invalid property (serialized). */
     private final String property;
 
     /**
