@@ -106,7 +106,7 @@ public class DupguardProperties {
         /**
          * Create the retry log and run its workers ({@code dupguard.retry.enabled}).
          *
-         * @return the value
+         * @return true if on; default {@code true}
          */
         public boolean isEnabled() {
             return enabled;
@@ -124,7 +124,7 @@ public class DupguardProperties {
         /**
          * Start the workers with the application context ({@code dupguard.retry.auto-startup}).
          *
-         * @return the value
+         * @return true if on; default {@code true}
          */
         public boolean isAutoStartup() {
             return autoStartup;
@@ -142,7 +142,7 @@ public class DupguardProperties {
         /**
          * Table of the tasks (a plain SQL identifier) ({@code dupguard.retry.table}).
          *
-         * @return the value
+         * @return the value; default {@code "dupguard_retry_tasks"}
          */
         public String getTable() {
             return table;
@@ -160,7 +160,7 @@ public class DupguardProperties {
         /**
          * Threads running handlers ({@code dupguard.retry.workers}).
          *
-         * @return the value
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_WORKERS}
          */
         public int getWorkers() {
             return workers;
@@ -178,7 +178,7 @@ public class DupguardProperties {
         /**
          * Threads claiming due tasks ({@code dupguard.retry.pollers}).
          *
-         * @return the value
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_POLLERS}
          */
         public int getPollers() {
             return pollers;
@@ -196,7 +196,7 @@ public class DupguardProperties {
         /**
          * Tasks claimed per statement ({@code dupguard.retry.batch-size}).
          *
-         * @return the value
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_BATCH_SIZE}
          */
         public int getBatchSize() {
             return batchSize;
@@ -215,7 +215,7 @@ public class DupguardProperties {
          * Pause between polls when no task is due (wake-ups and notifications start tasks sooner)
          * ({@code dupguard.retry.poll-interval}).
          *
-         * @return the value
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_POLL_INTERVAL}
          */
         public Duration getPollInterval() {
             return pollInterval;
@@ -235,7 +235,7 @@ public class DupguardProperties {
          * Lease of a running task, renewed while its handler runs; a crashed worker's task runs
          * again after it ({@code dupguard.retry.lease}).
          *
-         * @return the value
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_LEASE}
          */
         public Duration getLease() {
             return lease;
@@ -255,7 +255,8 @@ public class DupguardProperties {
          * How long SUCCEEDED tasks are kept before the purge deletes them ({@code
          * dupguard.retry.succeeded-retention}).
          *
-         * @return the value
+         * @return the value; default {@link
+         *     io.dupguard.retry.RetryConfig#DEFAULT_SUCCEEDED_RETENTION}
          */
         public Duration getSucceededRetention() {
             return succeededRetention;
@@ -275,7 +276,7 @@ public class DupguardProperties {
          * How long stopping waits for running handlers before interrupting them ({@code
          * dupguard.retry.shutdown-timeout}).
          *
-         * @return the value
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_SHUTDOWN_TIMEOUT}
          */
         public Duration getShutdownTimeout() {
             return shutdownTimeout;
@@ -295,7 +296,7 @@ public class DupguardProperties {
          * PostgreSQL: one pooled connection LISTENs, so enqueues by any process wake the workers
          * ({@code dupguard.retry.listen-for-notifications}).
          *
-         * @return the value
+         * @return true if on; default {@code true}
          */
         public boolean isListenForNotifications() {
             return listenForNotifications;
@@ -340,7 +341,7 @@ public class DupguardProperties {
         /**
          * Scope of the records the consumer dedup writes ({@code dupguard.amqp.scope}).
          *
-         * @return the value
+         * @return the value; default {@code "amqp"}
          */
         public String getScope() {
             return scope;
@@ -359,7 +360,7 @@ public class DupguardProperties {
          * Header holding the key; empty: the AMQP message-id property ({@code
          * dupguard.amqp.key-header}).
          *
-         * @return the value; null when not set
+         * @return the value, or null when not set (the default)
          */
         public String getKeyHeader() {
             return keyHeader;
@@ -379,7 +380,7 @@ public class DupguardProperties {
          * How long a duplicate waits for the first delivery to finish before it is requeued ({@code
          * dupguard.amqp.in-flight-wait}).
          *
-         * @return the value
+         * @return the value; default 5 s
          */
         public Duration getInFlightWait() {
             return inFlightWait;
@@ -399,7 +400,7 @@ public class DupguardProperties {
          * Reject (no requeue) messages without a key instead of running the listener ({@code
          * dupguard.amqp.reject-without-key}).
          *
-         * @return the value
+         * @return true if on; default {@code false}
          */
         public boolean isRejectWithoutKey() {
             return rejectWithoutKey;
@@ -419,7 +420,7 @@ public class DupguardProperties {
          * Add the dedup to Boot's default rabbitListenerContainerFactory (otherwise opt in per
          * factory) ({@code dupguard.amqp.default-factory}).
          *
-         * @return the value
+         * @return true if on; default {@code false}
          */
         public boolean isDefaultFactory() {
             return defaultFactory;
@@ -545,7 +546,7 @@ public class DupguardProperties {
          * How long a claim stays in progress without renewal before another caller may take it over
          * ({@code dupguard.idempotency.in-flight-lease}).
          *
-         * @return the value
+         * @return the value; default {@link IdempotencyConfig#DEFAULT_IN_FLIGHT_LEASE}
          */
         public Duration getInFlightLease() {
             return inFlightLease;
@@ -564,7 +565,7 @@ public class DupguardProperties {
         /**
          * How long a finished result is kept for replay ({@code dupguard.idempotency.retention}).
          *
-         * @return the value
+         * @return the value; default {@link IdempotencyConfig#DEFAULT_RETENTION}
          */
         public Duration getRetention() {
             return retention;
@@ -583,7 +584,7 @@ public class DupguardProperties {
         /**
          * Renew the in-flight lease while the work runs ({@code dupguard.idempotency.renew-lease}).
          *
-         * @return the value
+         * @return true if on; default {@code true}
          */
         public boolean isRenewLease() {
             return renewLease;
@@ -602,7 +603,7 @@ public class DupguardProperties {
         /**
          * What a duplicate does while the first call runs ({@code dupguard.idempotency.in-flight}).
          *
-         * @return the value
+         * @return the value; default {@link InFlight#REJECT}
          */
         public InFlight getInFlight() {
             return inFlight;
@@ -622,7 +623,7 @@ public class DupguardProperties {
          * With in-flight=wait: how long a duplicate waits for the first call ({@code
          * dupguard.idempotency.max-wait}).
          *
-         * @return the value
+         * @return the value; default 10 s
          */
         public Duration getMaxWait() {
             return maxWait;
@@ -642,7 +643,7 @@ public class DupguardProperties {
          * Completed results kept in local memory so replays skip the store (0 = off) ({@code
          * dupguard.idempotency.local-cache-size}).
          *
-         * @return the value
+         * @return the value; default {@code 0}
          */
         public int getLocalCacheSize() {
             return localCacheSize;
@@ -663,7 +664,7 @@ public class DupguardProperties {
          * claim and complete inside it, so a rollback also rolls back the claim. / ({@code
          * dupguard.idempotency.join-transaction}).
          *
-         * @return the value
+         * @return true if on; default {@code true}
          */
         public boolean isJoinTransaction() {
             return joinTransaction;
@@ -702,7 +703,7 @@ public class DupguardProperties {
         /**
          * Create the tables when missing ({@code dupguard.jdbc.create-schema}).
          *
-         * @return the value
+         * @return true if on; default {@code true}
          */
         public boolean isCreateSchema() {
             return createSchema;
@@ -720,7 +721,7 @@ public class DupguardProperties {
         /**
          * Table of idempotency records ({@code dupguard.jdbc.idempotency-table}).
          *
-         * @return the value
+         * @return the value; default {@code "dupguard_idempotency"}
          */
         public String getIdempotencyTable() {
             return idempotencyTable;
@@ -738,7 +739,7 @@ public class DupguardProperties {
         /**
          * Table of locks and their fencing counters ({@code dupguard.jdbc.lock-table}).
          *
-         * @return the value
+         * @return the value; default {@code "dupguard_locks"}
          */
         public String getLockTable() {
             return lockTable;
@@ -756,7 +757,7 @@ public class DupguardProperties {
         /**
          * Table of submission tokens ({@code dupguard.jdbc.tokens-table}).
          *
-         * @return the value
+         * @return the value; default {@code "dupguard_tokens"}
          */
         public String getTokensTable() {
             return tokensTable;
@@ -774,7 +775,7 @@ public class DupguardProperties {
         /**
          * Table of throttle windows ({@code dupguard.jdbc.throttle-table}).
          *
-         * @return the value
+         * @return the value; default {@code "dupguard_throttle"}
          */
         public String getThrottleTable() {
             return throttleTable;
@@ -792,7 +793,7 @@ public class DupguardProperties {
         /**
          * Table of prepared submissions ({@code dupguard.jdbc.prepared-table}).
          *
-         * @return the value
+         * @return the value; default {@code "dupguard_prepared"}
          */
         public String getPreparedTable() {
             return preparedTable;
@@ -826,7 +827,7 @@ public class DupguardProperties {
         /**
          * Key prefix of idempotency records ({@code dupguard.redis.idempotency-key-prefix}).
          *
-         * @return the value
+         * @return the value; default {@code "dupguard:idem:"}
          */
         public String getIdempotencyKeyPrefix() {
             return idempotencyKeyPrefix;
@@ -844,7 +845,7 @@ public class DupguardProperties {
         /**
          * Key prefix of locks ({@code dupguard.redis.lock-key-prefix}).
          *
-         * @return the value
+         * @return the value; default {@code "dupguard:lock:"}
          */
         public String getLockKeyPrefix() {
             return lockKeyPrefix;
@@ -863,7 +864,7 @@ public class DupguardProperties {
          * What to do with a server that may evict keys (maxmemory-policy other than noeviction):
          * refuse, warn or off. / ({@code dupguard.redis.eviction-policy-check}).
          *
-         * @return the value
+         * @return the value; default {@link EvictionCheck#REFUSE}
          */
         public EvictionCheck getEvictionPolicyCheck() {
             return evictionPolicyCheck;
@@ -899,7 +900,7 @@ public class DupguardProperties {
         /**
          * Run the purge ({@code dupguard.purge.enabled}).
          *
-         * @return the value
+         * @return true if on; default {@code true}
          */
         public boolean isEnabled() {
             return enabled;
@@ -917,7 +918,7 @@ public class DupguardProperties {
         /**
          * Pause between purge runs ({@code dupguard.purge.interval}).
          *
-         * @return the value
+         * @return the value; default 5 min
          */
         public Duration getInterval() {
             return interval;
@@ -935,7 +936,7 @@ public class DupguardProperties {
         /**
          * Rows deleted per statement ({@code dupguard.purge.batch-size}).
          *
-         * @return the value
+         * @return the value; default {@code 500}
          */
         public int getBatchSize() {
             return batchSize;
@@ -954,7 +955,7 @@ public class DupguardProperties {
          * Most batches per table per run, so one run stays short ({@code
          * dupguard.purge.max-batches-per-run}).
          *
-         * @return the value
+         * @return the value; default {@code 20}
          */
         public int getMaxBatchesPerRun() {
             return maxBatchesPerRun;
@@ -974,7 +975,7 @@ public class DupguardProperties {
          * How long an unbound prepared submission is kept ({@code
          * dupguard.purge.prepared-retention}).
          *
-         * @return the value
+         * @return the value; default 12 h
          */
         public Duration getPreparedRetention() {
             return preparedRetention;
@@ -1013,7 +1014,7 @@ public class DupguardProperties {
          * so the lock is taken before a transaction of the same method begins and released after it
          * ends. / ({@code dupguard.aop.lock-order}).
          *
-         * @return the value
+         * @return the value; default {@code Integer.MAX_VALUE - 200}
          */
         public int getLockOrder() {
             return lockOrder;
@@ -1035,7 +1036,7 @@ public class DupguardProperties {
          * after the method's own transaction committed. A transaction begun by a caller is joined.
          * / ({@code dupguard.aop.idempotent-order}).
          *
-         * @return the value
+         * @return the value; default {@code Integer.MAX_VALUE - 100}
          */
         public int getIdempotentOrder() {
             return idempotentOrder;
@@ -1065,7 +1066,7 @@ public class DupguardProperties {
          * Longest a health round trip to a store may take before it reports DOWN ({@code
          * dupguard.health.timeout}).
          *
-         * @return the value
+         * @return the value; default 2 s
          */
         public Duration getTimeout() {
             return timeout;
@@ -1124,7 +1125,7 @@ public class DupguardProperties {
         /**
          * Install the filter ({@code dupguard.http.enabled}).
          *
-         * @return the value
+         * @return true if on; default {@code true}
          */
         public boolean isEnabled() {
             return enabled;
@@ -1142,7 +1143,7 @@ public class DupguardProperties {
         /**
          * Name of the request header carrying the key ({@code dupguard.http.header}).
          *
-         * @return the value
+         * @return the value; default {@code "Idempotency-Key"}
          */
         public String getHeader() {
             return header;
@@ -1161,7 +1162,7 @@ public class DupguardProperties {
          * Scope of the records the filter writes; keys are further scoped by principal ({@code
          * dupguard.http.scope}).
          *
-         * @return the value
+         * @return the value; default {@code "http"}
          */
         public String getScope() {
             return scope;
@@ -1181,7 +1182,8 @@ public class DupguardProperties {
          * Endpoints the filter covers; the first match wins. Default: POST and PATCH on every path,
          * key optional. / ({@code dupguard.http.endpoints}).
          *
-         * @return the value
+         * @return the value, a mutable list that binding fills; default one endpoint with the
+         *     defaults of {@link Endpoint}
          */
         public List<Endpoint> getEndpoints() {
             return endpoints;
@@ -1200,7 +1202,7 @@ public class DupguardProperties {
         /**
          * Longest key accepted, in characters (at most 222) ({@code dupguard.http.max-key-length}).
          *
-         * @return the value
+         * @return the value; default {@code 128}
          */
         public int getMaxKeyLength() {
             return maxKeyLength;
@@ -1220,7 +1222,7 @@ public class DupguardProperties {
          * Largest request body read for the fingerprint; a larger request is refused with 413
          * ({@code dupguard.http.max-request-body-size}).
          *
-         * @return the value
+         * @return the value; default 1 MiB
          */
         public long getMaxRequestBodySize() {
             return maxRequestBodySize;
@@ -1241,7 +1243,7 @@ public class DupguardProperties {
          * answers 409 (response-not-replayable), never a truncated replay. / ({@code
          * dupguard.http.max-stored-body-size}).
          *
-         * @return the value
+         * @return the value; default 256 KiB
          */
         public long getMaxStoredBodySize() {
             return maxStoredBodySize;
@@ -1262,7 +1264,8 @@ public class DupguardProperties {
          * Response headers stored and replayed besides Content-Type ({@code
          * dupguard.http.replayed-headers}).
          *
-         * @return the value
+         * @return the value, a mutable list that binding fills; default {@code [Location,
+         *     Content-Language, ETag]}
          */
         public List<String> getReplayedHeaders() {
             return replayedHeaders;
@@ -1283,7 +1286,7 @@ public class DupguardProperties {
          * false releases the key after a 4xx so the client may retry. / ({@code
          * dupguard.http.replay-client-errors}).
          *
-         * @return the value
+         * @return true if on; default {@code true}
          */
         public boolean isReplayClientErrors() {
             return replayClientErrors;
@@ -1304,7 +1307,7 @@ public class DupguardProperties {
          * What a request does while the first request with its key still runs ({@code
          * dupguard.http.in-flight}).
          *
-         * @return the value
+         * @return the value; default {@link InFlight#REJECT}
          */
         public InFlight getInFlight() {
             return inFlight;
@@ -1323,7 +1326,7 @@ public class DupguardProperties {
         /**
          * With in-flight=wait: how long a duplicate request waits ({@code dupguard.http.max-wait}).
          *
-         * @return the value
+         * @return the value; default 10 s
          */
         public Duration getMaxWait() {
             return maxWait;
@@ -1343,7 +1346,7 @@ public class DupguardProperties {
          * Base URI of the problem types (type = base + name, e.g. .../key-missing) ({@code
          * dupguard.http.problem-type-base}).
          *
-         * @return the value
+         * @return the value; default {@code "https://dupguard.io/problems/"}
          */
         public String getProblemTypeBase() {
             return problemTypeBase;
@@ -1376,7 +1379,7 @@ public class DupguardProperties {
          * Path patterns (Spring's PathPattern syntax), e.g. /payments/** ({@code
          * dupguard.http.endpoints[n].paths}).
          *
-         * @return the value
+         * @return the value, a mutable list that binding fills; default {@code [/**]}
          */
         public List<String> getPaths() {
             return paths;
@@ -1395,7 +1398,7 @@ public class DupguardProperties {
         /**
          * HTTP methods covered ({@code dupguard.http.endpoints[n].methods}).
          *
-         * @return the value
+         * @return the value, a mutable list that binding fills; default {@code [POST, PATCH]}
          */
         public List<String> getMethods() {
             return methods;
@@ -1414,7 +1417,7 @@ public class DupguardProperties {
          * Whether a request without the header is refused with 400 (otherwise it passes through)
          * ({@code dupguard.http.endpoints[n].required}).
          *
-         * @return the value
+         * @return true if on; default {@code false}
          */
         public boolean isRequired() {
             return required;
