@@ -31,7 +31,7 @@ public record TaskPage(long afterId, int limit) {
     /**
      * The first {@code limit} tasks.
      *
-     * @param limit the most tasks to return, at least 1
+     * @param limit the most tasks to return, 1–{@value #MAX_LIMIT}
      * @return a page starting at the lowest id
      */
     public static TaskPage first(int limit) {

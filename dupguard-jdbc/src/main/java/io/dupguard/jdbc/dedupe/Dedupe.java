@@ -383,7 +383,7 @@ public final class Dedupe {
         /**
          * The backup table (default {@code <table>_dedupe_backup}).
          *
-         * @param name the backup table; a plain SQL identifier, not null
+         * @param name the backup table; a plain SQL identifier, or null for the default
          * @return this builder
          */
         public Builder backupTable(String name) {
