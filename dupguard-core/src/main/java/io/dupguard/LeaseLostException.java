@@ -8,6 +8,7 @@ package io.dupguard;
 public class LeaseLostException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** The key or lock name whose lease was lost (serialized). */
     private final String name;
 
     /**
@@ -19,7 +20,11 @@ public class LeaseLostException extends DupguardException {
         this.name = name;
     }
 
-    /** The key or lock name whose lease was lost. */
+    /**
+     * The key or lock name whose lease was lost.
+     *
+     * @return the idempotency key (as text) or lock name whose lease was lost; never null
+     */
     public String name() {
         return name;
     }

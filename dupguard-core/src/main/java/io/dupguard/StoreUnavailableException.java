@@ -9,6 +9,7 @@ package io.dupguard;
 public class StoreUnavailableException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** Short name of the store that failed (serialized). */
     private final String store;
 
     /**
@@ -21,7 +22,11 @@ public class StoreUnavailableException extends DupguardException {
         this.store = store;
     }
 
-    /** A short name of the store that failed, e.g. {@code "jdbc(postgresql)"} or {@code "redis"}. */
+    /**
+     * A short name of the store that failed, e.g. {@code "jdbc(postgresql)"} or {@code "redis"}.
+     *
+     * @return the store's short name, for logs and metrics; never null
+     */
     public String store() {
         return store;
     }

@@ -20,7 +20,10 @@ public sealed interface Claim permits Claim.Claimed, Claim.Existing {
      * @param record the record
      */
     record Existing(IdempotencyRecord record) implements Claim {
-        /** @throws NullPointerException if {@code record} is null */
+        /**
+         * @param record the live record; not null
+         * @throws NullPointerException if {@code record} is null
+         */
         public Existing {
             Objects.requireNonNull(record, "record");
         }

@@ -22,17 +22,31 @@ public final class FailurePolicy {
         this.isFinal = isFinal;
     }
 
-    /** Release the claim on every failure (the default). */
+    /**
+     * Release the claim on every failure (the default).
+     *
+     * @return the shared default policy
+     */
     public static FailurePolicy releaseOnFailure() {
         return RELEASE;
     }
 
-    /** Store and replay failures for which {@code isFinal} is true; release on the others. */
+    /**
+     * Store and replay failures for which {@code isFinal} is true; release on the others.
+     *
+     * @param isFinal tells which failures are final; not null, thread-safe
+     * @return a thread-safe policy
+     */
     public static FailurePolicy storeFinal(Predicate<Throwable> isFinal) {
         return new FailurePolicy(Objects.requireNonNull(isFinal, "isFinal"));
     }
 
-    /** Store and replay failures that are instances of one of {@code finalTypes}. */
+    /**
+     * Store and replay failures that are instances of one of {@code finalTypes}.
+     *
+     * @param finalTypes the exception types whose instances are final; not null
+     * @return a thread-safe policy
+     */
     public static FailurePolicy storeFinal(Class<?>... finalTypes) {
         List<Class<?>> types = List.of(finalTypes);
         for (Class<?> type : types) {
@@ -43,7 +57,12 @@ public final class FailurePolicy {
         return new FailurePolicy(t -> types.stream().anyMatch(type -> type.isInstance(t)));
     }
 
-    /** Whether {@code failure} is stored and replayed. */
+    /**
+     * Whether {@code failure} is stored and replayed.
+     *
+     * @param failure what the work threw; not null
+     * @return true if the failure is stored for replay, false if the claim is released
+     */
     public boolean isFinal(Throwable failure) {
         return isFinal.test(failure);
     }

@@ -31,18 +31,32 @@ public final class Fingerprint {
         this.hex = hex;
     }
 
-    /** No fingerprint: duplicates are not checked for a different payload. */
+    /**
+     * No fingerprint: duplicates are not checked for a different payload.
+     *
+     * @return the shared empty fingerprint
+     */
     public static Fingerprint none() {
         return NONE;
     }
 
-    /** SHA-256 of the given bytes. */
+    /**
+     * SHA-256 of the given bytes.
+     *
+     * @param canonicalBytes the request's canonical encoding; not null
+     * @return the fingerprint
+     */
     public static Fingerprint of(byte[] canonicalBytes) {
         Objects.requireNonNull(canonicalBytes, "canonicalBytes");
         return new Fingerprint(HEX.formatHex(sha256().digest(canonicalBytes)));
     }
 
-    /** SHA-256 of the UTF-8 bytes of a string. */
+    /**
+     * SHA-256 of the UTF-8 bytes of a string.
+     *
+     * @param canonical the request's canonical text; not null
+     * @return the fingerprint
+     */
     public static Fingerprint ofString(String canonical) {
         Objects.requireNonNull(canonical, "canonical");
         return of(exactBytes(canonical));
@@ -97,6 +111,8 @@ public final class Fingerprint {
      * stable (numbers as {@code BigDecimal#toPlainString()} if scale may vary; no objects with an
      * identity-based {@code toString()}).
      *
+     * @param fields the request's fields by name; not null, encoded as described above
+     * @return the fingerprint
      * @throws IllegalArgumentException if two keys of one map print alike
      */
     public static Fingerprint ofFields(Map<String, ?> fields) {
@@ -110,6 +126,7 @@ public final class Fingerprint {
      * Rebuilds a fingerprint read back from a store.
      *
      * @param hex 64 lower-case hex characters, or empty for {@link #none()}
+     * @return the fingerprint
      */
     public static Fingerprint ofHex(String hex) {
         if (hex == null || hex.isEmpty()) {
@@ -121,17 +138,30 @@ public final class Fingerprint {
         return new Fingerprint(hex);
     }
 
-    /** 64 lower-case hex characters, or empty for {@link #none()}. */
+    /**
+     * 64 lower-case hex characters, or empty for {@link #none()}.
+     *
+     * @return the hex digest, or the empty string; never null
+     */
     public String hex() {
         return hex;
     }
 
-    /** Whether this is {@link #none()}. */
+    /**
+     * Whether this is {@link #none()}.
+     *
+     * @return true if this is the empty fingerprint
+     */
     public boolean isNone() {
         return hex.isEmpty();
     }
 
-    /** Two fingerprints conflict when both are present and differ. */
+    /**
+     * Two fingerprints conflict when both are present and differ.
+     *
+     * @param other the fingerprint to compare with; not null
+     * @return true if both are present and differ
+     */
     public boolean conflictsWith(Fingerprint other) {
         return !isNone() && !other.isNone() && !hex.equals(other.hex);
     }

@@ -77,7 +77,12 @@ public final class Idempotency {
         return HexFormat.of().formatHex(random) + "-";
     }
 
-    /** An executor with {@link IdempotencyConfig#ofDefaults()}. */
+    /**
+     * An executor with {@link IdempotencyConfig#ofDefaults()}.
+     *
+     * @param store where keys are claimed; not null
+     * @return a thread-safe executor
+     */
     public static Idempotency of(IdempotencyStore store) {
         return new Idempotency(store, IdempotencyConfig.ofDefaults());
     }
@@ -94,12 +99,20 @@ public final class Idempotency {
         return new Idempotency(store, config);
     }
 
-    /** The configuration this executor runs with. */
+    /**
+     * The configuration this executor runs with.
+     *
+     * @return the configuration; never null
+     */
     public IdempotencyConfig config() {
         return config;
     }
 
-    /** The store this executor claims keys in. */
+    /**
+     * The store this executor claims keys in.
+     *
+     * @return the store; never null
+     */
     public IdempotencyStore store() {
         return store;
     }
@@ -109,6 +122,12 @@ public final class Idempotency {
      * ran it.
      *
      * @param type the result type, used to decode replays
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param key the operation's key; not null
+     * @param fingerprint the request's fingerprint, or {@link Fingerprint#none()}; not null
+     * @param work the operation, run at most once per key while its result is retained; not null
+     * @return the result and whether this call ran the work or replayed it; never null
      * @throws PayloadMismatchException the key was used with a different fingerprint
      * @throws RequestInFlightException the first call is still running (and the wait, if any, ran
      *     out)
@@ -174,7 +193,16 @@ public final class Idempotency {
         }
     }
 
-    /** Like {@link #execute} for work without a result. */
+    /**
+     * Like {@link #execute} for work without a result.
+     *
+     * @param <E> the checked exception {@code work} may throw
+     * @param key the operation's key; not null
+     * @param fingerprint the request's fingerprint, or {@link Fingerprint#none()}; not null
+     * @param work the operation; not null
+     * @return whether this call ran the work or replayed it (its value is null); never null
+     * @throws E what {@code work} threw on a first run
+     */
     public <E extends Exception> Outcome<Void> run(
             IdempotencyKey key, Fingerprint fingerprint, ThrowingRunnable<E> work) throws E {
         return execute(key, fingerprint, Void.class, () -> {
@@ -183,7 +211,11 @@ public final class Idempotency {
         });
     }
 
-    /** Work without a result. */
+    /**
+     * Work without a result.
+     *
+     * @param <E> the checked exception the work may throw
+     */
     @FunctionalInterface
     public interface ThrowingRunnable<E extends Exception> {
         /**

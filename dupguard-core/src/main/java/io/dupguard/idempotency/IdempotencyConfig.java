@@ -59,17 +59,31 @@ public final class IdempotencyConfig {
         this.clock = b.clock;
     }
 
-    /** Defaults: 30 s lease with renewal, 24 h retention, reject in-flight duplicates, release on failure. */
+    /**
+     * Defaults: 30 s lease with renewal, 24 h retention, reject in-flight duplicates, release on
+     * failure.
+     *
+     * @return the shared default configuration; immutable
+     */
     public static IdempotencyConfig ofDefaults() {
         return custom().build();
     }
 
-    /** A builder starting from the defaults. */
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder
+     */
     public static Builder custom() {
         return new Builder();
     }
 
-    /** A builder starting from {@code base}. */
+    /**
+     * A builder starting from {@code base}.
+     *
+     * @param base the configuration to copy; not null
+     * @return a new builder
+     */
     public static Builder from(IdempotencyConfig base) {
         Builder b = new Builder();
         b.inFlightLease = base.inFlightLease;
@@ -85,52 +99,92 @@ public final class IdempotencyConfig {
         return b;
     }
 
-    /** Lease of an in-progress claim; see {@link Builder#inFlightLease}. */
+    /**
+     * Lease of an in-progress claim; see {@link Builder#inFlightLease}.
+     *
+     * @return the in-flight lease; never null
+     */
     public Duration inFlightLease() {
         return inFlightLease;
     }
 
-    /** How long a finished result is replayed; see {@link Builder#retention}. */
+    /**
+     * How long a finished result is replayed; see {@link Builder#retention}.
+     *
+     * @return the retention; never null
+     */
     public Duration retention() {
         return retention;
     }
 
-    /** What a duplicate of a call still in progress gets; see {@link Builder#inFlightPolicy}. */
+    /**
+     * What a duplicate of a call still in progress gets; see {@link Builder#inFlightPolicy}.
+     *
+     * @return the in-flight policy; never null
+     */
     public InFlightPolicy inFlightPolicy() {
         return inFlightPolicy;
     }
 
-    /** Which failures are stored and replayed; see {@link Builder#failurePolicy}. */
+    /**
+     * Which failures are stored and replayed; see {@link Builder#failurePolicy}.
+     *
+     * @return the failure policy; never null
+     */
     public FailurePolicy failurePolicy() {
         return failurePolicy;
     }
 
-    /** How results are stored; see {@link Builder#codec}. */
+    /**
+     * How results are stored; see {@link Builder#codec}.
+     *
+     * @return the codec; never null
+     */
     public ResultCodec codec() {
         return codec;
     }
 
-    /** Whether the lease is renewed while the work runs; see {@link Builder#renewLease}. */
+    /**
+     * Whether the lease is renewed while the work runs; see {@link Builder#renewLease}.
+     *
+     * @return true if the lease is renewed
+     */
     public boolean renewLease() {
         return renewLease;
     }
 
-    /** Completed results kept in local memory (0 = off); see {@link Builder#localCacheSize}. */
+    /**
+     * Completed results kept in local memory (0 = off); see {@link Builder#localCacheSize}.
+     *
+     * @return the local cache size; 0 when off
+     */
     public int localCacheSize() {
         return localCacheSize;
     }
 
-    /** Longest time a locally cached result is served; see {@link Builder#localCacheTtl}. */
+    /**
+     * Longest time a locally cached result is served; see {@link Builder#localCacheTtl}.
+     *
+     * @return the local cache TTL; never null
+     */
     public Duration localCacheTtl() {
         return localCacheTtl;
     }
 
-    /** Who is told about claims, replays and failures; see {@link Builder#listener}. */
+    /**
+     * Who is told about claims, replays and failures; see {@link Builder#listener}.
+     *
+     * @return the listener; never null (a no-op by default)
+     */
     public IdempotencyListener listener() {
         return listener;
     }
 
-    /** Clock for what the executor times itself; see {@link Builder#clock}. */
+    /**
+     * Clock for what the executor times itself; see {@link Builder#clock}.
+     *
+     * @return the clock; never null
+     */
     public Clock clock() {
         return clock;
     }
@@ -154,6 +208,11 @@ public final class IdempotencyConfig {
          * Lease of an in-progress claim; after it, a crashed owner's claim may be taken over.
          * Between {@link #MIN_DURATION} and {@link #MAX_DURATION}; with {@link #renewLease} on (the
          * default) at least {@link #MIN_RENEWED_LEASE}, checked by {@link #build()}.
+         *
+         * @param lease the in-flight lease; not null, between {@link #MIN_DURATION} and {@link
+         *     #MAX_DURATION}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code lease} is out of range
          */
         public Builder inFlightLease(Duration lease) {
             this.inFlightLease = Checks.between(lease, MIN_DURATION, MAX_DURATION, "inFlightLease");
@@ -163,6 +222,11 @@ public final class IdempotencyConfig {
         /**
          * How long a finished result is replayed; after it the key may run again. Between {@link
          * #MIN_DURATION} and {@link #MAX_DURATION}.
+         *
+         * @param retention how long a result is replayed; not null, between {@link #MIN_DURATION}
+         *     and {@link #MAX_DURATION}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code retention} is out of range
          */
         public Builder retention(Duration retention) {
             this.retention = Checks.between(retention, MIN_DURATION, MAX_DURATION, "retention");
@@ -211,6 +275,9 @@ public final class IdempotencyConfig {
          * Renew the lease every third of its length while the work runs (default true). A failed
          * renewal is retried with backoff until the lease would run out; see {@code
          * docs/idempotency.md}, "Lease renewal".
+         *
+         * @param renew true to renew the lease while the work runs
+         * @return this builder
          */
         public Builder renewLease(boolean renew) {
             this.renewLease = renew;
@@ -221,6 +288,10 @@ public final class IdempotencyConfig {
          * Keep up to {@code size} completed results in local memory so replays skip the store (0 =
          * off). A cached result is served for at most {@link #localCacheTtl}; use it only where a
          * record is never deleted by hand before its retention ends.
+         *
+         * @param size the most results cached, 0 (off) or positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code size} is negative
          */
         public Builder localCacheSize(int size) {
             this.localCacheSize = Checks.atLeast(size, 0, "localCacheSize");
@@ -253,13 +324,19 @@ public final class IdempotencyConfig {
             return this;
         }
 
-        /** Clock for what the executor times itself (waits, local cache); stores use their own. */
+        /**
+         * Clock for what the executor times itself (waits, local cache); stores use their own.
+         *
+         * @param clock the clock; not null
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
         /**
+         * @return an immutable, thread-safe configuration
          * @throws IllegalArgumentException if {@link #inFlightLease} is shorter than {@link
          *     #MIN_RENEWED_LEASE} while {@link #renewLease} is on
          */

@@ -39,6 +39,9 @@ public final class IdempotencyKey {
     /**
      * Key compared exactly (after NFC normalisation).
      *
+     * @param scope the namespace (an endpoint or operation); not null
+     * @param key the business key within the scope; not null
+     * @return the key
      * @throws InvalidIdentifierException if scope or key is null, blank, too long or malformed
      */
     public static IdempotencyKey of(String scope, String key) {
@@ -49,6 +52,9 @@ public final class IdempotencyKey {
      * Key folded to lower case ({@link Locale#ROOT}) so that {@code DB00x} and {@code Db00X} are
      * the same operation.
      *
+     * @param scope the namespace (an endpoint or operation); not null
+     * @param key the business key within the scope; not null
+     * @return the key, folded to lower case
      * @throws InvalidIdentifierException if scope or key is null, blank, too long or malformed
      */
     public static IdempotencyKey ofIgnoringCase(String scope, String key) {
@@ -100,12 +106,20 @@ public final class IdempotencyKey {
         return true;
     }
 
-    /** The namespace of the key. */
+    /**
+     * The namespace of the key.
+     *
+     * @return the scope; never null
+     */
     public String scope() {
         return scope;
     }
 
-    /** The normalised business key. */
+    /**
+     * The normalised business key.
+     *
+     * @return the key, normalised; never null
+     */
     public String key() {
         return key;
     }

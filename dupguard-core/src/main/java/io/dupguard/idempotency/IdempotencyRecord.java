@@ -15,7 +15,16 @@ import java.util.Objects;
  */
 public record IdempotencyRecord(
         IdempotencyKey key, RecordStatus status, Fingerprint fingerprint, String owner, byte[] payload) {
-    /** @throws NullPointerException if {@code key}, {@code status} or {@code fingerprint} is null */
+    /**
+     * @param key the key; not null
+     * @param status the state; not null
+     * @param fingerprint the fingerprint of the request that claimed the key; not null
+     * @param owner the owner token of the claim while {@link RecordStatus#IN_PROGRESS}, else may be
+     *     null
+     * @param payload the encoded result ({@code COMPLETED}) or failure ({@code FAILED}); null while
+     *     in progress. Not copied: do not modify
+     * @throws NullPointerException if {@code key}, {@code status} or {@code fingerprint} is null
+     */
     public IdempotencyRecord {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(status, "status");

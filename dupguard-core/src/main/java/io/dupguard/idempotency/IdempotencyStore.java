@@ -29,6 +29,12 @@ public interface IdempotencyStore {
      * Claims the key for {@code owner} if no live record exists (or the existing one expired),
      * recording {@code fingerprint} and an in-progress lease of {@code lease}; otherwise returns the
      * live record.
+     *
+     * @param key the key; not null
+     * @param fingerprint the request's fingerprint, recorded with the claim; not null
+     * @param owner the claiming call's unique owner id; not null
+     * @param lease the in-progress lease, counted from now; positive
+     * @return either the new claim or the live record that prevented it; never null
      */
     Claim claim(IdempotencyKey key, Fingerprint fingerprint, String owner, Duration lease);
 
@@ -36,6 +42,11 @@ public interface IdempotencyStore {
      * Turns the owner's in-progress record into {@code status} ({@link RecordStatus#COMPLETED} or
      * {@link RecordStatus#FAILED}) with {@code payload}, retained for {@code retention}.
      *
+     * @param key the key; not null
+     * @param owner the owner id the key was claimed with; not null
+     * @param status {@link RecordStatus#COMPLETED} or {@link RecordStatus#FAILED}
+     * @param payload the encoded result or failure; not null
+     * @param retention how long the record is kept, counted from now; positive
      * @throws LeaseLostException if the record is no longer in progress under {@code owner}
      * @throws ClaimLostException only from a store that defers the claim to completion: another
      *     call recorded the key first, and the store undid this call's work
@@ -53,6 +64,12 @@ public interface IdempotencyStore {
      * this from the owner check alone and need not override; a store whose expired claims vanish
      * (Redis) re-creates the record from {@code fingerprint} when the key is absent.
      *
+     * @param key the key; not null
+     * @param fingerprint the fingerprint the key was claimed with; not null
+     * @param owner the owner id the key was claimed with; not null
+     * @param status {@link RecordStatus#COMPLETED} or {@link RecordStatus#FAILED}
+     * @param payload the encoded result or failure; not null
+     * @param retention how long the record is kept, counted from now; positive
      * @throws LeaseLostException if another owner took the key over
      */
     default void complete(
@@ -69,6 +86,8 @@ public interface IdempotencyStore {
      * Deletes the owner's in-progress record so that a retry may run the work again. Does nothing if
      * the record is no longer the owner's.
      *
+     * @param key the key; not null
+     * @param owner the owner id the key was claimed with; not null
      * @throws ClaimLostException only from a store that defers the claim to completion: the work
      *     failed while another call recorded the key, and the store undid this call's work
      */
@@ -77,10 +96,18 @@ public interface IdempotencyStore {
     /**
      * Extends the owner's in-progress lease to {@code lease} from now.
      *
+     * @param key the key; not null
+     * @param owner the owner id the key was claimed with; not null
+     * @param lease the new lease, counted from now; positive
      * @return false if the record is no longer in progress under {@code owner}
      */
     boolean renew(IdempotencyKey key, String owner, Duration lease);
 
-    /** The live record for the key, if any. */
+    /**
+     * The live record for the key, if any.
+     *
+     * @param key the key; not null
+     * @return the record, or empty if there is none or it expired
+     */
     Optional<IdempotencyRecord> find(IdempotencyKey key);
 }

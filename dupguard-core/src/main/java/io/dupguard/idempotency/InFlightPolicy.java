@@ -23,7 +23,11 @@ public final class InFlightPolicy {
         this.maxWait = maxWait;
     }
 
-    /** Reject duplicates of a running request at once. */
+    /**
+     * Reject duplicates of a running request at once.
+     *
+     * @return the shared rejecting policy
+     */
     public static InFlightPolicy reject() {
         return REJECT;
     }
@@ -31,6 +35,8 @@ public final class InFlightPolicy {
     /**
      * Wait up to {@code maxWait} for the running request to finish, then replay its result.
      *
+     * @param maxWait the longest wait; not null, positive
+     * @return the policy
      * @throws IllegalArgumentException if {@code maxWait} is not positive or longer than {@link
      *     IdempotencyConfig#MAX_DURATION} (100 years)
      */
@@ -38,12 +44,20 @@ public final class InFlightPolicy {
         return new InFlightPolicy(Checks.positive(maxWait, "maxWait"));
     }
 
-    /** Whether duplicates wait. */
+    /**
+     * Whether duplicates wait.
+     *
+     * @return true if duplicates wait for the first call
+     */
     public boolean waits() {
         return !maxWait.isZero();
     }
 
-    /** How long duplicates wait; zero for {@link #reject()}. */
+    /**
+     * How long duplicates wait; zero for {@link #reject()}.
+     *
+     * @return the longest wait, zero when duplicates are rejected at once; never null
+     */
     public Duration maxWait() {
         return maxWait;
     }

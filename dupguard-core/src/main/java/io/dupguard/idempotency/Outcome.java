@@ -25,27 +25,52 @@ public final class Outcome<T> {
         this.value = value;
     }
 
-    /** An outcome of a call that ran the work. */
+    /**
+     * An outcome of a call that ran the work.
+     *
+     * @param <T> the result type
+     * @param value the work's result; may be null
+     * @return the outcome
+     */
     public static <T> Outcome<T> first(T value) {
         return new Outcome<>(Kind.FIRST, value);
     }
 
-    /** An outcome of a call that replayed a stored result. */
+    /**
+     * An outcome of a call that replayed a stored result.
+     *
+     * @param <T> the result type
+     * @param value the replayed result; may be null
+     * @return the outcome
+     */
     public static <T> Outcome<T> replayed(T value) {
         return new Outcome<>(Kind.REPLAYED, value);
     }
 
-    /** Whether this call ran the work ({@code FIRST}) or replayed a stored result ({@code REPLAYED}). */
+    /**
+     * Whether this call ran the work ({@code FIRST}) or replayed a stored result ({@code
+     * REPLAYED}).
+     *
+     * @return the kind; never null
+     */
     public Kind kind() {
         return kind;
     }
 
-    /** The work's result (possibly null). */
+    /**
+     * The work's result (possibly null).
+     *
+     * @return the result; may be null
+     */
     public T value() {
         return value;
     }
 
-    /** True when this call did not run the work. */
+    /**
+     * True when this call did not run the work.
+     *
+     * @return true for a replay
+     */
     public boolean isReplay() {
         return kind == Kind.REPLAYED;
     }

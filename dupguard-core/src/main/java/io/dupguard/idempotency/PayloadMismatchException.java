@@ -18,7 +18,11 @@ public class PayloadMismatchException extends DupguardException {
         this.key = key;
     }
 
-    /** The key that was used with another payload; null after deserialisation. */
+    /**
+     * The key that was used with another payload; null after deserialisation.
+     *
+     * @return the key, or null after deserialisation
+     */
     public IdempotencyKey key() {
         return key;
     }

@@ -11,7 +11,9 @@ public class ReplayedFailureException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
     private final transient IdempotencyKey key;
+    /** Class name of the first call's exception (serialized). */
     private final String originalType;
+    /** Message of the first call's exception, or null (serialized). */
     private final String originalMessage;
 
     /**
@@ -27,17 +29,29 @@ public class ReplayedFailureException extends DupguardException {
         this.originalMessage = originalMessage;
     }
 
-    /** The key whose stored failure was replayed; null after deserialisation. */
+    /**
+     * The key whose stored failure was replayed; null after deserialisation.
+     *
+     * @return the key, or null after deserialisation
+     */
     public IdempotencyKey key() {
         return key;
     }
 
-    /** Fully qualified class name of the first call's exception. */
+    /**
+     * Fully qualified class name of the first call's exception.
+     *
+     * @return the class name; never null
+     */
     public String originalType() {
         return originalType;
     }
 
-    /** Message of the first call's exception, or null. */
+    /**
+     * Message of the first call's exception, or null.
+     *
+     * @return the message; may be null
+     */
     public String originalMessage() {
         return originalMessage;
     }

@@ -22,7 +22,11 @@ public class RequestInFlightException extends DupguardException {
         this.key = key;
     }
 
-    /** The key whose first call is still in progress; null after deserialisation. */
+    /**
+     * The key whose first call is still in progress; null after deserialisation.
+     *
+     * @return the key, or null after deserialisation
+     */
     public IdempotencyKey key() {
         return key;
     }

@@ -15,19 +15,28 @@ import java.time.Duration;
  */
 public interface Lease extends AutoCloseable {
 
-    /** The lock name. */
+    /**
+     * The lock name.
+     *
+     * @return the name the lock was acquired under; never null
+     */
     String name();
 
     /**
      * Strictly increasing per lock name across all holders, processes and restarts: a later
      * holder always has a larger token than an earlier one. A reentrant acquisition returns the
      * outer acquisition's token.
+     *
+     * @return the fencing token of this acquisition, positive; pass it to the protected resource so
+     *     that it can refuse writes from an earlier holder
      */
     long fencingToken();
 
     /**
      * Sets the remaining lease to {@code leaseTime} from now, if still held.
      *
+     * @param leaseTime the new remaining lease, counted from now; not null, between {@link
+     *     LockOptions#MIN_LEASE} and {@link LockOptions#MAX_DURATION}
      * @return false if the lock is no longer held by this lease (expired and possibly taken over)
      */
     boolean extend(Duration leaseTime);
@@ -37,6 +46,8 @@ public interface Lease extends AutoCloseable {
      * watchdog-renewed lease was reported lost ({@link LockOptions.Builder#onLeaseLost}): then
      * false without asking.
      *
+     * @return true if the store still records this lease as the holder; false once it expired, was
+     *     taken over or was released
      * @throws io.dupguard.StoreUnavailableException if the store cannot be asked
      */
     boolean isHeld();

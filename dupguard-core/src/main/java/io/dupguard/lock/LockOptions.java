@@ -51,7 +51,11 @@ public final class LockOptions {
         this.onLeaseLost = b.onLeaseLost;
     }
 
-    /** Watchdog lease, 30 s wait for {@code acquire}, thread ownership. */
+    /**
+     * Watchdog lease, 30 s wait for {@code acquire}, thread ownership.
+     *
+     * @return the shared default options; immutable
+     */
     public static LockOptions ofDefaults() {
         return DEFAULTS;
     }
@@ -83,42 +87,77 @@ public final class LockOptions {
         return b;
     }
 
-    /** A fixed lease without renewal, if one was given; empty means watchdog renewal. */
+    /**
+     * A fixed lease without renewal, if one was given; empty means watchdog renewal.
+     *
+     * @return the fixed lease, or empty when the lease is renewed by a watchdog
+     */
     public Optional<Duration> leaseTime() {
         return Optional.ofNullable(leaseTime);
     }
 
-    /** The lease actually requested from the store. */
+    /**
+     * The lease actually requested from the store.
+     *
+     * @return the fixed lease if one was given, otherwise the watchdog lease; never null
+     */
     public Duration effectiveLease() {
         return leaseTime != null ? leaseTime : watchdogLease;
     }
 
-    /** Whether a watchdog renews the lease while the holder lives. */
+    /**
+     * Whether a watchdog renews the lease while the holder lives.
+     *
+     * @return true if the lease is renewed by a watchdog, false for a fixed lease
+     */
     public boolean watchdog() {
         return leaseTime == null;
     }
 
-    /** How long {@link LockProvider#acquire} waits for the lock before {@link LockUnavailableException}. */
+    /**
+     * How long {@link LockProvider#acquire} waits for the lock before {@link
+     * LockUnavailableException}.
+     *
+     * @return the longest wait of {@code acquire}; zero or positive, never null
+     */
     public Duration waitTime() {
         return waitTime;
     }
 
-    /** First pause between attempts while waiting where the backend cannot be notified; it grows with jitter. */
+    /**
+     * First pause between attempts while waiting where the backend cannot be notified; it grows
+     * with jitter.
+     *
+     * @return the first pause between attempts; positive, never null
+     */
     public Duration retryInterval() {
         return retryInterval;
     }
 
-    /** Longest pause between attempts while waiting. */
+    /**
+     * Longest pause between attempts while waiting.
+     *
+     * @return the longest pause between attempts; not shorter than {@link #retryInterval()}, never
+     *     null
+     */
     public Duration maxRetryInterval() {
         return maxRetryInterval;
     }
 
-    /** The explicit owner id, if any; empty means the current thread owns the lock. */
+    /**
+     * The explicit owner id, if any; empty means the current thread owns the lock.
+     *
+     * @return the owner id, or empty when the acquiring thread is the owner
+     */
     public Optional<String> owner() {
         return Optional.ofNullable(owner);
     }
 
-    /** Called once if a watchdog-renewed lease is lost while held; a no-op by default. */
+    /**
+     * Called once if a watchdog-renewed lease is lost while held; a no-op by default.
+     *
+     * @return the lease-lost callback; never null
+     */
     public Consumer<Lease> onLeaseLost() {
         return onLeaseLost;
     }
@@ -138,13 +177,23 @@ public final class LockOptions {
         /**
          * A fixed lease without watchdog renewal: the lock frees itself after it (L2). Between
          * {@link #MIN_LEASE} and {@link #MAX_DURATION}.
+         *
+         * @param leaseTime the fixed lease; not null, between {@link #MIN_LEASE} and {@link
+         *     #MAX_DURATION}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code leaseTime} is out of range
+         * @throws NullPointerException if {@code leaseTime} is null
          */
         public Builder leaseTime(Duration leaseTime) {
             this.leaseTime = Checks.between(leaseTime, MIN_LEASE, MAX_DURATION, "leaseTime");
             return this;
         }
 
-        /** Renew the lease while the holder lives instead of a fixed lease (the default). */
+        /**
+         * Renew the lease while the holder lives instead of a fixed lease (the default).
+         *
+         * @return this builder
+         */
         public Builder watchdog() {
             this.leaseTime = null;
             return this;
@@ -156,6 +205,11 @@ public final class LockOptions {
          * retried with backoff until the lease would run out; only then is the lease lost ({@link
          * Lease#isHeld()} false, {@link #onLeaseLost} called). Between {@link #MIN_WATCHDOG_LEASE}
          * and {@link #MAX_DURATION}.
+         *
+         * @param lease the watchdog lease; not null, between {@link #MIN_WATCHDOG_LEASE} and {@link
+         *     #MAX_DURATION}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code lease} is out of range
          */
         public Builder watchdog(Duration lease) {
             this.watchdogLease = Checks.between(lease, MIN_WATCHDOG_LEASE, MAX_DURATION, "watchdogLease");
@@ -163,13 +217,27 @@ public final class LockOptions {
             return this;
         }
 
-        /** How long {@link LockProvider#acquire} waits; zero makes it fail at once. */
+        /**
+         * How long {@link LockProvider#acquire} waits; zero makes it fail at once.
+         *
+         * @param waitTime the longest wait; not null, zero or positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code waitTime} is negative
+         */
         public Builder waitTime(Duration waitTime) {
             this.waitTime = Checks.notNegative(waitTime, "waitTime");
             return this;
         }
 
-        /** First and largest pause between polls (L6); the pause grows with jitter. */
+        /**
+         * First and largest pause between polls (L6); the pause grows with jitter.
+         *
+         * @param first the first pause; not null, positive
+         * @param max the largest pause; not null, not shorter than {@code first}
+         * @return this builder
+         * @throws IllegalArgumentException if a pause is not positive or {@code max} is shorter
+         *     than {@code first}
+         */
         public Builder retryInterval(Duration first, Duration max) {
             Checks.positive(first, "retryInterval");
             Checks.positive(max, "maxRetryInterval");
@@ -184,6 +252,11 @@ public final class LockOptions {
         /**
          * Owner for reentrancy, instead of the current thread: acquisitions with the same owner id
          * nest, and the lease may be closed from any thread. 1–128 characters, no control characters.
+         *
+         * @param owner the owner id; 1–128 characters without control characters, not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code owner} is blank, too long or has control
+         *     characters
          */
         public Builder owner(String owner) {
             this.owner = Checks.text(owner, 128, "owner");
@@ -196,6 +269,10 @@ public final class LockOptions {
          * (see {@link #watchdog(Duration)}). From then on {@link Lease#isHeld()} is false. The
          * callback must be fast and must not throw; stop the protected work, or rely on the fencing
          * token to reject its writes.
+         *
+         * @param callback the callback, given the lost lease; not null
+         * @return this builder
+         * @throws NullPointerException if {@code callback} is null
          */
         public Builder onLeaseLost(Consumer<Lease> callback) {
             this.onLeaseLost = Objects.requireNonNull(callback, "onLeaseLost");

@@ -29,6 +29,8 @@ public interface LockProvider {
      * Acquires the lock if it is free now, without waiting (the wait time is ignored); contention is
      * a normal result.
      *
+     * @param name the lock name; not blank, at most 200 characters, no control characters
+     * @param options lease, owner and callback settings; not null
      * @return the lease, or empty if another owner holds the lock
      * @throws io.dupguard.InvalidIdentifierException for a bad name
      */
@@ -37,11 +39,19 @@ public interface LockProvider {
     /**
      * Acquires the lock, waiting up to {@link LockOptions#waitTime()}.
      *
+     * @param name the lock name; not blank, at most 200 characters, no control characters
+     * @param options lease, wait, owner and callback settings; not null
+     * @return the lease, to be closed when the protected work ends; never null
      * @throws LockUnavailableException if still held by another owner when the wait ends
      */
     Lease acquire(String name, LockOptions options);
 
-    /** {@link #tryAcquire(String, LockOptions)} with {@link LockOptions#ofDefaults()}, no waiting. */
+    /**
+     * {@link #tryAcquire(String, LockOptions)} with {@link LockOptions#ofDefaults()}, no waiting.
+     *
+     * @param name the lock name; not blank, at most 200 characters, no control characters
+     * @return the lease, or empty if another owner holds the lock
+     */
     default Optional<Lease> tryAcquire(String name) {
         return tryAcquire(name, LockOptions.ofDefaults());
     }

@@ -7,6 +7,7 @@ import java.time.Duration;
 public class LockUnavailableException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** The name of the lock that could not be acquired (serialized). */
     private final String name;
 
     /**
@@ -18,7 +19,11 @@ public class LockUnavailableException extends DupguardException {
         this.name = name;
     }
 
-    /** The name of the lock that could not be acquired. */
+    /**
+     * The name of the lock that could not be acquired.
+     *
+     * @return the lock name; never null
+     */
     public String name() {
         return name;
     }

@@ -39,7 +39,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         this(Clock.systemUTC());
     }
 
-    /** A store whose expiry follows {@code clock} (tests inject a controllable one). */
+    /**
+     * A store whose expiry follows {@code clock} (tests inject a controllable one).
+     *
+     * @param clock the clock for expiry; not null
+     */
     public InMemoryIdempotencyStore(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
@@ -109,7 +113,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return Optional.of(e.toRecord(key));
     }
 
-    /** Drops expired records; returns how many. */
+    /**
+     * Drops expired records; returns how many.
+     *
+     * @return the number of records dropped
+     */
     public int purgeExpired() {
         long now = clock.millis();
         int[] removed = new int[1];
@@ -121,7 +129,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return removed[0];
     }
 
-    /** Number of records held, expired or not. */
+    /**
+     * Number of records held, expired or not.
+     *
+     * @return the number of records
+     */
     public int size() {
         return records.size();
     }

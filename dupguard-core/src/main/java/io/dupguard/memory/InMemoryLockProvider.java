@@ -51,7 +51,11 @@ public final class InMemoryLockProvider extends AbstractLockProvider {
         this.table = table;
     }
 
-    /** Another provider on the same lock table, with its own local queues and holders. */
+    /**
+     * Another provider on the same lock table, with its own local queues and holders.
+     *
+     * @return a new provider sharing this one's locks, as a second JVM would
+     */
     public InMemoryLockProvider sibling() {
         return new InMemoryLockProvider(table);
     }

@@ -74,7 +74,12 @@ public final class InMemoryPreparedSubmissions implements PreparedSubmissions {
         }
     }
 
-    /** Drops unbound pre-ids older than {@code retention}; returns how many. */
+    /**
+     * Drops unbound pre-ids older than {@code retention}; returns how many.
+     *
+     * @param retention the age after which an unbound pre-id is dropped; not null, positive
+     * @return the number of pre-ids dropped
+     */
     public int purgeUnbound(Duration retention) {
         long cutoff = clock.millis() - Checks.millis(Checks.positive(retention, "retention"));
         int[] n = {0};

@@ -60,7 +60,11 @@ public final class InMemorySubmissionTokens implements SubmissionTokens {
         return removed && issued.expiresAtMillis > clock.millis();
     }
 
-    /** Drops expired tokens; returns how many. */
+    /**
+     * Drops expired tokens; returns how many.
+     *
+     * @return the number of tokens dropped
+     */
     public int purgeExpired() {
         long now = clock.millis();
         int[] n = {0};

@@ -13,7 +13,15 @@ import java.util.Objects;
  * @param error the failure's description (class and message), or the reason for blocking
  */
 public record Alert(Reason reason, long taskId, String type, String taskKey, int attempt, String error) {
-    /** @throws NullPointerException if {@code reason} or {@code type} is null */
+    /**
+     * @param reason why the alert fired; not null
+     * @param taskId the task's id, or 0 if the failure could not be recorded
+     * @param type the task type; not null
+     * @param taskKey the task's key
+     * @param attempt the run that failed
+     * @param error the failure's description (class and message), or the reason for blocking
+     * @throws NullPointerException if {@code reason} or {@code type} is null
+     */
     public Alert {
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(type, "type");
@@ -31,7 +39,13 @@ public record Alert(Reason reason, long taskId, String type, String taskKey, int
         MONEY_FIRST_FAILURE
     }
 
-    /** Whether the task was parked for a person (all reasons but {@link Reason#MONEY_FIRST_FAILURE}). */
+    /**
+     * Whether the task was parked for a person (all reasons but {@link
+     * Reason#MONEY_FIRST_FAILURE}).
+     *
+     * @return true if the task is BLOCKED; false for the first-failure alert of a money-related
+     *     task
+     */
     public boolean blocked() {
         return reason != Reason.MONEY_FIRST_FAILURE;
     }

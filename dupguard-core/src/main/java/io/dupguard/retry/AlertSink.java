@@ -17,7 +17,11 @@ public interface AlertSink {
      */
     void alert(Alert alert);
 
-    /** Logs every alert at ERROR on logger {@code io.dupguard.retry.alerts}: the default. */
+    /**
+     * Logs every alert at ERROR on logger {@code io.dupguard.retry.alerts}: the default.
+     *
+     * @return a sink that logs each alert; thread-safe
+     */
     static AlertSink logging() {
         Logger log = LoggerFactory.getLogger("io.dupguard.retry.alerts");
         return a -> log.error(

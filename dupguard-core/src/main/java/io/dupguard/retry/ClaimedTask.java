@@ -17,7 +17,17 @@ import java.util.Objects;
  * @param owner the claiming worker's id
  */
 public record ClaimedTask(long id, String type, String taskKey, byte[] payload, int runs, int attempt, String owner) {
-    /** @throws NullPointerException if {@code type}, {@code taskKey}, {@code payload} or {@code owner} is null */
+    /**
+     * @param id the task's id
+     * @param type the task type; not null
+     * @param taskKey the key passed downstream; not null
+     * @param payload the handler's input (not copied; never modified); not null
+     * @param runs the store's run counter after this claim: the guard, never reset
+     * @param attempt the attempt this run is, counted since the task was recorded or last unblocked
+     * @param owner the claiming worker's id; not null
+     * @throws NullPointerException if {@code type}, {@code taskKey}, {@code payload} or {@code
+     *     owner} is null
+     */
     public ClaimedTask {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(taskKey, "taskKey");

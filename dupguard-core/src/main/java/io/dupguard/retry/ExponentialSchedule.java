@@ -75,13 +75,24 @@ public final class ExponentialSchedule implements RetrySchedule {
 
         private Builder() {}
 
-        /** The first pause; positive. */
+        /**
+         * The first pause; positive.
+         *
+         * @param initial the first pause; not null, positive
+         * @return this builder
+         */
         public Builder initial(Duration initial) {
             this.initial = Checks.positive(initial, "initial");
             return this;
         }
 
-        /** Growth per failure; at least 1.0 and finite. */
+        /**
+         * Growth per failure; at least 1.0 and finite.
+         *
+         * @param multiplier the factor applied per failure; finite, at least 1.0
+         * @return this builder
+         * @throws IllegalArgumentException if {@code multiplier} is below 1.0 or not finite
+         */
         public Builder multiplier(double multiplier) {
             if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
                 throw new IllegalArgumentException("multiplier must be a finite number >= 1.0, was " + multiplier);
@@ -90,13 +101,26 @@ public final class ExponentialSchedule implements RetrySchedule {
             return this;
         }
 
-        /** The longest pause; positive and not shorter than {@code initial} (checked by {@link #build()}). */
+        /**
+         * The longest pause; positive and not shorter than {@code initial} (checked by {@link
+         * #build()}).
+         *
+         * @param cap the longest pause; not null, positive
+         * @return this builder
+         */
         public Builder cap(Duration cap) {
             this.cap = Checks.positive(cap, "cap");
             return this;
         }
 
-        /** Largest fraction taken off a pause at random, in [0, 1). */
+        /**
+         * Largest fraction taken off a pause at random, in [0, 1).
+         *
+         * @param jitter the largest fraction removed at random from each pause, in [0, 1); 0 means
+         *     none
+         * @return this builder
+         * @throws IllegalArgumentException if {@code jitter} is outside [0, 1)
+         */
         public Builder jitter(double jitter) {
             if (!(jitter >= 0.0 && jitter < 1.0)) {
                 throw new IllegalArgumentException("jitter must be in [0, 1), was " + jitter);
@@ -105,13 +129,22 @@ public final class ExponentialSchedule implements RetrySchedule {
             return this;
         }
 
-        /** Runs in all, the first included; at least 1. */
+        /**
+         * Runs in all, the first included; at least 1.
+         *
+         * @param maxAttempts the number of runs before the task is BLOCKED; at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code maxAttempts} is below 1
+         */
         public Builder maxAttempts(int maxAttempts) {
             this.maxAttempts = Checks.atLeast(maxAttempts, 1, "maxAttempts");
             return this;
         }
 
-        /** @throws IllegalArgumentException if {@code cap} is shorter than {@code initial} */
+        /**
+         * @return an immutable, thread-safe schedule
+         * @throws IllegalArgumentException if {@code cap} is shorter than {@code initial}
+         */
         public ExponentialSchedule build() {
             Objects.requireNonNull(initial);
             if (cap.compareTo(initial) < 0) {

@@ -26,6 +26,12 @@ public record NewTask(String type, byte[] payload, String dedupKey, String taskK
     public static final int MAX_PAYLOAD_BYTES = 1 << 20;
 
     /**
+     * @param type the task type, naming its handler: 1–{@value #MAX_TYPE_LENGTH} characters, no
+     *     control characters
+     * @param payload the handler's input, at most {@value #MAX_PAYLOAD_BYTES} bytes
+     * @param dedupKey null, or 1–{@value #MAX_DEDUP_KEY_LENGTH} characters: a second task of the
+     *     same type with the same dedup key is never created
+     * @param taskKey 32 lower-case hex digits, unique per task
      * @throws io.dupguard.InvalidIdentifierException if the type or dedup key is blank, too long or holds
      *     control characters
      * @throws IllegalArgumentException if the payload is larger than {@value #MAX_PAYLOAD_BYTES}
@@ -47,18 +53,39 @@ public record NewTask(String type, byte[] payload, String dedupKey, String taskK
         }
     }
 
-    /** A task with a fresh random task key; {@code dedupKey} may be null. */
+    /**
+     * A task with a fresh random task key; {@code dedupKey} may be null.
+     *
+     * @param type the task type, which names its handler; a valid identifier, not null
+     * @param payload the handler's input; not null, at most {@link #MAX_PAYLOAD_BYTES} bytes
+     *     (copied)
+     * @param dedupKey the business operation's key, so that a second task of this type and key is
+     *     not recorded; null for none
+     * @return the new task
+     */
     public static NewTask of(String type, byte[] payload, String dedupKey) {
         return new NewTask(type, payload, dedupKey, newTaskKey());
     }
 
-    /** A task whose payload is {@code text} in UTF-8. */
+    /**
+     * A task whose payload is {@code text} in UTF-8.
+     *
+     * @param type the task type, which names its handler; a valid identifier, not null
+     * @param text the handler's input as text; not null, at most {@link #MAX_PAYLOAD_BYTES} bytes
+     *     in UTF-8
+     * @param dedupKey the business operation's key, or null for none
+     * @return the new task
+     */
     public static NewTask of(String type, String text, String dedupKey) {
         Objects.requireNonNull(text, "payload must not be null");
         return of(type, text.getBytes(StandardCharsets.UTF_8), dedupKey);
     }
 
-    /** A copy of the payload. */
+    /**
+     * A copy of the payload.
+     *
+     * @return a fresh copy of the payload bytes; never null
+     */
     @Override
     public byte[] payload() {
         return payload.clone();

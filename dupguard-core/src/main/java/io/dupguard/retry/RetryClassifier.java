@@ -13,12 +13,20 @@ public interface RetryClassifier {
     /** Every failure is retryable except a {@link NonRetryableException} anywhere in the cause chain. */
     RetryClassifier DEFAULT = notRetryingAny(List.of(NonRetryableException.class));
 
-    /** Whether the task should run again after {@code failure}. */
+    /**
+     * Whether the task should run again after {@code failure}.
+     *
+     * @param failure what the handler threw; never null
+     * @return true to retry per the schedule, false to block the task at once
+     */
     boolean isRetryable(Throwable failure);
 
     /**
      * Retries everything except failures that are, or are caused by, one of {@code types} (and
      * always blocks on {@link NonRetryableException}).
+     *
+     * @param types the exception types that are not retried; not null
+     * @return a thread-safe classifier
      */
     static RetryClassifier notRetrying(Class<?>... types) {
         List<Class<?>> list = new java.util.ArrayList<>(List.of(types));
@@ -29,6 +37,9 @@ public interface RetryClassifier {
     /**
      * Retries only failures that are, or are caused by, one of {@code types}; a {@link
      * NonRetryableException} is never retried.
+     *
+     * @param types the exception types that are retried; not null
+     * @return a thread-safe classifier
      */
     static RetryClassifier retryingOnly(Class<?>... types) {
         List<Class<?>> list = List.of(types);

@@ -80,7 +80,12 @@ public final class RetryConfig {
         return new Builder();
     }
 
-    /** A builder starting from {@code base} (with a new owner id unless one was set explicitly). */
+    /**
+     * A builder starting from {@code base} (with a new owner id unless one was set explicitly).
+     *
+     * @param base the configuration to copy; not null
+     * @return a new builder
+     */
     public static Builder from(RetryConfig base) {
         Builder b = new Builder();
         b.workers = base.workers;
@@ -98,67 +103,121 @@ public final class RetryConfig {
         return b;
     }
 
-    /** Threads that run handlers; see {@link Builder#workers}. */
+    /**
+     * Threads that run handlers; see {@link Builder#workers}.
+     *
+     * @return the number of handler threads, 1–1024
+     */
     public int workers() {
         return workers;
     }
 
-    /** Threads that claim due tasks; see {@link Builder#pollers}. */
+    /**
+     * Threads that claim due tasks; see {@link Builder#pollers}.
+     *
+     * @return the number of polling threads, 1–64
+     */
     public int pollers() {
         return pollers;
     }
 
-    /** Most tasks claimed per poll; see {@link Builder#batchSize}. */
+    /**
+     * Most tasks claimed per poll; see {@link Builder#batchSize}.
+     *
+     * @return the largest claim per poll, 1–1000
+     */
     public int batchSize() {
         return batchSize;
     }
 
-    /** Pause between polls that found nothing, before backoff; see {@link Builder#pollInterval}. */
+    /**
+     * Pause between polls that found nothing, before backoff; see {@link Builder#pollInterval}.
+     *
+     * @return the idle poll pause; positive
+     */
     public Duration pollInterval() {
         return pollInterval;
     }
 
-    /** Lease on a claimed (RUNNING) task; after it another worker may take it over; see {@link Builder#lease}. */
+    /**
+     * Lease on a claimed (RUNNING) task; after it another worker may take it over; see {@link
+     * Builder#lease}.
+     *
+     * @return the task lease; at least 1 s
+     */
     public Duration lease() {
         return lease;
     }
 
-    /** Longest pause between empty polls; see {@link Builder#maxPollBackoff}. */
+    /**
+     * Longest pause between empty polls; see {@link Builder#maxPollBackoff}.
+     *
+     * @return the longest pause between empty or failed polls; positive
+     */
     public Duration maxPollBackoff() {
         return maxPollBackoff;
     }
 
-    /** How long SUCCEEDED tasks are kept before the purge; see {@link Builder#succeededRetention}. */
+    /**
+     * How long SUCCEEDED tasks are kept before the purge; see {@link Builder#succeededRetention}.
+     *
+     * @return the retention of succeeded tasks; positive
+     */
     public Duration succeededRetention() {
         return succeededRetention;
     }
 
-    /** How often succeeded tasks are purged; see {@link Builder#purgeInterval}. */
+    /**
+     * How often succeeded tasks are purged; see {@link Builder#purgeInterval}.
+     *
+     * @return the pause between purge rounds; positive
+     */
     public Duration purgeInterval() {
         return purgeInterval;
     }
 
-    /** Most rows deleted per purge statement; see {@link Builder#purgeBatchSize}. */
+    /**
+     * Most rows deleted per purge statement; see {@link Builder#purgeBatchSize}.
+     *
+     * @return the purge batch size, 1–100000
+     */
     public int purgeBatchSize() {
         return purgeBatchSize;
     }
 
-    /** How long {@link RetryLog#close} waits for running handlers; see {@link Builder#shutdownTimeout}. */
+    /**
+     * How long {@link RetryLog#close} waits for running handlers; see {@link
+     * Builder#shutdownTimeout}.
+     *
+     * @return the longest wait for running handlers on close; zero or positive
+     */
     public Duration shutdownTimeout() {
         return shutdownTimeout;
     }
 
-    /** This worker group's id, written as the owner of the tasks it claims. */
+    /**
+     * This worker group's id, written as the owner of the tasks it claims.
+     *
+     * @return the owner id, 1–64 characters; never null
+     */
     public String owner() {
         return owner;
     }
 
-    /** Where alerts go; see {@link Builder#alertSink}. */
+    /**
+     * Where alerts go; see {@link Builder#alertSink}.
+     *
+     * @return the alert sink; never null
+     */
     public AlertSink alertSink() {
         return alertSink;
     }
 
-    /** Who is told about runs, retries and blocks; see {@link Builder#listener}. */
+    /**
+     * Who is told about runs, retries and blocks; see {@link Builder#listener}.
+     *
+     * @return the listener; never null (a no-op by default)
+     */
     public RetryListener listener() {
         return listener;
     }
@@ -181,7 +240,13 @@ public final class RetryConfig {
 
         private Builder() {}
 
-        /** Handler threads, 1–1024. */
+        /**
+         * Handler threads, 1–1024.
+         *
+         * @param workers the number of handler threads, 1–1024
+         * @return this builder
+         * @throws IllegalArgumentException if {@code workers} is out of range
+         */
         public Builder workers(int workers) {
             this.workers = range(workers, 1, 1024, "workers");
             return this;
@@ -190,19 +255,34 @@ public final class RetryConfig {
         /**
          * Threads claiming tasks, 1–64. Each claim is one commit, so one poller claims at most a
          * batch per commit latency (a few ms); more pollers claim in parallel for more throughput.
+         *
+         * @param pollers the number of polling threads, 1–64
+         * @return this builder
+         * @throws IllegalArgumentException if {@code pollers} is out of range
          */
         public Builder pollers(int pollers) {
             this.pollers = range(pollers, 1, 64, "pollers");
             return this;
         }
 
-        /** Most tasks claimed at once, 1–1000. */
+        /**
+         * Most tasks claimed at once, 1–1000.
+         *
+         * @param batchSize the largest claim per poll, 1–1000
+         * @return this builder
+         * @throws IllegalArgumentException if {@code batchSize} is out of range
+         */
         public Builder batchSize(int batchSize) {
             this.batchSize = range(batchSize, 1, 1000, "batchSize");
             return this;
         }
 
-        /** Pause between polls when idle; positive. Notifications usually wake a worker sooner. */
+        /**
+         * Pause between polls when idle; positive. Notifications usually wake a worker sooner.
+         *
+         * @param pollInterval the idle pause between polls; not null, positive
+         * @return this builder
+         */
         public Builder pollInterval(Duration pollInterval) {
             this.pollInterval = Checks.positive(pollInterval, "pollInterval");
             return this;
@@ -211,6 +291,9 @@ public final class RetryConfig {
         /**
          * Lease of a RUNNING task, at least 1 s. It is renewed while the handler runs; a task whose
          * worker died is claimed again when it ends.
+         *
+         * @param lease the lease of a RUNNING task; not null, at least 1 s
+         * @return this builder
          */
         public Builder lease(Duration lease) {
             Checks.positive(lease, "lease");
@@ -221,37 +304,71 @@ public final class RetryConfig {
             return this;
         }
 
-        /** Longest pause after failed polls; positive. */
+        /**
+         * Longest pause after failed polls; positive.
+         *
+         * @param maxPollBackoff the longest pause after failed or empty polls; not null, positive
+         * @return this builder
+         */
         public Builder maxPollBackoff(Duration maxPollBackoff) {
             this.maxPollBackoff = Checks.positive(maxPollBackoff, "maxPollBackoff");
             return this;
         }
 
-        /** How long SUCCEEDED tasks are kept (for {@link RetryLog#status}) before purging; positive. */
+        /**
+         * How long SUCCEEDED tasks are kept (for {@link RetryLog#status}) before purging; positive.
+         *
+         * @param retention how long SUCCEEDED tasks are kept; not null, positive
+         * @return this builder
+         */
         public Builder succeededRetention(Duration retention) {
             this.succeededRetention = Checks.positive(retention, "succeededRetention");
             return this;
         }
 
-        /** Pause between purge rounds; positive. */
+        /**
+         * Pause between purge rounds; positive.
+         *
+         * @param purgeInterval the pause between purge rounds; not null, positive
+         * @return this builder
+         */
         public Builder purgeInterval(Duration purgeInterval) {
             this.purgeInterval = Checks.positive(purgeInterval, "purgeInterval");
             return this;
         }
 
-        /** Rows deleted per purge statement, 1–100000. */
+        /**
+         * Rows deleted per purge statement, 1–100000.
+         *
+         * @param purgeBatchSize rows deleted per purge statement, 1–100000
+         * @return this builder
+         * @throws IllegalArgumentException if {@code purgeBatchSize} is out of range
+         */
         public Builder purgeBatchSize(int purgeBatchSize) {
             this.purgeBatchSize = range(purgeBatchSize, 1, 100_000, "purgeBatchSize");
             return this;
         }
 
-        /** Longest wait for running handlers when closing; zero or positive. */
+        /**
+         * Longest wait for running handlers when closing; zero or positive.
+         *
+         * @param shutdownTimeout the longest wait for running handlers on close; not null, zero or
+         *     positive
+         * @return this builder
+         */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = Checks.notNegative(shutdownTimeout, "shutdownTimeout");
             return this;
         }
 
-        /** This worker group's id (default: random), 1–64 characters without control characters. */
+        /**
+         * This worker group's id (default: random), 1–64 characters without control characters.
+         *
+         * @param owner the worker group's id; 1–64 characters without control characters, not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code owner} is blank, too long or has control
+         *     characters
+         */
         public Builder owner(String owner) {
             this.owner = Checks.text(owner, 64, "owner");
             return this;

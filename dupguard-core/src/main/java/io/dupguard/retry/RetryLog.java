@@ -49,7 +49,12 @@ public final class RetryLog implements AutoCloseable {
         this.workers = new RetryWorkers(store, config, runner);
     }
 
-    /** A builder on {@code store}. */
+    /**
+     * A builder on {@code store}.
+     *
+     * @param store where tasks are recorded; not null
+     * @return a new builder
+     */
     public static Builder builder(RetryStore store) {
         return new Builder(store);
     }
@@ -59,6 +64,10 @@ public final class RetryLog implements AutoCloseable {
      * failure is recorded as a PENDING task due after the schedule's first pause; any other failure
      * as a BLOCKED task, with an alert.
      *
+     * @param type the task type; must have a registered handler
+     * @param payload the handler's input; not null, at most {@value NewTask#MAX_PAYLOAD_BYTES}
+     *     bytes
+     * @return whether the run succeeded, and the recorded task if it failed; never null
      * @throws UnknownTaskTypeException if no handler is registered for {@code type}
      * @throws io.dupguard.InvalidIdentifierException if the type is blank, too long or has control characters
      * @throws IllegalArgumentException if the payload exceeds {@value NewTask#MAX_PAYLOAD_BYTES} bytes
@@ -74,13 +83,26 @@ public final class RetryLog implements AutoCloseable {
      * {@link #run(String, byte[])}, recording a failure under {@code dedupKey}: if a task of this
      * type with that key exists already (a retry of the same business operation), no second task is
      * recorded and no second alert fires; the result names the existing task.
+     *
+     * @param type the task type; must have a registered handler
+     * @param payload the handler's input; not null, at most {@value NewTask#MAX_PAYLOAD_BYTES}
+     *     bytes
+     * @param dedupKey the business operation's key; null records a failure without de-duplication
+     * @return whether the run succeeded, and the recorded (or existing) task if it failed; never
+     *     null
      */
     public RunResult run(String type, byte[] payload, String dedupKey) {
         NewTask task = NewTask.of(type, payload, dedupKey);
         return runner.runInline(task, registration(type));
     }
 
-    /** {@link #run(String, byte[])} with a UTF-8 text payload. */
+    /**
+     * {@link #run(String, byte[])} with a UTF-8 text payload.
+     *
+     * @param type the task type; must have a registered handler
+     * @param payload the handler's input as text; not null
+     * @return whether the run succeeded, and the recorded task if it failed; never null
+     */
     public RunResult run(String type, String payload) {
         return run(type, utf8(payload));
     }
@@ -91,6 +113,11 @@ public final class RetryLog implements AutoCloseable {
      * recording another. To record a task in the same transaction as the caller's own writes, use the
      * JDBC store's {@code enqueue(Connection, …)}.
      *
+     * @param type the task type; must have a registered handler
+     * @param payload the handler's input; not null, at most {@value NewTask#MAX_PAYLOAD_BYTES}
+     *     bytes
+     * @param dedupKey the business operation's key; null for no de-duplication
+     * @return the task's id and whether it was recorded now or existed already; never null
      * @throws UnknownTaskTypeException if no handler is registered for {@code type}
      * @throws io.dupguard.InvalidIdentifierException if the type or dedup key is invalid
      * @throws IllegalArgumentException if the payload exceeds {@value NewTask#MAX_PAYLOAD_BYTES} bytes
@@ -105,7 +132,14 @@ public final class RetryLog implements AutoCloseable {
         return e;
     }
 
-    /** {@link #enqueue(String, byte[], String)} with a UTF-8 text payload. */
+    /**
+     * {@link #enqueue(String, byte[], String)} with a UTF-8 text payload.
+     *
+     * @param type the task type; must have a registered handler
+     * @param payload the handler's input as text; not null
+     * @param dedupKey the business operation's key; null for no de-duplication
+     * @return the task's id and whether it was recorded now or existed already; never null
+     */
     public Enqueued enqueue(String type, String payload, String dedupKey) {
         return enqueue(type, utf8(payload), dedupKey);
     }
@@ -130,12 +164,24 @@ public final class RetryLog implements AutoCloseable {
         workers.close();
     }
 
-    /** The task with this id, if the store still holds it (succeeded tasks are purged after a retention). */
+    /**
+     * The task with this id, if the store still holds it (succeeded tasks are purged after a
+     * retention).
+     *
+     * @param id the task id
+     * @return the task, or empty if the store does not hold it
+     */
     public Optional<RetryTask> status(long id) {
         return store.find(id);
     }
 
-    /** BLOCKED tasks of {@code type} (any type if null), by ascending id. */
+    /**
+     * BLOCKED tasks of {@code type} (any type if null), by ascending id.
+     *
+     * @param type the task type, or null for every type
+     * @param page where to start and how many to return; not null
+     * @return the tasks, at most {@code page}'s limit; never null
+     */
     public List<RetryTask> blocked(String type, TaskPage page) {
         return store.list(TaskState.BLOCKED, type, Objects.requireNonNull(page, "page"));
     }
@@ -143,6 +189,7 @@ public final class RetryLog implements AutoCloseable {
     /**
      * Makes a BLOCKED task PENDING and due now, with a fresh attempt budget.
      *
+     * @param id the task id
      * @return false if the task is not BLOCKED
      * @throws UnknownTaskException if there is no such task
      */
@@ -154,7 +201,12 @@ public final class RetryLog implements AutoCloseable {
         return done;
     }
 
-    /** Unblocks every BLOCKED task of {@code type}; returns how many. */
+    /**
+     * Unblocks every BLOCKED task of {@code type}; returns how many.
+     *
+     * @param type the task type, or null for every type
+     * @return the number of tasks unblocked
+     */
     public int unblockAll(String type) {
         int n = store.unblockAll(Objects.requireNonNull(type, "type"));
         if (n > 0) {
@@ -166,6 +218,7 @@ public final class RetryLog implements AutoCloseable {
     /**
      * Cancels a PENDING or BLOCKED task.
      *
+     * @param id the task id
      * @return false if the task is RUNNING (its handler is running) or already finished
      * @throws UnknownTaskException if there is no such task
      */
@@ -173,17 +226,29 @@ public final class RetryLog implements AutoCloseable {
         return store.cancel(id);
     }
 
-    /** Counts by type and state. */
+    /**
+     * Counts by type and state.
+     *
+     * @return a snapshot of the counts; never null
+     */
     public RetryStats stats() {
         return store.stats();
     }
 
-    /** The store. */
+    /**
+     * The store.
+     *
+     * @return the store this log records in; never null
+     */
     public RetryStore store() {
         return store;
     }
 
-    /** The settings. */
+    /**
+     * The settings.
+     *
+     * @return the configuration; never null
+     */
     public RetryConfig config() {
         return config;
     }
@@ -211,7 +276,13 @@ public final class RetryLog implements AutoCloseable {
             this.store = Objects.requireNonNull(store, "store");
         }
 
-        /** Registers the one handler of {@code type}, with {@link TaskOptions#ofDefaults()}. */
+        /**
+         * Registers the one handler of {@code type}, with {@link TaskOptions#ofDefaults()}.
+         *
+         * @param type the task type; a valid identifier without a handler yet
+         * @param handler the handler; not null, thread-safe (several workers run it at once)
+         * @return this builder
+         */
         public Builder handler(String type, TaskHandler handler) {
             return handler(type, handler, TaskOptions.ofDefaults());
         }
@@ -219,6 +290,10 @@ public final class RetryLog implements AutoCloseable {
         /**
          * Registers the one handler of {@code type}.
          *
+         * @param type the task type; a valid identifier without a handler yet
+         * @param handler the handler; not null, thread-safe (several workers run it at once)
+         * @param options the schedule, classifier and money flag of this type; not null
+         * @return this builder
          * @throws IllegalArgumentException if {@code type} already has a handler
          * @throws io.dupguard.InvalidIdentifierException if {@code type} is not a valid task type
          */

@@ -20,24 +20,43 @@ public interface RetrySchedule {
     /**
      * The pause after failed run {@code failedAttempt} (1 for the first run) before the next one.
      *
+     * @param failedAttempt the run that failed, 1 for the first
+     * @return the pause before the next run; positive, never null
      * @throws IllegalArgumentException if {@code failedAttempt < 1}
      */
     Duration delayAfter(int failedAttempt);
 
-    /** Runs in all, the first included; after the last one fails the task is BLOCKED. */
+    /**
+     * Runs in all, the first included; after the last one fails the task is BLOCKED.
+     *
+     * @return the number of runs, at least 1
+     */
     int maxAttempts();
 
-    /** A stepped schedule with these pauses and one run per pause plus the first. */
+    /**
+     * A stepped schedule with these pauses and one run per pause plus the first.
+     *
+     * @param steps the pauses, each positive; at least one
+     * @return an immutable schedule of {@code steps.length + 1} runs
+     */
     static RetrySchedule stepped(Duration... steps) {
         return SteppedSchedule.builder().steps(steps).build();
     }
 
-    /** A builder of a stepped schedule. */
+    /**
+     * A builder of a stepped schedule.
+     *
+     * @return a new builder
+     */
     static SteppedSchedule.Builder steppedBuilder() {
         return SteppedSchedule.builder();
     }
 
-    /** A builder of an exponential schedule with jitter and a cap. */
+    /**
+     * A builder of an exponential schedule with jitter and a cap.
+     *
+     * @return a new builder
+     */
     static ExponentialSchedule.Builder exponential() {
         return ExponentialSchedule.builder();
     }

@@ -10,7 +10,11 @@ import java.util.Objects;
  * @param rows one row per (type, state) present in the store, sorted by type then state
  */
 public record RetryStats(List<Row> rows) {
-    /** @throws NullPointerException if {@code rows} is null or holds null */
+    /**
+     * @param rows one row per (type, state) present in the store, sorted by type then state; not
+     *     null
+     * @throws NullPointerException if {@code rows} is null or holds null
+     */
     public RetryStats {
         rows = List.copyOf(rows);
     }
@@ -23,19 +27,37 @@ public record RetryStats(List<Row> rows) {
      *     null otherwise
      */
     public record Row(String type, TaskState state, long count, Instant oldestDue) {
-        /** @throws NullPointerException if {@code type} or {@code state} is null */
+        /**
+         * @param type the task type; not null
+         * @param state the state; not null
+         * @param count tasks of that type in that state
+         * @param oldestDue for PENDING and RUNNING: the earliest due time (a RUNNING task's lease
+         *     end); null otherwise
+         * @throws NullPointerException if {@code type} or {@code state} is null
+         */
         public Row {
             Objects.requireNonNull(type, "type");
             Objects.requireNonNull(state, "state");
         }
     }
 
-    /** Tasks in {@code state} across all types. */
+    /**
+     * Tasks in {@code state} across all types.
+     *
+     * @param state the state; not null
+     * @return the number of tasks, 0 if none
+     */
     public long count(TaskState state) {
         return rows.stream().filter(r -> r.state == state).mapToLong(Row::count).sum();
     }
 
-    /** Tasks of {@code type} in {@code state}. */
+    /**
+     * Tasks of {@code type} in {@code state}.
+     *
+     * @param type the task type; not null
+     * @param state the state; not null
+     * @return the number of tasks, 0 if none
+     */
     public long count(String type, TaskState state) {
         return rows.stream()
                 .filter(r -> r.state == state && r.type.equals(type))

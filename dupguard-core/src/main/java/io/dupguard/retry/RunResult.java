@@ -13,7 +13,13 @@ import java.util.Optional;
  * @param failure the inline run's failure, or null
  */
 public record RunResult(Outcome outcome, long taskId, String taskKey, Throwable failure) {
-    /** @throws NullPointerException if {@code outcome} or {@code taskKey} is null */
+    /**
+     * @param outcome the outcome; not null
+     * @param taskId the recorded task's id; 0 when the inline run succeeded (nothing recorded)
+     * @param taskKey the task key the handler saw; not null
+     * @param failure the inline run's failure, or null
+     * @throws NullPointerException if {@code outcome} or {@code taskKey} is null
+     */
     public RunResult {
         Objects.requireNonNull(outcome, "outcome");
         Objects.requireNonNull(taskKey, "taskKey");
@@ -29,7 +35,11 @@ public record RunResult(Outcome outcome, long taskId, String taskKey, Throwable 
         BLOCKED
     }
 
-    /** The failure, if the inline run failed. */
+    /**
+     * The failure, if the inline run failed.
+     *
+     * @return the failure, or empty if the run succeeded
+     */
     public Optional<Throwable> failureIfAny() {
         return Optional.ofNullable(failure);
     }

@@ -27,7 +27,11 @@ public final class SteppedSchedule implements RetrySchedule {
         return new Builder();
     }
 
-    /** The pauses, in order. */
+    /**
+     * The pauses, in order.
+     *
+     * @return the pauses; unmodifiable, at least one
+     */
     public List<Duration> steps() {
         return steps;
     }
@@ -55,7 +59,13 @@ public final class SteppedSchedule implements RetrySchedule {
 
         private Builder() {}
 
-        /** The pauses, each positive; at least one. Unless set, {@code maxAttempts} becomes steps + 1. */
+        /**
+         * The pauses, each positive; at least one. Unless set, {@code maxAttempts} becomes steps +
+         * 1.
+         *
+         * @param steps the pauses, each positive; at least one
+         * @return this builder
+         */
         public Builder steps(Duration... steps) {
             Objects.requireNonNull(steps, "steps must not be null");
             if (steps.length == 0) {
@@ -68,13 +78,22 @@ public final class SteppedSchedule implements RetrySchedule {
             return this;
         }
 
-        /** Runs in all, the first included; at least 1. */
+        /**
+         * Runs in all, the first included; at least 1.
+         *
+         * @param maxAttempts the number of runs before the task is BLOCKED; at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code maxAttempts} is below 1
+         */
         public Builder maxAttempts(int maxAttempts) {
             this.maxAttempts = Checks.atLeast(maxAttempts, 1, "maxAttempts");
             return this;
         }
 
-        /** @throws IllegalArgumentException if no steps were given */
+        /**
+         * @return an immutable, thread-safe schedule
+         * @throws IllegalArgumentException if no steps were given
+         */
         public SteppedSchedule build() {
             if (steps == null) {
                 throw new IllegalArgumentException("steps must be set");

@@ -19,7 +19,11 @@ public final class TaskOptions {
         this.moneyRelated = b.moneyRelated;
     }
 
-    /** {@link RetrySchedule#DEFAULT}, {@link RetryClassifier#DEFAULT}, not money-related. */
+    /**
+     * {@link RetrySchedule#DEFAULT}, {@link RetryClassifier#DEFAULT}, not money-related.
+     *
+     * @return the default options; immutable
+     */
     public static TaskOptions ofDefaults() {
         return DEFAULTS;
     }
@@ -33,17 +37,29 @@ public final class TaskOptions {
         return new Builder();
     }
 
-    /** When failed runs are retried, and how many runs there are before the task is blocked. */
+    /**
+     * When failed runs are retried, and how many runs there are before the task is blocked.
+     *
+     * @return the schedule; never null
+     */
     public RetrySchedule schedule() {
         return schedule;
     }
 
-    /** Which failures are retried and which block the task at once. */
+    /**
+     * Which failures are retried and which block the task at once.
+     *
+     * @return the classifier; never null
+     */
     public RetryClassifier classifier() {
         return classifier;
     }
 
-    /** Money-related types alert on their first failure as well as when blocked (SPEC R2). */
+    /**
+     * Money-related types alert on their first failure as well as when blocked (SPEC R2).
+     *
+     * @return true if the type is money-related
+     */
     public boolean moneyRelated() {
         return moneyRelated;
     }

@@ -14,6 +14,8 @@ public record TaskPage(long afterId, int limit) {
     public static final int MAX_LIMIT = 1000;
 
     /**
+     * @param afterId 0 for the first page
+     * @param limit 1–{@value #MAX_LIMIT}
      * @throws IllegalArgumentException if {@code afterId} is negative or {@code limit} is outside 1–{@value #MAX_LIMIT}
      */
     public TaskPage {
@@ -26,7 +28,12 @@ public record TaskPage(long afterId, int limit) {
         }
     }
 
-    /** The first {@code limit} tasks. */
+    /**
+     * The first {@code limit} tasks.
+     *
+     * @param limit the most tasks to return, 1–{@value #MAX_LIMIT}
+     * @return a page starting at the lowest id
+     */
     public static TaskPage first(int limit) {
         return new TaskPage(0, limit);
     }

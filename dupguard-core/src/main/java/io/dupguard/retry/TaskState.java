@@ -31,12 +31,20 @@ public enum TaskState {
         this.code = code;
     }
 
-    /** The one-character code stored by database backends. */
+    /**
+     * The one-character code stored by database backends.
+     *
+     * @return the code, one character
+     */
     public char code() {
         return code;
     }
 
-    /** Whether the task will not run again unless a person acts. */
+    /**
+     * Whether the task will not run again unless a person acts.
+     *
+     * @return true for SUCCEEDED, BLOCKED and CANCELLED
+     */
     public boolean isTerminal() {
         return this == SUCCEEDED || this == BLOCKED || this == CANCELLED;
     }
@@ -44,6 +52,8 @@ public enum TaskState {
     /**
      * The state with this code.
      *
+     * @param code a code as returned by {@link #code()}
+     * @return the state
      * @throws IllegalArgumentException for an unknown code
      */
     public static TaskState ofCode(char code) {

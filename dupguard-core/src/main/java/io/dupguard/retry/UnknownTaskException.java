@@ -6,6 +6,7 @@ import io.dupguard.DupguardException;
 public class UnknownTaskException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** The task id that was not found (serialized). */
     private final long id;
 
     /** @param id the task id that was not found */
@@ -14,7 +15,11 @@ public class UnknownTaskException extends DupguardException {
         this.id = id;
     }
 
-    /** The id that was not found. */
+    /**
+     * The id that was not found.
+     *
+     * @return the task id
+     */
     public long id() {
         return id;
     }

@@ -6,6 +6,7 @@ import io.dupguard.DupguardException;
 public class UnknownTaskTypeException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** The task type without a handler (serialized). */
     private final String type;
 
     /**
@@ -17,7 +18,11 @@ public class UnknownTaskTypeException extends DupguardException {
         this.type = type;
     }
 
-    /** The type without a handler. */
+    /**
+     * The type without a handler.
+     *
+     * @return the task type; never null
+     */
     public String type() {
         return type;
     }

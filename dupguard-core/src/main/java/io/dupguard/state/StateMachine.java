@@ -20,6 +20,8 @@ import java.util.Set;
  * }</pre>
  *
  * <p>Immutable and thread-safe.
+ *
+ * @param <S> the enum of states
  */
 public final class StateMachine<S extends Enum<S>> {
     private final Class<S> type;
@@ -42,17 +44,31 @@ public final class StateMachine<S extends Enum<S>> {
         return new Builder<>(type);
     }
 
-    /** The enum of states. */
+    /**
+     * The enum of states.
+     *
+     * @return the enum class; never null
+     */
     public Class<S> type() {
         return type;
     }
 
-    /** Whether {@code from → to} is declared. */
+    /**
+     * Whether {@code from → to} is declared.
+     *
+     * @param from the current state; not null
+     * @param to the target state; not null
+     * @return true if the transition is declared
+     */
     public boolean allows(S from, S to) {
         return transitions.getOrDefault(from, Set.of()).contains(to);
     }
 
-    /** States without outgoing transitions. */
+    /**
+     * States without outgoing transitions.
+     *
+     * @return the terminal states; unmodifiable, possibly empty
+     */
     public Set<S> terminalStates() {
         EnumSet<S> terminal = EnumSet.noneOf(type);
         for (S s : type.getEnumConstants()) {
@@ -64,6 +80,8 @@ public final class StateMachine<S extends Enum<S>> {
     }
 
     /**
+     * @param from the current state; not null
+     * @param to the target state; not null
      * @throws IllegalTransitionException if {@code from → to} is not declared
      */
     public void check(S from, S to) {
@@ -74,7 +92,12 @@ public final class StateMachine<S extends Enum<S>> {
         }
     }
 
-    /** Parses a stored status, naming the type on failure. */
+    /**
+     * Parses a stored status, naming the type on failure.
+     *
+     * @param stored the stored status, the constant's name; not null
+     * @return the state of that name
+     */
     public S parse(String stored) {
         try {
             return Enum.valueOf(type, stored.trim());
@@ -83,7 +106,11 @@ public final class StateMachine<S extends Enum<S>> {
         }
     }
 
-    /** Builder; not thread-safe. */
+    /**
+     * Builder; not thread-safe.
+     *
+     * @param <S> the enum of states
+     */
     public static final class Builder<S extends Enum<S>> {
         private final Class<S> type;
         private final EnumMap<S, EnumSet<S>> transitions;
@@ -93,7 +120,13 @@ public final class StateMachine<S extends Enum<S>> {
             this.transitions = new EnumMap<>(type);
         }
 
-        /** Declares {@code from → to} for each target. */
+        /**
+         * Declares {@code from → to} for each target.
+         *
+         * @param from the source state; not null
+         * @param to the target states; not null, each not null
+         * @return this builder
+         */
         @SafeVarargs
         public final Builder<S> transition(S from, S... to) {
             Objects.requireNonNull(from, "from");

@@ -19,7 +19,12 @@ import io.dupguard.idempotency.Outcome;
  */
 public interface PreparedSubmissions {
 
-    /** Records a new pre-id for {@code subject} and returns it (URL-safe, unguessable). */
+    /**
+     * Records a new pre-id for {@code subject} and returns it (URL-safe, unguessable).
+     *
+     * @param subject who the pre-id is for (a user or tenant id); a valid identifier, not null
+     * @return the new pre-id, URL-safe; never null
+     */
     String prepare(String subject);
 
     /**
@@ -27,8 +32,15 @@ public interface PreparedSubmissions {
      * {@code work} ({@link Outcome.Kind#FIRST}); later and concurrent commits return the id already
      * bound ({@link Outcome.Kind#REPLAYED}) without running it.
      *
+     * @param <E> the checked exception {@code work} may throw
+     * @param subject the subject the pre-id was prepared for; not null
+     * @param preId the pre-id returned by {@link #prepare}; not null
+     * @param work produces the business id, run at most once per pre-id; not null
+     * @return the bound business id, and whether this call bound it ({@code FIRST}) or found it
+     *     bound ({@code REPLAYED})
      * @throws UnknownSubmissionException if the pre-id does not exist, was purged, or belongs to
      *     another subject
+     * @throws E what {@code work} threw (then nothing is bound and a later commit may run it again)
      */
     <E extends Exception> Outcome<String> commit(String subject, String preId, IdempotentWork<String, E> work) throws E;
 }

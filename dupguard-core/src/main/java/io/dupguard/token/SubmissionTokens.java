@@ -26,6 +26,10 @@ public interface SubmissionTokens {
      * Issues a fresh token (≥ 128 random bits from {@link java.security.SecureRandom}, URL-safe
      * base64 without padding) for {@code subject}, valid for {@code ttl}.
      *
+     * @param scope the form or operation the token is for; a valid identifier, not null
+     * @param subject who the token is for (a user or session id); a valid identifier, not null
+     * @param ttl how long the token can be consumed; not null, positive
+     * @return the token, URL-safe; never null
      * @throws io.dupguard.InvalidIdentifierException for a bad scope or subject
      * @throws IllegalArgumentException for a non-positive ttl
      */
@@ -34,6 +38,12 @@ public interface SubmissionTokens {
     /**
      * Consumes the token: true for exactly one caller, the first; false when it is unknown,
      * expired, already consumed, issued to another subject or malformed.
+     *
+     * @param scope the scope it was issued for; not null
+     * @param subject the subject presenting it; not null
+     * @param token the token as received; may be null or malformed (then false)
+     * @return true for the first consumption of a live token issued to this scope and subject;
+     *     false otherwise
      */
     boolean consume(String scope, String subject, String token);
 }

@@ -11,6 +11,9 @@ import java.time.Duration;
 public interface SubmitThrottle {
 
     /**
+     * @param scope the operation being throttled; a valid identifier, not null
+     * @param subject who acts (a user or account id); a valid identifier, not null
+     * @param window the shortest interval between two acquisitions; not null, positive
      * @return true if no acquisition for {@code (scope, subject)} happened within the last {@code
      *     window}; the window then starts now
      */

@@ -55,7 +55,11 @@ public final class JacksonResultCodec implements ResultCodec {
         this.boundType = boundType;
     }
 
-    /** A codec on a default {@link JsonMapper} (ISO-8601 dates, records, Optional). */
+    /**
+     * A codec on a default {@link JsonMapper} (ISO-8601 dates, records, Optional).
+     *
+     * @return a thread-safe codec
+     */
     public static JacksonResultCodec create() {
         return new JacksonResultCodec(JsonMapper.builder().build(), null);
     }
@@ -63,13 +67,19 @@ public final class JacksonResultCodec implements ResultCodec {
     /**
      * A codec on the application's mapper, so results are written with its modules and settings.
      *
+     * @param mapper the mapper, configured by the application; not null, not changed afterwards
+     * @return a thread-safe codec
      * @throws NullPointerException if {@code mapper} is null
      */
     public static JacksonResultCodec of(ObjectMapper mapper) {
         return new JacksonResultCodec(Objects.requireNonNull(mapper, "mapper"), null);
     }
 
-    /** The mapper this codec writes and reads with. */
+    /**
+     * The mapper this codec writes and reads with.
+     *
+     * @return the mapper; never null
+     */
     public ObjectMapper mapper() {
         return mapper;
     }
@@ -79,6 +89,8 @@ public final class JacksonResultCodec implements ResultCodec {
      * the caller asks for its raw class ({@code List.class}): {@link Idempotency#execute} names the
      * result type by a {@code Class}, which cannot carry type arguments.
      *
+     * @param type the generic result type; not null
+     * @return a new codec bound to {@code type}, sharing this codec's mapper
      * @throws NullPointerException if {@code type} is null
      */
     public JacksonResultCodec forType(Type type) {
@@ -86,7 +98,12 @@ public final class JacksonResultCodec implements ResultCodec {
         return new JacksonResultCodec(mapper, mapper.getTypeFactory().constructType(type));
     }
 
-    /** {@link #forType(Type)} for a {@link TypeReference}. */
+    /**
+     * {@link #forType(Type)} for a {@link TypeReference}.
+     *
+     * @param type the generic result type; not null
+     * @return a new codec bound to {@code type}, sharing this codec's mapper
+     */
     public JacksonResultCodec forType(TypeReference<?> type) {
         Objects.requireNonNull(type, "type");
         return forType(type.getType());
@@ -98,6 +115,14 @@ public final class JacksonResultCodec implements ResultCodec {
      * this codec bound to {@code type} (a lightweight executor per call; a local result cache, if
      * configured, is not shared with {@code idempotency}).
      *
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param idempotency the executor whose store and settings are used; not null
+     * @param key the operation's key; not null
+     * @param fingerprint the request's fingerprint, or {@link Fingerprint#none()}; not null
+     * @param type the generic result type; not null
+     * @param work the operation; not null
+     * @return the result and whether this call ran the work or replayed it; never null
      * @throws io.dupguard.idempotency.PayloadMismatchException and the rest, as {@link
      *     Idempotency#execute} documents
      * @throws E whatever the work throws

@@ -19,6 +19,20 @@ public final class Cas {
      * Version CAS (O1): {@code UPDATE t SET <set>, version = version + 1 WHERE id = ? AND version =
      * ?}. {@code set} holds column assignments with {@code ?} placeholders written by the
      * application, bound to {@code params}.
+     *
+     * @param c the connection, in the caller's transaction or autocommit; not null, not committed
+     *     here
+     * @param table the table; a plain SQL identifier
+     * @param idColumn the row id column; a plain SQL identifier
+     * @param id the row's id
+     * @param versionColumn the version column; a plain SQL identifier
+     * @param expectedVersion the version the caller read
+     * @param set the column assignments with {@code ?} placeholders, written by the application
+     *     (never user input); not blank
+     * @param params the values bound to {@code set}'s placeholders, in order
+     * @return true if the row had {@code expectedVersion} and was updated; false if another writer
+     *     changed it first or it does not exist
+     * @throws SQLException if the statement fails
      */
     public static boolean updateVersioned(
             Connection c,
@@ -48,7 +62,17 @@ public final class Cas {
      * Conditional deduction (O2): {@code UPDATE t SET col = col - ? WHERE id = ? AND col >= ?} — never
      * below zero, however many deductions race.
      *
+     * @param c the connection, in the caller's transaction or autocommit; not null, not committed
+     *     here
+     * @param table the table; a plain SQL identifier
+     * @param idColumn the row id column; a plain SQL identifier
+     * @param id the row's id
+     * @param column the numeric column to deduct from; a plain SQL identifier
+     * @param amount the amount to deduct; not null, positive
+     * @return true if the row held at least {@code amount} and was updated; false otherwise
+     *     (nothing changed)
      * @throws IllegalArgumentException if {@code amount} is not positive
+     * @throws SQLException if the statement fails
      */
     public static boolean deduct(
             Connection c, String table, String idColumn, Object id, String column, BigDecimal amount)
@@ -68,7 +92,20 @@ public final class Cas {
         }
     }
 
-    /** {@link #deduct(Connection, String, String, Object, String, BigDecimal)} for whole units. */
+    /**
+     * {@link #deduct(Connection, String, String, Object, String, BigDecimal)} for whole units.
+     *
+     * @param c the connection, in the caller's transaction or autocommit; not null, not committed
+     *     here
+     * @param table the table; a plain SQL identifier
+     * @param idColumn the row id column; a plain SQL identifier
+     * @param id the row's id
+     * @param column the numeric column to deduct from; a plain SQL identifier
+     * @param amount the amount to deduct; positive
+     * @return true if the row held at least {@code amount} and was updated; false otherwise
+     *     (nothing changed)
+     * @throws SQLException if the statement fails
+     */
     public static boolean deduct(Connection c, String table, String idColumn, Object id, String column, long amount)
             throws SQLException {
         return deduct(c, table, idColumn, id, column, BigDecimal.valueOf(amount));
@@ -78,6 +115,19 @@ public final class Cas {
      * Absolute compare-and-set (O4): {@code UPDATE t SET col = :new WHERE id = ? AND col = :expected}.
      * For balances on a path that can be replayed: a replay carries the old expected value and
      * fails, where {@code amount = amount + x} would add twice.
+     *
+     * @param c the connection, in the caller's transaction or autocommit; not null, not committed
+     *     here
+     * @param table the table; a plain SQL identifier
+     * @param idColumn the row id column; a plain SQL identifier
+     * @param id the row's id
+     * @param column the column to set; a plain SQL identifier
+     * @param expected the value the caller read (compared with SQL {@code =}, so null never
+     *     matches)
+     * @param newValue the value to write
+     * @return true if the row still held {@code expected} and was updated; false otherwise (nothing
+     *     changed)
+     * @throws SQLException if the statement fails
      */
     public static boolean compareAndSet(
             Connection c, String table, String idColumn, Object id, String column, Object expected, Object newValue)

@@ -56,6 +56,11 @@ public final class Fence {
      * A fence on {@code table}, whose rows are identified by {@code idColumn} and carry the highest
      * token that wrote them in {@code fenceColumn}.
      *
+     * @param table the guarded table; a plain SQL identifier
+     * @param idColumn the row id column; a plain SQL identifier
+     * @param fenceColumn the column holding the highest fencing token that wrote the row; a plain
+     *     SQL identifier
+     * @return an immutable, thread-safe fence
      * @throws IllegalArgumentException if a name is not a plain SQL identifier
      */
     public static Fence on(String table, String idColumn, String fenceColumn) {

@@ -73,7 +73,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.typicalRetentionMillis = b.typicalRetention.toMillis();
     }
 
-    /** A store on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
+    /**
+     * A store on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected
+     * dialect).
+     *
+     * @param dataSource the database; not null
+     * @return a thread-safe store
+     */
     public static JdbcIdempotencyStore create(DataSource dataSource) {
         return builder(dataSource).build();
     }
@@ -89,7 +95,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return new Builder(dataSource);
     }
 
-    /** The dialect in use, detecting it if needed. */
+    /**
+     * The dialect in use, detecting it if needed.
+     *
+     * @return the dialect; never null
+     */
     public SqlDialect dialect() {
         return withConnection("detect dialect", c -> sql(c).dialect);
     }
@@ -360,6 +370,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /**
      * Deletes up to {@code batchSize} expired rows in one statement.
      *
+     * @param batchSize the most rows to delete, at least 1
      * @return how many were deleted
      */
     public int purgeExpired(int batchSize) {
@@ -376,6 +387,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * Deletes expired rows in batches of {@code batchSize}, pausing {@code pause} between batches
      * so a large backlog does not load the database, until a batch comes back short.
      *
+     * @param batchSize the most rows per delete statement, at least 1
+     * @param pause the pause between batches; not null, zero or positive
      * @return how many were deleted
      */
     public long purgeAllExpired(int batchSize, Duration pause) {
@@ -664,6 +677,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
          * the purge time (one index write per completion); a shorter one only lets the purge remove
          * the row later than it could. Expiry itself is always exact.
          *
+         * @param typicalRetention the retention most completions use; not null, positive
+         * @return this builder
          * @throws IllegalArgumentException if not positive or longer than {@link #MAX_TYPICAL_RETENTION}
          */
         public Builder typicalRetention(Duration typicalRetention) {

@@ -56,7 +56,13 @@ public final class JdbcLockProvider extends AbstractLockProvider {
         this.access = b.access();
     }
 
-    /** A provider on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
+    /**
+     * A provider on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected
+     * dialect).
+     *
+     * @param dataSource the database; not null
+     * @return a thread-safe provider
+     */
     public static JdbcLockProvider create(DataSource dataSource) {
         return builder(dataSource).build();
     }
@@ -75,13 +81,18 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     /**
      * The dialect in use, detecting it if needed.
      *
+     * @return the dialect; never null
      * @throws StoreUnavailableException if the database cannot be reached
      */
     public SqlDialect dialect() {
         return withConnection("detect dialect", c -> sql(c).dialect);
     }
 
-    /** The lock table's name. */
+    /**
+     * The lock table's name.
+     *
+     * @return the table name; never null
+     */
     public String tableName() {
         return access.table();
     }

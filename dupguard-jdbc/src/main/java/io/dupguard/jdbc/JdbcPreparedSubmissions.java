@@ -44,12 +44,25 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
         this.access = access;
     }
 
-    /** A store in {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link JdbcStoreBuilder#createSchemaIfMissing}). */
+    /**
+     * A store in {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link
+     * JdbcStoreBuilder#createSchemaIfMissing}).
+     *
+     * @param dataSource the database; not null
+     * @return a thread-safe store
+     */
     public static JdbcPreparedSubmissions create(DataSource dataSource) {
         return builder(dataSource).build();
     }
 
-    /** A store in {@code tableName}; shorthand for the builder. */
+    /**
+     * A store in {@code tableName}; shorthand for the builder.
+     *
+     * @param dataSource the database; not null
+     * @param tableName the table; a plain SQL identifier
+     * @param createSchemaIfMissing true to create the table if it does not exist
+     * @return a thread-safe store
+     */
     public static JdbcPreparedSubmissions create(
             DataSource dataSource, String tableName, boolean createSchemaIfMissing) {
         return builder(dataSource)
@@ -58,7 +71,12 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
                 .build();
     }
 
-    /** A builder: table name, dialect and schema creation (off by default) can be set. */
+    /**
+     * A builder: table name, dialect and schema creation (off by default) can be set.
+     *
+     * @param dataSource the database; not null
+     * @return a new builder
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -89,6 +107,15 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
     /**
      * Like {@link #commit(String, String, IdempotentWork)}, with the work's SQL on the transaction's
      * connection: the business row and the binding commit or roll back together.
+     *
+     * @param <E> the checked exception {@code work} may throw
+     * @param subject the subject the pre-id was prepared for; not null
+     * @param preId the pre-id returned by {@link #prepare}; not null
+     * @param work creates the business row on the given connection and returns its id; not null,
+     *     run at most once per pre-id
+     * @return the bound business id, and whether this call bound it ({@code FIRST}) or found it
+     *     bound ({@code REPLAYED})
+     * @throws E what {@code work} threw (then the transaction rolled back and nothing is bound)
      */
     public <E extends Exception> Outcome<String> commit(String subject, String preId, SqlWork<String, E> work)
             throws E {
@@ -127,7 +154,14 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
         }
     }
 
-    /** Deletes up to {@code batchSize} unbound pre-ids older than {@code retention}; returns how many. */
+    /**
+     * Deletes up to {@code batchSize} unbound pre-ids older than {@code retention}; returns how
+     * many.
+     *
+     * @param retention the age after which an unbound pre-id is deleted; not null, positive
+     * @param batchSize the most rows to delete, at least 1
+     * @return the number of pre-ids deleted
+     */
     public int purgeUnbound(Duration retention, int batchSize) {
         long millis = Checks.millis(Checks.positive(retention, "retention"));
         Checks.atLeast(batchSize, 1, "batchSize");

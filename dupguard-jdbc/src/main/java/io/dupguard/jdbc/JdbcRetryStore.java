@@ -72,7 +72,13 @@ public final class JdbcRetryStore implements RetryStore {
         this.listen = b.listen;
     }
 
-    /** A store on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected dialect). */
+    /**
+     * A store on {@code dataSource} with the defaults (table {@value #DEFAULT_TABLE}, detected
+     * dialect).
+     *
+     * @param dataSource the database; not null
+     * @return a thread-safe store
+     */
     public static JdbcRetryStore create(DataSource dataSource) {
         return builder(dataSource).build();
     }
@@ -88,7 +94,11 @@ public final class JdbcRetryStore implements RetryStore {
         return new Builder(dataSource);
     }
 
-    /** The task table's name. */
+    /**
+     * The task table's name.
+     *
+     * @return the table name; never null
+     */
     public String tableName() {
         return access.table();
     }
@@ -96,6 +106,7 @@ public final class JdbcRetryStore implements RetryStore {
     /**
      * The dialect in use, detecting it if needed.
      *
+     * @return the dialect; never null
      * @throws StoreUnavailableException if the database cannot be reached
      */
     public SqlDialect dialect() {
@@ -119,6 +130,10 @@ public final class JdbcRetryStore implements RetryStore {
      * commits, rolls back or changes the connection's settings. A task of the same type with the same
      * dedup key is returned instead of recording another.
      *
+     * @param connection a connection to this store's database inside the caller's open transaction;
+     *     not null
+     * @param task the task to record; not null
+     * @return the task's id and whether it was recorded now or existed already; never null
      * @throws StoreUnavailableException if a statement fails (the caller should roll back)
      */
     public Enqueued enqueue(Connection connection, NewTask task) {
@@ -139,7 +154,17 @@ public final class JdbcRetryStore implements RetryStore {
         return e;
     }
 
-    /** {@link #enqueue(Connection, NewTask)} of a new task; {@code dedupKey} may be null. */
+    /**
+     * {@link #enqueue(Connection, NewTask)} of a new task; {@code dedupKey} may be null.
+     *
+     * @param connection a connection to this store's database inside the caller's open transaction;
+     *     not null
+     * @param type the task type; a valid identifier, not null
+     * @param payload the handler's input; not null, at most {@value NewTask#MAX_PAYLOAD_BYTES}
+     *     bytes
+     * @param dedupKey the business operation's key, or null for no de-duplication
+     * @return the task's id and whether it was recorded now or existed already; never null
+     */
     public Enqueued enqueue(Connection connection, String type, byte[] payload, String dedupKey) {
         return enqueue(connection, NewTask.of(type, payload, dedupKey));
     }
@@ -509,6 +534,9 @@ public final class JdbcRetryStore implements RetryStore {
          * On PostgreSQL, hold one connection of the pool that LISTENs for enqueues by any process
          * while a {@code RetryLog} runs (default true); off, workers learn of other processes'
          * tasks by polling.
+         *
+         * @param listen true to listen for notifications on PostgreSQL (ignored on other databases)
+         * @return this builder
          */
         public Builder listenForNotifications(boolean listen) {
             this.listen = listen;

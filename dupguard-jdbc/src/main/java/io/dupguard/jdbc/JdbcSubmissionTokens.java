@@ -38,12 +38,25 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
         this.access = access;
     }
 
-    /** A store in {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link JdbcStoreBuilder#createSchemaIfMissing}). */
+    /**
+     * A store in {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link
+     * JdbcStoreBuilder#createSchemaIfMissing}).
+     *
+     * @param dataSource the database; not null
+     * @return a thread-safe store
+     */
     public static JdbcSubmissionTokens create(DataSource dataSource) {
         return builder(dataSource).build();
     }
 
-    /** A store in {@code tableName}; shorthand for the builder. */
+    /**
+     * A store in {@code tableName}; shorthand for the builder.
+     *
+     * @param dataSource the database; not null
+     * @param tableName the table; a plain SQL identifier
+     * @param createSchemaIfMissing true to create the table if it does not exist
+     * @return a thread-safe store
+     */
     public static JdbcSubmissionTokens create(DataSource dataSource, String tableName, boolean createSchemaIfMissing) {
         return builder(dataSource)
                 .tableName(tableName)
@@ -51,7 +64,12 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
                 .build();
     }
 
-    /** A builder: table name, dialect and schema creation (off by default) can be set. */
+    /**
+     * A builder: table name, dialect and schema creation (off by default) can be set.
+     *
+     * @param dataSource the database; not null
+     * @return a new builder
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -101,7 +119,12 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
                 TRANSIENT_ATTEMPTS);
     }
 
-    /** Deletes up to {@code batchSize} expired tokens; returns how many. */
+    /**
+     * Deletes up to {@code batchSize} expired tokens; returns how many.
+     *
+     * @param batchSize the most rows to delete, at least 1
+     * @return the number of tokens deleted
+     */
     public int purgeExpired(int batchSize) {
         Checks.atLeast(batchSize, 1, "batchSize");
         return access.withConnection("purge tokens", c -> {

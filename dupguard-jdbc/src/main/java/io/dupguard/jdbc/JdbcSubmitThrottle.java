@@ -31,12 +31,25 @@ public final class JdbcSubmitThrottle implements SubmitThrottle {
         this.access = access;
     }
 
-    /** A store in {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link JdbcStoreBuilder#createSchemaIfMissing}). */
+    /**
+     * A store in {@value #DEFAULT_TABLE} with the defaults; the table must exist (see {@link
+     * JdbcStoreBuilder#createSchemaIfMissing}).
+     *
+     * @param dataSource the database; not null
+     * @return a thread-safe throttle
+     */
     public static JdbcSubmitThrottle create(DataSource dataSource) {
         return builder(dataSource).build();
     }
 
-    /** A store in {@code tableName}; shorthand for the builder. */
+    /**
+     * A store in {@code tableName}; shorthand for the builder.
+     *
+     * @param dataSource the database; not null
+     * @param tableName the table; a plain SQL identifier
+     * @param createSchemaIfMissing true to create the table if it does not exist
+     * @return a thread-safe throttle
+     */
     public static JdbcSubmitThrottle create(DataSource dataSource, String tableName, boolean createSchemaIfMissing) {
         return builder(dataSource)
                 .tableName(tableName)
@@ -44,7 +57,12 @@ public final class JdbcSubmitThrottle implements SubmitThrottle {
                 .build();
     }
 
-    /** A builder: table name, dialect and schema creation (off by default) can be set. */
+    /**
+     * A builder: table name, dialect and schema creation (off by default) can be set.
+     *
+     * @param dataSource the database; not null
+     * @return a new builder
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }

@@ -151,12 +151,24 @@ public final class JdbcTransactionalIdempotency {
         this.storesFailures = this.config.failurePolicy() != FailurePolicy.releaseOnFailure();
     }
 
-    /** Default config, {@link ClaimMode#OPTIMISTIC}. */
+    /**
+     * Default config, {@link ClaimMode#OPTIMISTIC}.
+     *
+     * @param store the store whose table and data source are used; not null
+     * @return a thread-safe executor
+     */
     public static JdbcTransactionalIdempotency of(JdbcIdempotencyStore store) {
         return new JdbcTransactionalIdempotency(store, IdempotencyConfig.ofDefaults(), ClaimMode.OPTIMISTIC);
     }
 
-    /** Uses {@code config}'s retention, failure policy, codec and listener; {@link ClaimMode#OPTIMISTIC}. */
+    /**
+     * Uses {@code config}'s retention, failure policy, codec and listener; {@link
+     * ClaimMode#OPTIMISTIC}.
+     *
+     * @param store the store whose table and data source are used; not null
+     * @param config the configuration; not null
+     * @return a thread-safe executor
+     */
     public static JdbcTransactionalIdempotency of(JdbcIdempotencyStore store, IdempotencyConfig config) {
         return new JdbcTransactionalIdempotency(store, config, ClaimMode.OPTIMISTIC);
     }
@@ -165,6 +177,10 @@ public final class JdbcTransactionalIdempotency {
      * Uses {@code config}'s retention, failure policy, codec and listener, and {@code claimMode} in
      * {@link #executeInTransaction}.
      *
+     * @param store the store whose table and data source are used; not null
+     * @param config the configuration; not null
+     * @param claimMode how {@link #executeInTransaction} claims the key; not null
+     * @return a thread-safe executor
      * @throws NullPointerException if an argument is null
      */
     public static JdbcTransactionalIdempotency of(
@@ -172,7 +188,11 @@ public final class JdbcTransactionalIdempotency {
         return new JdbcTransactionalIdempotency(store, config, claimMode);
     }
 
-    /** The claim mode of {@link #executeInTransaction}. */
+    /**
+     * The claim mode of {@link #executeInTransaction}.
+     *
+     * @return the claim mode; never null
+     */
     public ClaimMode claimMode() {
         return claimMode;
     }
@@ -184,7 +204,16 @@ public final class JdbcTransactionalIdempotency {
      * rolls back (except to its own savepoint under a storing failure policy); the caller commits on
      * success and rolls back when this throws.
      *
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param connection the caller's connection to the store's database, autocommit off; not null
+     * @param key the operation's key; not null
+     * @param fingerprint the request's fingerprint, or {@link Fingerprint#none()}; not null
+     * @param type the result type, used to decode replays; not null
+     * @param work the operation, given {@code connection}; not null
+     * @return the result and whether this call ran the work or replayed it; never null
      * @throws IllegalStateException if the connection is in autocommit mode
+     * @throws E what {@code work} threw
      */
     public <T, E extends Exception> Outcome<T> execute(
             Connection connection, IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work)
@@ -246,6 +275,15 @@ public final class JdbcTransactionalIdempotency {
      * rather than {@code setAutoCommit(false)} (two round trips fewer), so inside the work {@code
      * getAutoCommit()} still answers true there; as everywhere, the work must not commit, roll back
      * or change the autocommit mode itself.
+     *
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param key the operation's key; not null
+     * @param fingerprint the request's fingerprint, or {@link Fingerprint#none()}; not null
+     * @param type the result type, used to decode replays; not null
+     * @param work the operation, given the transaction's connection; not null
+     * @return the result and whether this call ran the work or replayed it; never null
+     * @throws E what {@code work} threw (the transaction was rolled back)
      */
     public <T, E extends Exception> Outcome<T> executeInTransaction(
             IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work) throws E {

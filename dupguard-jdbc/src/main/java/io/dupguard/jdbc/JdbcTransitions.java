@@ -24,6 +24,8 @@ import java.util.Objects;
  * <p>Of any number of concurrent callers applying the same transition, exactly one gets {@code
  * Applied}: the database serialises the guarded updates on the row. Runs on the caller's connection
  * and transaction; statuses are stored as the enum's {@code name()}. Immutable and thread-safe.
+ *
+ * @param <S> the enum of states
  */
 public final class JdbcTransitions<S extends Enum<S>> {
     private final StateMachine<S> machine;
@@ -39,13 +41,32 @@ public final class JdbcTransitions<S extends Enum<S>> {
         this.select = "SELECT " + status + " FROM " + t + " WHERE " + id + " = ?";
     }
 
-    /** Transitions of {@code machine} on {@code table}, identified by {@code idColumn}. */
+    /**
+     * Transitions of {@code machine} on {@code table}, identified by {@code idColumn}.
+     *
+     * @param <S> the enum of states
+     * @param machine the declared transitions; not null
+     * @param table the entity table; a plain SQL identifier
+     * @param idColumn the row id column; a plain SQL identifier
+     * @param statusColumn the column holding the state's name; a plain SQL identifier
+     * @return an immutable, thread-safe helper
+     */
     public static <S extends Enum<S>> JdbcTransitions<S> of(
             StateMachine<S> machine, String table, String idColumn, String statusColumn) {
         return new JdbcTransitions<>(machine, table, idColumn, statusColumn);
     }
 
-    /** Applies {@code from → to} to the row {@code id}. */
+    /**
+     * Applies {@code from → to} to the row {@code id}.
+     *
+     * @param c the connection, in the caller's transaction or autocommit; not null, not committed
+     *     here
+     * @param id the row's id
+     * @param from the state the caller expects the row in; not null
+     * @param to the target state; not null
+     * @return what happened: applied, already applied or rejected; never null
+     * @throws SQLException if a statement fails
+     */
     public TransitionResult<S> apply(Connection c, Object id, S from, S to) throws SQLException {
         return apply(c, id, from, to, "");
     }
@@ -54,6 +75,17 @@ public final class JdbcTransitions<S extends Enum<S>> {
      * Applies {@code from → to} and, in the same statement, {@code alsoSet} — column assignments
      * with {@code ?} placeholders written by the application (never user input), e.g. {@code
      * "paid_at = CURRENT_TIMESTAMP, amount = ?"} — bound to {@code params}.
+     *
+     * @param c the connection, in the caller's transaction or autocommit; not null, not committed
+     *     here
+     * @param id the row's id
+     * @param from the state the caller expects the row in; not null
+     * @param to the target state; not null
+     * @param alsoSet further column assignments with {@code ?} placeholders, written by the
+     *     application
+     * @param params the values bound to {@code alsoSet}'s placeholders, in order
+     * @return what happened: applied, already applied or rejected; never null
+     * @throws SQLException if a statement fails
      */
     public TransitionResult<S> apply(Connection c, Object id, S from, S to, String alsoSet, Object... params)
             throws SQLException {
@@ -76,7 +108,14 @@ public final class JdbcTransitions<S extends Enum<S>> {
         return current == to ? new TransitionResult.AlreadyApplied<>(to) : new TransitionResult.Rejected<>(current);
     }
 
-    /** The row's current status, or null if it does not exist. */
+    /**
+     * The row's current status, or null if it does not exist.
+     *
+     * @param c the connection; not null
+     * @param id the row's id
+     * @return the current state, or null if there is no such row
+     * @throws SQLException if the query fails
+     */
     public S current(Connection c, Object id) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(select)) {
             ps.setObject(1, id);

@@ -31,7 +31,11 @@ public enum SqlDialect {
         this.lockingRead = lockingRead;
     }
 
-    /** Short lower-case name: {@code h2}, {@code postgresql}, {@code mysql}; also the DDL file name. */
+    /**
+     * Short lower-case name: {@code h2}, {@code postgresql}, {@code mysql}; also the DDL file name.
+     *
+     * @return the dialect's id; never null
+     */
     public String id() {
         return id;
     }
@@ -80,7 +84,12 @@ public enum SqlDialect {
         };
     }
 
-    /** Resource path of the shipped DDL. */
+    /**
+     * Resource path of the shipped DDL.
+     *
+     * @return the absolute class-path resource of the DDL, e.g. {@code
+     *     /io/dupguard/jdbc/schema/postgresql.sql}
+     */
     public String schemaResource() {
         return "/io/dupguard/jdbc/schema/" + id + ".sql";
     }
@@ -88,7 +97,10 @@ public enum SqlDialect {
     /**
      * The dialect of a live connection, from {@link java.sql.DatabaseMetaData#getDatabaseProductName()}.
      *
+     * @param connection an open connection; not null
+     * @return the dialect; never null
      * @throws IllegalArgumentException for a database dupguard does not support
+     * @throws SQLException if the metadata cannot be read
      */
     public static SqlDialect detect(Connection connection) throws SQLException {
         String product = connection.getMetaData().getDatabaseProductName();
@@ -107,6 +119,8 @@ public enum SqlDialect {
      * The dialect with this name ({@code h2}, {@code postgresql}/{@code postgres}, {@code
      * mysql}/{@code mariadb}), case-insensitive.
      *
+     * @param name the dialect's name; not null
+     * @return the dialect; never null
      * @throws IllegalArgumentException for an unknown name, listing the known ones
      */
     public static SqlDialect named(String name) {

@@ -70,7 +70,15 @@ public final class UnfinishedGuard {
      * Inserts via {@code insert} unless {@code unfinishedExists} finds one, serialised per {@code
      * kind}, inside the transaction of {@code c} (autocommit off; the caller commits).
      *
+     * @param <T> the insert's result type
+     * @param <E> the checked exception {@code insert} may throw
+     * @param c the caller's connection with autocommit off; not null, not committed here
+     * @param kind the kind of task, the unit of serialisation; 1–255 characters, not null
+     * @param unfinishedExists tells whether an unfinished task of the kind exists; not null
+     * @param insert inserts the new task on {@code c}; not null
      * @return the insert's result, or empty if an unfinished task of the kind exists
+     * @throws SQLException if a statement fails
+     * @throws E what {@code insert} threw
      */
     public <T, E extends Exception> Optional<T> insertIfNoneUnfinished(
             Connection c, String kind, SqlCheck unfinishedExists, SqlWork<T, E> insert) throws SQLException, E {

@@ -15,7 +15,13 @@ public final class UniqueViolation {
 
     private UniqueViolation() {}
 
-    /** True if {@code e}, or an exception it wraps or chains, is a unique-key violation. */
+    /**
+     * True if {@code e}, or an exception it wraps or chains, is a unique-key violation.
+     *
+     * @param e the exception; not null
+     * @return true if a unique-key violation is found in the cause chain or the next-exception
+     *     chain
+     */
     public static boolean test(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SQLException sql && isUnique(sql)) {

@@ -95,35 +95,68 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         this.nativeClaim = nativeClaim;
     }
 
-    /** A store on standalone Redis at the client's default URI, with the default key prefix. */
+    /**
+     * A store on standalone Redis at the client's default URI, with the default key prefix.
+     *
+     * @param client the Lettuce client, owned by the caller (closing the store leaves it open); not
+     *     null
+     * @return a thread-safe store
+     */
     public static RedisIdempotencyStore create(RedisClient client) {
         return builder(client).build();
     }
 
-    /** A store on standalone or Sentinel-managed Redis at {@code uri}, with the default key prefix. */
+    /**
+     * A store on standalone or Sentinel-managed Redis at {@code uri}, with the default key prefix.
+     *
+     * @param client the Lettuce client, owned by the caller; not null
+     * @param uri the server, or the Sentinel set and master name; not null
+     * @return a thread-safe store
+     */
     public static RedisIdempotencyStore create(RedisClient client, RedisURI uri) {
         return builder(client, uri).build();
     }
 
-    /** A store on Redis Cluster, with the default key prefix. */
+    /**
+     * A store on Redis Cluster, with the default key prefix.
+     *
+     * @param client the Lettuce cluster client, owned by the caller; not null
+     * @return a thread-safe store
+     */
     public static RedisIdempotencyStore create(RedisClusterClient client) {
         return builder(client).build();
     }
 
-    /** Builder for standalone Redis at the client's default URI. */
+    /**
+     * Builder for standalone Redis at the client's default URI.
+     *
+     * @param client the Lettuce client, owned by the caller; not null
+     * @return a new builder
+     */
     public static Builder builder(RedisClient client) {
         Objects.requireNonNull(client, "client");
         return new Builder(() -> RedisConnector.standalone(client, null));
     }
 
-    /** Builder for standalone or Sentinel-managed Redis at {@code uri}. */
+    /**
+     * Builder for standalone or Sentinel-managed Redis at {@code uri}.
+     *
+     * @param client the Lettuce client, owned by the caller; not null
+     * @param uri the server, or the Sentinel set and master name; not null
+     * @return a new builder
+     */
     public static Builder builder(RedisClient client, RedisURI uri) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(uri, "uri");
         return new Builder(() -> RedisConnector.standalone(client, uri));
     }
 
-    /** Builder for Redis Cluster. */
+    /**
+     * Builder for Redis Cluster.
+     *
+     * @param client the Lettuce cluster client, owned by the caller; not null
+     * @return a new builder
+     */
     public static Builder builder(RedisClusterClient client) {
         Objects.requireNonNull(client, "client");
         return new Builder(() -> RedisConnector.cluster(client));
@@ -236,7 +269,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         return value == null ? Optional.empty() : Optional.of(unpack(key, value));
     }
 
-    /** The key prefix this store writes under. */
+    /**
+     * The key prefix this store writes under.
+     *
+     * @return the key prefix; never null
+     */
     public String keyPrefix() {
         return keyPrefix;
     }
@@ -303,6 +340,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
          * Prefix of every key the store writes; default {@value
          * RedisIdempotencyStore#DEFAULT_KEY_PREFIX}. Not blank, no whitespace, control characters or
          * braces (the store adds its own hash tag).
+         *
+         * @param keyPrefix the key prefix; not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code keyPrefix} is blank or has whitespace, control
+         *     characters or braces
          */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = RedisKeyPrefix.check(keyPrefix, "keyPrefix");
@@ -318,6 +360,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         /**
          * What to do if the server may evict keys (default {@link EvictionPolicyCheck#REFUSE}):
          * checked once per connection with {@code CONFIG GET maxmemory-policy}.
+         *
+         * @param check the reaction to an evicting server; not null
+         * @return this builder
          */
         public Builder evictionPolicyCheck(EvictionPolicyCheck check) {
             this.evictionCheck = Objects.requireNonNull(check, "evictionPolicyCheck");

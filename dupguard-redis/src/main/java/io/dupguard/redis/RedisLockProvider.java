@@ -83,22 +83,45 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
         this.keys = new LockKeys(keyPrefix);
     }
 
-    /** A provider on standalone Redis at the client's default URI, with the default key prefix. */
+    /**
+     * A provider on standalone Redis at the client's default URI, with the default key prefix.
+     *
+     * @param client the Lettuce client, owned by the caller (closing the provider leaves it open);
+     *     not null
+     * @return a thread-safe provider
+     */
     public static RedisLockProvider create(RedisClient client) {
         return builder(client).build();
     }
 
-    /** A provider on standalone or Sentinel-managed Redis at {@code uri}, with the default key prefix. */
+    /**
+     * A provider on standalone or Sentinel-managed Redis at {@code uri}, with the default key
+     * prefix.
+     *
+     * @param client the Lettuce client, owned by the caller; not null
+     * @param uri the server, or the Sentinel set and master name; not null
+     * @return a thread-safe provider
+     */
     public static RedisLockProvider create(RedisClient client, RedisURI uri) {
         return builder(client, uri).build();
     }
 
-    /** A provider on Redis Cluster, with the default key prefix. */
+    /**
+     * A provider on Redis Cluster, with the default key prefix.
+     *
+     * @param client the Lettuce cluster client, owned by the caller; not null
+     * @return a thread-safe provider
+     */
     public static RedisLockProvider create(RedisClusterClient client) {
         return builder(client).build();
     }
 
-    /** Builder for standalone Redis at the client's default URI. */
+    /**
+     * Builder for standalone Redis at the client's default URI.
+     *
+     * @param client the Lettuce client, owned by the caller; not null
+     * @return a new builder
+     */
     public static Builder builder(RedisClient client) {
         Objects.requireNonNull(client, "client");
         return new Builder(
@@ -107,7 +130,13 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
                 client.getResources().eventExecutorGroup());
     }
 
-    /** Builder for standalone or Sentinel-managed Redis at {@code uri}. */
+    /**
+     * Builder for standalone or Sentinel-managed Redis at {@code uri}.
+     *
+     * @param client the Lettuce client, owned by the caller; not null
+     * @param uri the server, or the Sentinel set and master name; not null
+     * @return a new builder
+     */
     public static Builder builder(RedisClient client, RedisURI uri) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(uri, "uri");
@@ -117,7 +146,12 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
                 client.getResources().eventExecutorGroup());
     }
 
-    /** Builder for Redis Cluster. Release messages use classic pub/sub, which reaches every node. */
+    /**
+     * Builder for Redis Cluster. Release messages use classic pub/sub, which reaches every node.
+     *
+     * @param client the Lettuce cluster client, owned by the caller; not null
+     * @return a new builder
+     */
     public static Builder builder(RedisClusterClient client) {
         Objects.requireNonNull(client, "client");
         return new Builder(
@@ -207,7 +241,11 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
         return true;
     }
 
-    /** The key prefix this provider writes under. */
+    /**
+     * The key prefix this provider writes under.
+     *
+     * @return the key prefix; never null
+     */
     public String keyPrefix() {
         return keys.prefix();
     }
@@ -255,6 +293,11 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
          * Prefix of every key and channel the provider uses; default {@value
          * RedisLockProvider#DEFAULT_KEY_PREFIX}. Not blank, no whitespace, control characters or
          * braces (the provider adds its own hash tag).
+         *
+         * @param keyPrefix the key and channel prefix; not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code keyPrefix} is blank or has whitespace, control
+         *     characters or braces
          */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = RedisKeyPrefix.check(keyPrefix, "keyPrefix");
@@ -264,6 +307,9 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
         /**
          * What to do if the server may evict keys (default {@link EvictionPolicyCheck#REFUSE}):
          * checked once per connection with {@code CONFIG GET maxmemory-policy}.
+         *
+         * @param check the reaction to an evicting server; not null
+         * @return this builder
          */
         public Builder evictionPolicyCheck(EvictionPolicyCheck check) {
             this.evictionCheck = Objects.requireNonNull(check, "evictionPolicyCheck");

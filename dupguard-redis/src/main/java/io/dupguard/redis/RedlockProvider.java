@@ -82,12 +82,23 @@ public final class RedlockProvider extends AbstractLockProvider implements AutoC
         this.ownedClient = owned ? client : null;
     }
 
-    /** A provider on these nodes with its own client (shut down by {@link #close()}). */
+    /**
+     * A provider on these nodes with its own client (shut down by {@link #close()}).
+     *
+     * @param nodes the independent Redis masters, at least three distinct servers; not null
+     * @return a thread-safe provider
+     */
     public static RedlockProvider create(List<RedisURI> nodes) {
         return builder(nodes).build();
     }
 
-    /** A provider on these nodes, each reached by its own connection from {@code client}. */
+    /**
+     * A provider on these nodes, each reached by its own connection from {@code client}.
+     *
+     * @param client the Lettuce client, owned by the caller; not null
+     * @param nodes the independent Redis masters, at least three distinct servers; not null
+     * @return a thread-safe provider
+     */
     public static RedlockProvider create(RedisClient client, List<RedisURI> nodes) {
         return builder(client, nodes).build();
     }
@@ -95,6 +106,9 @@ public final class RedlockProvider extends AbstractLockProvider implements AutoC
     /**
      * Builder with a client of its own, which rejects commands to a disconnected node at once
      * instead of queueing them until it comes back.
+     *
+     * @param nodes the independent Redis masters, at least three distinct servers; not null
+     * @return a new builder
      */
     public static Builder builder(List<RedisURI> nodes) {
         return new Builder(null, nodes);
@@ -104,6 +118,10 @@ public final class RedlockProvider extends AbstractLockProvider implements AutoC
      * Builder on the caller's client (its options and resources; closing the provider leaves it
      * open). Consider {@code DisconnectedBehavior.REJECT_COMMANDS}: otherwise Lettuce queues
      * commands for a node that is down until its command timeout.
+     *
+     * @param client the Lettuce client, owned by the caller; not null
+     * @param nodes the independent Redis masters, at least three distinct servers; not null
+     * @return a new builder
      */
     public static Builder builder(RedisClient client, List<RedisURI> nodes) {
         return new Builder(Objects.requireNonNull(client, "client"), nodes);
@@ -129,7 +147,11 @@ public final class RedlockProvider extends AbstractLockProvider implements AutoC
         return redlock.isHeld(name, token);
     }
 
-    /** How many nodes must agree. */
+    /**
+     * How many nodes must agree.
+     *
+     * @return the quorum, {@code N/2 + 1} of the N nodes
+     */
     public int quorum() {
         return redlock.quorum();
     }
@@ -172,7 +194,12 @@ public final class RedlockProvider extends AbstractLockProvider implements AutoC
             this.uris = List.copyOf(uris);
         }
 
-        /** Prefix of every key; default {@value RedlockProvider#DEFAULT_KEY_PREFIX}. No braces. */
+        /**
+         * Prefix of every key; default {@value RedlockProvider#DEFAULT_KEY_PREFIX}. No braces.
+         *
+         * @param keyPrefix the key prefix; not null, not blank, no braces
+         * @return this builder
+         */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = RedisKeyPrefix.check(keyPrefix, "keyPrefix");
             return this;
@@ -182,13 +209,22 @@ public final class RedlockProvider extends AbstractLockProvider implements AutoC
          * Fixed time each request may take on the nodes (they are asked in parallel). By default
          * acquisition allows {@code min(50 ms, lease / 10)} and other requests 50 ms. Keep it far
          * below the lease: what acquisition spends waiting is lost from the lease's validity.
+         *
+         * @param nodeTimeout the time allowed per request; not null, positive
+         * @return this builder
          */
         public Builder nodeTimeout(Duration nodeTimeout) {
             this.nodeTimeout = Checks.positive(nodeTimeout, "nodeTimeout");
             return this;
         }
 
-        /** Share of the lease assumed lost to clock drift; default 0.01, from 0 up to 0.5. */
+        /**
+         * Share of the lease assumed lost to clock drift; default 0.01, from 0 up to 0.5.
+         *
+         * @param factor the drift share, from 0 up to 0.5
+         * @return this builder
+         * @throws IllegalArgumentException if {@code factor} is out of range
+         */
         public Builder clockDriftFactor(double factor) {
             if (!(factor >= 0 && factor <= 0.5)) {
                 throw new IllegalArgumentException("clockDriftFactor must be between 0 and 0.5, was " + factor);

@@ -36,6 +36,15 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
     private final JdbcTransactionalIdempotency plain;
     private final Map<Type, JdbcTransactionalIdempotency> typed = new ConcurrentHashMap<>();
 
+    /**
+     * Transactional idempotency of {@code store} inside Spring transactions on {@code dataSource}.
+     *
+     * @param store the jdbc store, built on {@code dataSource}; not null
+     * @param dataSource the DataSource the transaction manager binds; not null
+     * @param config the retention, codec and listener; not null (its failure policy is not used:
+     *     failures roll back)
+     * @throws NullPointerException if an argument is null
+     */
     public SpringTransactionalIdempotency(JdbcIdempotencyStore store, DataSource dataSource, IdempotencyConfig config) {
         this.store = Objects.requireNonNull(store, "store");
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -43,7 +52,12 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
         this.plain = JdbcTransactionalIdempotency.of(store, config);
     }
 
-    /** Whether a Spring transaction with a connection of this store's DataSource is active on this thread. */
+    /**
+     * Whether a Spring transaction with a connection of this store's DataSource is active on this
+     * thread.
+     *
+     * @return true if such a transaction is active on the current thread
+     */
     public boolean inTransaction() {
         return TransactionSynchronizationManager.isActualTransactionActive()
                 && TransactionSynchronizationManager.getResource(dataSource) != null;
@@ -57,6 +71,13 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
     /**
      * Runs {@code work} once per key in the current transaction.
      *
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param key the operation's key; not null
+     * @param fingerprint the request's fingerprint, or {@link Fingerprint#none()}; not null
+     * @param type the result type, used to decode replays; not null
+     * @param work the operation; not null
+     * @return the result and whether this call ran the work or replayed it; never null
      * @throws IllegalStateException if no transaction on this DataSource is active ({@link
      *     #inTransaction()})
      * @throws io.dupguard.idempotency.PayloadMismatchException the key was used with another

@@ -68,11 +68,24 @@ public final class ZooKeeperLockProvider implements LockProvider, AutoCloseable 
         client.getConnectionStateListenable().addListener(sessionWatcher);
     }
 
-    /** A provider on {@code client} (started by the caller) under {@link #DEFAULT_BASE_PATH}. */
+    /**
+     * A provider on {@code client} (started by the caller) under {@link #DEFAULT_BASE_PATH}.
+     *
+     * @param client the Curator client, started and owned by the caller; not null
+     * @return a thread-safe provider
+     */
     public static ZooKeeperLockProvider create(CuratorFramework client) {
         return builder(client).build();
     }
 
+    /**
+     * A builder on {@code client} (started and owned by the caller; closing the provider leaves it
+     * open).
+     *
+     * @param client the Curator client; not null
+     * @return a new builder
+     * @throws NullPointerException if {@code client} is null
+     */
     public static Builder builder(CuratorFramework client) {
         return new Builder(client);
     }
@@ -231,12 +244,21 @@ public final class ZooKeeperLockProvider implements LockProvider, AutoCloseable 
         /**
          * Parent node of the locks ({@link #DEFAULT_BASE_PATH}): an absolute ZooKeeper path, not
          * the root, no trailing slash. Relative to the client's namespace, if it has one.
+         *
+         * @param basePath the parent node; an absolute path, not the root, without a trailing slash
+         * @return this builder
+         * @throws IllegalArgumentException if {@code basePath} is not such a path
          */
         public Builder basePath(String basePath) {
             this.basePath = LockPaths.basePath(basePath);
             return this;
         }
 
+        /**
+         * Builds the provider.
+         *
+         * @return a thread-safe provider, which watches the client's connection state
+         */
         public ZooKeeperLockProvider build() {
             return new ZooKeeperLockProvider(this);
         }

@@ -69,15 +69,31 @@ public abstract class AbstractLockProvider implements LockProvider {
     /**
      * Tries once to take the lock for {@code token} with expiry {@code lease}, atomically.
      *
+     * @param name the lock name, already validated; never null
+     * @param token the acquiring lease's unique token; never null
+     * @param lease the expiry to set, counted from now; positive, never null
      * @return the new fencing token, strictly greater than every earlier one for this name; empty
      *     if another token holds an unexpired lock
      */
     protected abstract OptionalLong tryLock(String name, String token, Duration lease);
 
-    /** Resets the expiry to {@code lease} from now if {@code token} still holds the lock. */
+    /**
+     * Resets the expiry to {@code lease} from now if {@code token} still holds the lock.
+     *
+     * @param name the lock name; never null
+     * @param token the holder's token; never null
+     * @param lease the new expiry, counted from now; positive, never null
+     * @return true if {@code token} still held the lock and its expiry was reset; false otherwise
+     *     (nothing changed)
+     */
     protected abstract boolean extend(String name, String token, Duration lease);
 
-    /** Releases the lock if {@code token} still holds it; otherwise does nothing. */
+    /**
+     * Releases the lock if {@code token} still holds it; otherwise does nothing.
+     *
+     * @param name the lock name; never null
+     * @param token the holder's token; never null
+     */
     protected abstract void unlock(String name, String token);
 
     /**
@@ -91,6 +107,11 @@ public abstract class AbstractLockProvider implements LockProvider {
      * only then wait for the answer: the next waiter's attempt is queued behind the release, so a
      * contended hand-off costs one round trip instead of two. {@code sent} must run even when the
      * release fails.
+     *
+     * @param name the lock name; never null
+     * @param token the holder's token; never null
+     * @param sent the hand-off to run exactly once, on the calling thread or the backend's; never
+     *     null
      */
     protected void unlock(String name, String token, Runnable sent) {
         try {
@@ -100,7 +121,13 @@ public abstract class AbstractLockProvider implements LockProvider {
         }
     }
 
-    /** Whether {@code token} holds an unexpired lock. */
+    /**
+     * Whether {@code token} holds an unexpired lock.
+     *
+     * @param name the lock name; never null
+     * @param token the token to check; never null
+     * @return true if {@code token} holds the lock and it has not expired
+     */
     protected abstract boolean isHeld(String name, String token);
 
     /**
@@ -108,6 +135,10 @@ public abstract class AbstractLockProvider implements LockProvider {
      * lease} from now and the next fencing token, in one atomic step, as a release immediately
      * followed by {@code toToken}'s acquisition would. Only called if {@link #transfersLocally()}.
      *
+     * @param name the lock name; never null
+     * @param fromToken the releasing holder's token; never null
+     * @param toToken the next waiter's token; never null
+     * @param lease the new holder's expiry, counted from now; positive, never null
      * @return the new fencing token, or empty if {@code fromToken} no longer holds an unexpired lock
      *     (then nothing changed)
      */
@@ -118,6 +149,8 @@ public abstract class AbstractLockProvider implements LockProvider {
     /**
      * Whether this backend implements {@link #transfer}, and a contended lock is therefore handed
      * to the next waiter of this JVM with one store operation instead of two.
+     *
+     * @return true if {@link #transfer} is implemented; false by default
      */
     protected boolean transfersLocally() {
         return false;
@@ -126,12 +159,20 @@ public abstract class AbstractLockProvider implements LockProvider {
     /**
      * Blocks up to {@code nanos} or until the store signals that {@code name} may be free. The
      * default just parks: backends that can notify (Redis pub/sub, ZooKeeper watches) override it.
+     *
+     * @param name the lock name; never null
+     * @param nanos the longest wait, in nanoseconds; positive
+     * @throws InterruptedException if the waiting thread is interrupted
      */
     protected void awaitRelease(String name, long nanos) throws InterruptedException {
         TimeUnit.NANOSECONDS.sleep(nanos);
     }
 
-    /** Whether {@link #awaitRelease} returns early on a release. */
+    /**
+     * Whether {@link #awaitRelease} returns early on a release.
+     *
+     * @return true if {@link #awaitRelease} is woken by releases; false by default (it only parks)
+     */
     protected boolean notifiesReleases() {
         return false;
     }

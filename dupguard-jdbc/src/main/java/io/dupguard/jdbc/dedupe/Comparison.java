@@ -27,7 +27,11 @@ public enum Comparison {
         this.cliName = cliName;
     }
 
-    /** The name used on the command line, e.g. {@code ignore-case}. */
+    /**
+     * The name used on the command line, e.g. {@code ignore-case}.
+     *
+     * @return the command-line name; never null
+     */
     public String cliName() {
         return cliName;
     }
@@ -35,6 +39,7 @@ public enum Comparison {
     /**
      * Parses a comma-separated list such as {@code ignore-case,trim}.
      *
+     * @param list comma-separated names; not null
      * @return the set without {@link #EXACT} (an empty set means exact)
      * @throws IllegalArgumentException naming the unknown entry and the known ones
      */
@@ -56,7 +61,12 @@ public enum Comparison {
         return set;
     }
 
-    /** The command-line spelling of a set: {@code exact} for the empty set. */
+    /**
+     * The command-line spelling of a set: {@code exact} for the empty set.
+     *
+     * @param set the comparisons; not null
+     * @return the comma-separated names, or {@code exact}
+     */
     public static String describe(Set<Comparison> set) {
         return set.isEmpty()
                 ? EXACT.cliName

@@ -65,7 +65,12 @@ public final class Dedupe {
         this.b = b;
     }
 
-    /** Starts a builder for the table reached through {@code dataSource}. */
+    /**
+     * Starts a builder for the table reached through {@code dataSource}.
+     *
+     * @param dataSource the database; not null
+     * @return a new builder
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -73,13 +78,18 @@ public final class Dedupe {
     /**
      * The duplicate groups; reads only.
      *
+     * @return the groups, their counts and a sample; never null
      * @throws DedupeException for a wrong name or a database failure
      */
     public ScanReport scan() {
         return run("scan", (c, t) -> Scanner.scan(c, t, b.sampleGroups));
     }
 
-    /** What {@link #apply} would delete now, without writing anything. */
+    /**
+     * What {@link #apply} would delete now, without writing anything.
+     *
+     * @return the rows and groups that would be deleted; never null
+     */
     public ApplyResult dryRun() {
         return run("dry run", Applier::dryRun);
     }
@@ -91,6 +101,7 @@ public final class Dedupe {
      *
      * @param listener receives progress after every committed batch; not null
      * @param stop polled between batches; not null
+     * @return what the run deleted, and whether it finished or stopped early; never null
      * @throws DedupeException for a wrong name, a missing privilege or a database failure; the
      *     batch in progress is rolled back and the run can be resumed
      */
@@ -104,6 +115,7 @@ public final class Dedupe {
      * Adds the unique index on the key without blocking writers (see {@link GuardResult#valid()}
      * for the only success).
      *
+     * @return the index's state after the attempt; never null
      * @throws DedupeException when the database cannot enforce the comparison with a unique index,
      *     when too many duplicates remain (run {@link #apply} first), or on a database failure
      */
@@ -119,6 +131,7 @@ public final class Dedupe {
      * Puts the rows a run deleted back into the table.
      *
      * @param runId the run, or null for the newest applied, unrestored run of the table
+     * @return how many rows were put back; never null
      */
     public RestoreResult restore(String runId) {
         return run("restore", (c, t) -> Restorer.restore(c, t, runId));
@@ -226,18 +239,33 @@ public final class Dedupe {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         }
 
-        /** The table to clean (a plain identifier). Required. */
+        /**
+         * The table to clean (a plain identifier). Required.
+         *
+         * @param table the table; a plain SQL identifier, not null
+         * @return this builder
+         */
         public Builder table(String table) {
             this.table = TableInfo.checkIdentifier(table, "--table");
             return this;
         }
 
-        /** The key columns whose values must be unique. Required, at least one. */
+        /**
+         * The key columns whose values must be unique. Required, at least one.
+         *
+         * @param columns the key columns; plain SQL identifiers, at least one
+         * @return this builder
+         */
         public Builder key(String... columns) {
             return key(List.of(columns));
         }
 
-        /** The key columns whose values must be unique. Required, at least one. */
+        /**
+         * The key columns whose values must be unique. Required, at least one.
+         *
+         * @param columns the key columns; plain SQL identifiers, at least one
+         * @return this builder
+         */
         public Builder key(List<String> columns) {
             if (columns.isEmpty()) {
                 throw new IllegalArgumentException("--key: at least one column is required");
@@ -250,7 +278,12 @@ public final class Dedupe {
             return this;
         }
 
-        /** How keys compare; none means exact (the default). */
+        /**
+         * How keys compare; none means exact (the default).
+         *
+         * @param comparisons the comparisons; none means exact
+         * @return this builder
+         */
         public Builder compare(Comparison... comparisons) {
             EnumSet<Comparison> set = EnumSet.noneOf(Comparison.class);
             set.addAll(List.of(comparisons));
@@ -259,12 +292,22 @@ public final class Dedupe {
             return this;
         }
 
-        /** How keys compare, e.g. from {@link Comparison#parse}. */
+        /**
+         * How keys compare, e.g. from {@link Comparison#parse}.
+         *
+         * @param comparisons the comparisons; not null, empty means exact
+         * @return this builder
+         */
         public Builder compare(Set<Comparison> comparisons) {
             return compare(comparisons.toArray(new Comparison[0]));
         }
 
-        /** Which row of a group survives (default: the lowest id). */
+        /**
+         * Which row of a group survives (default: the lowest id).
+         *
+         * @param keep the keep rule; not null
+         * @return this builder
+         */
         public Builder keep(Keep keep) {
             this.keep = Objects.requireNonNull(keep, "keep");
             keep.terms().forEach(term -> TableInfo.checkIdentifier(term.column(), "--keep"));
@@ -274,6 +317,9 @@ public final class Dedupe {
         /**
          * Columns whose values must be equal across a group before any row of it is deleted; groups
          * that differ are left alone and reported for a person.
+         *
+         * @param columns the columns to compare within a group; plain SQL identifiers, not null
+         * @return this builder
          */
         public Builder mergeCheck(List<String> columns) {
             columns.forEach(col -> TableInfo.checkIdentifier(col, "--merge-check"));
@@ -281,13 +327,25 @@ public final class Dedupe {
             return this;
         }
 
-        /** The row id column when the table has no single-column primary key. */
+        /**
+         * The row id column when the table has no single-column primary key.
+         *
+         * @param column the id column; a plain SQL identifier, not null
+         * @return this builder
+         */
         public Builder idColumn(String column) {
             this.idColumn = column == null ? null : TableInfo.checkIdentifier(column, "--id");
             return this;
         }
 
-        /** Rows per batch (one transaction each), 1..{@value #MAX_BATCH_SIZE}; default {@value #DEFAULT_BATCH_SIZE}. */
+        /**
+         * Rows per batch (one transaction each), 1..{@value #MAX_BATCH_SIZE}; default {@value
+         * #DEFAULT_BATCH_SIZE}.
+         *
+         * @param rows the rows per batch, 1..{@value #MAX_BATCH_SIZE}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code rows} is out of range
+         */
         public Builder batchSize(int rows) {
             if (rows < 1 || rows > MAX_BATCH_SIZE) {
                 throw new IllegalArgumentException(
@@ -297,13 +355,23 @@ public final class Dedupe {
             return this;
         }
 
-        /** The deletion rate limit (default {@link Rate#DEFAULT}). */
+        /**
+         * The deletion rate limit (default {@link Rate#DEFAULT}).
+         *
+         * @param rate the rate limit; not null
+         * @return this builder
+         */
         public Builder rate(Rate rate) {
             this.rate = Objects.requireNonNull(rate, "rate");
             return this;
         }
 
-        /** A pause after every batch, on top of the rate limit (default none). */
+        /**
+         * A pause after every batch, on top of the rate limit (default none).
+         *
+         * @param pause the pause; not null, zero or positive
+         * @return this builder
+         */
         public Builder pause(Duration pause) {
             if (pause.isNegative()) {
                 throw new IllegalArgumentException("--pause must not be negative, was " + pause);
@@ -312,19 +380,36 @@ public final class Dedupe {
             return this;
         }
 
-        /** The backup table (default {@code <table>_dedupe_backup}). */
+        /**
+         * The backup table (default {@code <table>_dedupe_backup}).
+         *
+         * @param name the backup table; a plain SQL identifier, or null for the default
+         * @return this builder
+         */
         public Builder backupTable(String name) {
             this.backupTable = name == null ? null : TableInfo.checkIdentifier(name, "--backup-table");
             return this;
         }
 
-        /** The unique index's name (default {@code ux_<table>_<columns>}). */
+        /**
+         * The unique index's name (default {@code ux_<table>_<columns>}).
+         *
+         * @param name the index name; a plain SQL identifier, or null for the default
+         * @return this builder
+         */
         public Builder indexName(String name) {
             this.indexName = name == null ? null : TableInfo.checkIdentifier(name, "--index");
             return this;
         }
 
-        /** Groups shown with their rows in the scan report (default {@value #DEFAULT_SAMPLE_GROUPS}). */
+        /**
+         * Groups shown with their rows in the scan report (default {@value
+         * #DEFAULT_SAMPLE_GROUPS}).
+         *
+         * @param groups the number of sample groups, 0–1000
+         * @return this builder
+         * @throws IllegalArgumentException if {@code groups} is out of range
+         */
         public Builder sampleGroups(int groups) {
             if (groups < 0 || groups > 1000) {
                 throw new IllegalArgumentException("--sample must be between 0 and 1000 groups, was " + groups);
@@ -333,7 +418,14 @@ public final class Dedupe {
             return this;
         }
 
-        /** Index builds {@code guard} tries before giving up (default {@value #DEFAULT_GUARD_ATTEMPTS}). */
+        /**
+         * Index builds {@code guard} tries before giving up (default {@value
+         * #DEFAULT_GUARD_ATTEMPTS}).
+         *
+         * @param attempts the number of index builds, 1–100
+         * @return this builder
+         * @throws IllegalArgumentException if {@code attempts} is out of range
+         */
         public Builder guardAttempts(int attempts) {
             if (attempts < 1 || attempts > 100) {
                 throw new IllegalArgumentException("--attempts must be between 1 and 100, was " + attempts);
@@ -345,6 +437,9 @@ public final class Dedupe {
         /**
          * Duplicate rows {@code guard} deletes on its own (with backup) before refusing and asking
          * for {@code apply} (default {@value #DEFAULT_GUARD_MAX_CLEAN_ROWS}).
+         *
+         * @param rows the most duplicate rows {@code guard} deletes itself, zero or positive
+         * @return this builder
          */
         public Builder guardMaxCleanRows(long rows) {
             if (rows < 0) {
@@ -354,7 +449,13 @@ public final class Dedupe {
             return this;
         }
 
-        /** How long the MySQL/MariaDB DDL waits for its metadata lock before trying again (default 3 s). */
+        /**
+         * How long the MySQL/MariaDB DDL waits for its metadata lock before trying again (default 3
+         * s).
+         *
+         * @param wait the metadata lock wait; not null, positive
+         * @return this builder
+         */
         public Builder lockWait(Duration wait) {
             if (wait.isNegative() || wait.isZero()) {
                 throw new IllegalArgumentException("--lock-wait must be positive, was " + wait);
@@ -364,6 +465,7 @@ public final class Dedupe {
         }
 
         /**
+         * @return an immutable, thread-safe clean-up of one table
          * @throws IllegalArgumentException when the table or the key is missing
          */
         public Dedupe build() {

@@ -10,6 +10,7 @@ import io.dupguard.DupguardException;
 public class DedupeException extends DupguardException {
     private static final long serialVersionUID = 1L;
 
+    /** True when the input was wrong, false when the work failed (serialized). */
     private final boolean badInput;
 
     DedupeException(String message, boolean badInput, Throwable cause) {
@@ -29,7 +30,12 @@ public class DedupeException extends DupguardException {
         return new DedupeException(message, false, cause);
     }
 
-    /** True when the input (names, options, permissions) was wrong, false when the work itself failed. */
+    /**
+     * True when the input (names, options, permissions) was wrong, false when the work itself
+     * failed.
+     *
+     * @return true for bad input, false for a failure of the work
+     */
     public boolean isBadInput() {
         return badInput;
     }

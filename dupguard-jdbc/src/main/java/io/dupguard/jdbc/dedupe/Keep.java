@@ -10,9 +10,18 @@ import java.util.Objects;
  * the primary key. Rows whose ordering column is NULL come last. Immutable and thread-safe.
  */
 public final class Keep {
-    /** One column of the ordering. */
+    /**
+     * One column of the ordering.
+     *
+     * @param column the column; a plain SQL identifier
+     * @param descending true if the largest value comes first
+     */
     public record Term(String column, boolean descending) {
-        /** @throws NullPointerException if {@code column} is null */
+        /**
+         * @param column the column; a plain SQL identifier; not null
+         * @param descending true if the largest value comes first
+         * @throws NullPointerException if {@code column} is null
+         */
         public Term {
             Objects.requireNonNull(column, "column");
         }
@@ -26,22 +35,43 @@ public final class Keep {
         this.spec = spec;
     }
 
-    /** Keeps the row with the earliest value of {@code column} (e.g. {@code created_at}). */
+    /**
+     * Keeps the row with the earliest value of {@code column} (e.g. {@code created_at}).
+     *
+     * @param column a timestamp or increasing column; a plain SQL identifier
+     * @return the rule
+     */
     public static Keep oldest(String column) {
         return new Keep(List.of(new Term(column, false)), "oldest:" + column);
     }
 
-    /** Keeps the row with the lowest value of {@code column} (e.g. {@code id}). */
+    /**
+     * Keeps the row with the lowest value of {@code column} (e.g. {@code id}).
+     *
+     * @param column the column; a plain SQL identifier
+     * @return the rule
+     */
     public static Keep lowest(String column) {
         return new Keep(List.of(new Term(column, false)), "lowest:" + column);
     }
 
-    /** Keeps the row with the latest value of {@code column}. */
+    /**
+     * Keeps the row with the latest value of {@code column}.
+     *
+     * @param column a timestamp or increasing column; a plain SQL identifier
+     * @return the rule
+     */
     public static Keep newest(String column) {
         return new Keep(List.of(new Term(column, true)), "newest:" + column);
     }
 
-    /** Keeps the first row of a custom ordering, e.g. {@code "verified DESC, created_at"}. */
+    /**
+     * Keeps the first row of a custom ordering, e.g. {@code "verified DESC, created_at"}.
+     *
+     * @param ordering comma-separated columns, each optionally followed by {@code ASC} or {@code
+     *     DESC}; not null
+     * @return the rule
+     */
     public static Keep orderBy(String ordering) {
         List<Term> terms = new ArrayList<>();
         for (String part : ordering.split(",")) {
@@ -61,6 +91,8 @@ public final class Keep {
      * Parses {@code oldest:COLUMN}, {@code lowest:COLUMN}, {@code newest:COLUMN} or {@code
      * order:COLUMN [DESC],...}.
      *
+     * @param spec the rule as given on the command line; not null
+     * @return the rule
      * @throws IllegalArgumentException naming the expected forms
      */
     public static Keep parse(String spec) {
@@ -81,7 +113,11 @@ public final class Keep {
         };
     }
 
-    /** The ordering's columns, first decides. */
+    /**
+     * The ordering's columns, first decides.
+     *
+     * @return the terms; unmodifiable, at least one
+     */
     public List<Term> terms() {
         return terms;
     }

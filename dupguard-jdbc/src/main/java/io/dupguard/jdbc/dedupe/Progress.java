@@ -18,10 +18,18 @@ public record Progress(
     /** Called after every committed batch, on the thread running {@code apply}. */
     @FunctionalInterface
     public interface Listener {
-        /** Receives progress; throwing stops the run after the committed batch (it can be resumed). */
+        /**
+         * Receives progress; throwing stops the run after the committed batch (it can be resumed).
+         *
+         * @param progress the progress after the latest committed batch; never null
+         */
         void onBatch(Progress progress);
 
-        /** Ignores progress. */
+        /**
+         * Ignores progress.
+         *
+         * @return a listener that does nothing
+         */
         static Listener none() {
             return p -> {};
         }

@@ -18,14 +18,22 @@ public record Rate(double perSecond, boolean keys) {
 
     private static final Pattern FORM = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(rows|keys)?\\s*/\\s*(s|sec|min|m)");
 
-    /** @throws IllegalArgumentException if {@code perSecond} is negative, NaN or infinite */
+    /**
+     * @param perSecond units per second; {@code 0} means no limit
+     * @param keys whether the unit is a key (a group) rather than a row
+     * @throws IllegalArgumentException if {@code perSecond} is negative, NaN or infinite
+     */
     public Rate {
         if (perSecond < 0 || Double.isNaN(perSecond) || Double.isInfinite(perSecond)) {
             throw new IllegalArgumentException("rate must be >= 0 per second (0 = no limit), was " + perSecond);
         }
     }
 
-    /** True when there is no limit. */
+    /**
+     * True when there is no limit.
+     *
+     * @return true if unlimited
+     */
     public boolean unlimited() {
         return perSecond == 0;
     }
@@ -33,6 +41,8 @@ public record Rate(double perSecond, boolean keys) {
     /**
      * Parses {@code 500/s}, {@code 1000keys/min}, {@code 200rows/s} or {@code unlimited}.
      *
+     * @param text the rate as given on the command line; not null
+     * @return the rate
      * @throws IllegalArgumentException naming the expected forms
      */
     public static Rate parse(String text) {

@@ -28,7 +28,19 @@ public record ScanReport(
         List<DuplicateGroup> sample,
         List<String> memberColumns,
         Duration elapsed) {
-    /** @throws NullPointerException if a list is null */
+    /**
+     * @param table the table
+     * @param keyColumns the key columns
+     * @param comparison how keys were compared, e.g. {@code ignore-case}
+     * @param rowsScanned rows in the table
+     * @param groups duplicate groups (keys held by more than one row)
+     * @param rowsToDelete rows beyond the first of every group
+     * @param largest the largest groups, largest first
+     * @param sample a few groups with their rows in keep order (first kept)
+     * @param memberColumns the columns of a sampled row's values, after its id
+     * @param elapsed how long the scan took
+     * @throws NullPointerException if a list is null
+     */
     public ScanReport {
         memberColumns = List.copyOf(memberColumns);
         keyColumns = List.copyOf(keyColumns);
@@ -36,7 +48,11 @@ public record ScanReport(
         sample = List.copyOf(sample);
     }
 
-    /** Rows scanned per second. */
+    /**
+     * Rows scanned per second.
+     *
+     * @return the scan rate, rows per second
+     */
     public double rowsPerSecond() {
         return rowsScanned / Math.max(1e-9, elapsed.toNanos() / 1e9);
     }

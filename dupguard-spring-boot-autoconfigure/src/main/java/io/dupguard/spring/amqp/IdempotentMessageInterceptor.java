@@ -74,12 +74,21 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
         this.rejectWithoutKey = rejectWithoutKey;
     }
 
-    /** Keys by the AMQP message-id property. */
+    /**
+     * Keys by the AMQP message-id property.
+     *
+     * @return a key function; thread-safe, null for a message without a message-id
+     */
     public static Function<Message, String> messageId() {
         return m -> m.getMessageProperties().getMessageId();
     }
 
-    /** Keys by a message header. */
+    /**
+     * Keys by a message header.
+     *
+     * @param name the header name; not null
+     * @return a key function; thread-safe, null for a message without the header
+     */
     public static Function<Message, String> header(String name) {
         Objects.requireNonNull(name, "name");
         return m -> {

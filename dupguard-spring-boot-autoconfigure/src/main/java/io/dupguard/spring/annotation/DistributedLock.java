@@ -29,15 +29,26 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface DistributedLock {
-    /** SpEL giving the lock name, e.g. {@code "'account:' + #id"}. */
+    /**
+     * SpEL giving the lock name, e.g. {@code "'account:' + #id"}.
+     *
+     * @return the SpEL expression of the lock name; its value must be a valid lock name
+     */
     String name();
 
-    /** How long to wait for the lock, e.g. {@code "5s"}; {@code "0s"} fails at once. Default 30 s. */
+    /**
+     * How long to wait for the lock, e.g. {@code "5s"}; {@code "0s"} fails at once. Default 30 s.
+     *
+     * @return the wait as a duration ({@code "500ms"}, {@code "5s"}, ISO-8601), or empty for the
+     *     default
+     */
     String waitTime() default "";
 
     /**
      * A fixed lease, e.g. {@code "30s"}: the lock frees itself after it even if the method still
      * runs. Empty (default): a watchdog renews the lease while the method runs.
+     *
+     * @return the fixed lease as a duration, or empty for watchdog renewal
      */
     String leaseTime() default "";
 }

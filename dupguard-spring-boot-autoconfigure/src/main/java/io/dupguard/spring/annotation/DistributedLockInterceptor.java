@@ -24,6 +24,13 @@ public class DistributedLockInterceptor implements MethodInterceptor {
     /** Parsed once per method. */
     record Plan(Expression name, LockOptions options) {}
 
+    /**
+     * An interceptor taking locks from {@code locks}.
+     *
+     * @param locks supplies the lock provider, looked up on first use; not null
+     * @param observer supplies the observer of acquisitions and releases (metrics, activity); not
+     *     null
+     */
     public DistributedLockInterceptor(Supplier<LockProvider> locks, Supplier<LockObserver> observer) {
         this.locks = locks;
         this.observer = observer;

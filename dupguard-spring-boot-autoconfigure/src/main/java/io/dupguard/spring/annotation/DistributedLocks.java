@@ -17,6 +17,7 @@ public final class DistributedLocks {
     /**
      * The lease of the innermost {@link DistributedLock} method running on this thread.
      *
+     * @return the lease; never null
      * @throws IllegalStateException if no such method is running on this thread
      */
     public static Lease currentLease() {
@@ -27,7 +28,13 @@ public final class DistributedLocks {
         return lease;
     }
 
-    /** The lease of the innermost running {@link DistributedLock} method holding {@code name}, if any. */
+    /**
+     * The lease of the innermost running {@link DistributedLock} method holding {@code name}, if
+     * any.
+     *
+     * @param name the lock name; not null
+     * @return the lease, or empty if no running method on this thread holds {@code name}
+     */
     public static Optional<Lease> currentLease(String name) {
         for (Lease lease : HELD.get()) {
             if (lease.name().equals(name)) {

@@ -38,28 +38,58 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface Idempotent {
-    /** Namespace of the keys, {@code [A-Za-z0-9._-]{1,64}}, e.g. {@code "payments"}. */
+    /**
+     * Namespace of the keys, {@code [A-Za-z0-9._-]{1,64}}, e.g. {@code "payments"}.
+     *
+     * @return the scope
+     */
     String scope();
 
-    /** SpEL giving the key (its string value is used, 1–255 characters). */
+    /**
+     * SpEL giving the key (its string value is used, 1–255 characters).
+     *
+     * @return the SpEL expression of the key
+     */
     String key();
 
     /**
      * SpEL expressions whose values (as canonical JSON) form the fingerprint; a duplicate whose
      * values differ is refused. Default: all arguments. Empty: no fingerprint check.
+     *
+     * @return the SpEL expressions of the fingerprint; empty for none
      */
     String[] fingerprint() default {"args"};
 
-    /** What a duplicate does while the first call runs; DEFAULT takes dupguard.idempotency.in-flight. */
+    /**
+     * What a duplicate does while the first call runs; DEFAULT takes
+     * dupguard.idempotency.in-flight.
+     *
+     * @return the in-flight behaviour
+     */
     InFlightMode inFlight() default InFlightMode.DEFAULT;
 
-    /** With inFlight WAIT: how long to wait, e.g. {@code "5s"}; empty takes dupguard.idempotency.max-wait. */
+    /**
+     * With inFlight WAIT: how long to wait, e.g. {@code "5s"}; empty takes
+     * dupguard.idempotency.max-wait.
+     *
+     * @return the wait as a duration ({@code "500ms"}, {@code "5s"}, ISO-8601), or empty for the
+     *     default
+     */
     String maxWait() default "";
 
-    /** How long the result is replayed, e.g. {@code "7d"}; empty takes dupguard.idempotency.retention. */
+    /**
+     * How long the result is replayed, e.g. {@code "7d"}; empty takes
+     * dupguard.idempotency.retention.
+     *
+     * @return the retention as a duration, or empty for the default
+     */
     String retention() default "";
 
-    /** Fold the key to lower case, for identifiers that are case-insensitive by nature. */
+    /**
+     * Fold the key to lower case, for identifiers that are case-insensitive by nature.
+     *
+     * @return true to compare keys case-insensitively
+     */
     boolean ignoreCase() default false;
 
     /** In-flight behaviour of one method. */

@@ -45,6 +45,8 @@ public class IdempotentInterceptor implements MethodInterceptor {
      *     or dupguard.idempotency.join-transaction is off
      * @param defaultMaxWait how long {@code inFlight = WAIT} waits when the annotation names no
      *     maxWait (dupguard.idempotency.max-wait)
+     * @param store supplies the idempotency store, looked up on first use; not null
+     * @param config supplies the configuration (lease, retention, codec); not null
      */
     public IdempotentInterceptor(
             Supplier<IdempotencyStore> store,
@@ -57,7 +59,11 @@ public class IdempotentInterceptor implements MethodInterceptor {
         this.defaultMaxWait = Objects.requireNonNull(defaultMaxWait, "defaultMaxWait");
     }
 
-    /** Records the keys being processed for the actuator endpoint (optional). */
+    /**
+     * Records the keys being processed for the actuator endpoint (optional).
+     *
+     * @param activity supplies the activity record, or null when there is none; not null itself
+     */
     public void setActivity(java.util.function.Supplier<io.dupguard.spring.DupguardActivity> activity) {
         this.activity = Objects.requireNonNull(activity, "activity");
     }

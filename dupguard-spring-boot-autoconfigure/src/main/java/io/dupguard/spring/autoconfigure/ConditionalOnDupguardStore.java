@@ -16,5 +16,10 @@ import org.springframework.context.annotation.Conditional;
 @Documented
 @Conditional(OnDupguardStoreCondition.class)
 public @interface ConditionalOnDupguardStore {
+    /**
+     * The backends for which the annotated configuration applies.
+     *
+     * @return the backends; at least one
+     */
     DupguardProperties.StoreType[] value();
 }

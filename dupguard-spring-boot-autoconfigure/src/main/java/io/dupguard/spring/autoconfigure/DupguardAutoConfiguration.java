@@ -47,6 +47,9 @@ import tools.jackson.databind.json.JsonMapper;
 })
 public class DupguardAutoConfiguration {
 
+    /** Instantiated by Spring Boot's auto-configuration. */
+    public DupguardAutoConfiguration() {}
+
     /** Results through the application's JsonMapper (Jackson 3), or a default one. */
     @Bean
     @ConditionalOnMissingBean

@@ -22,6 +22,15 @@ public class DupguardEndpoint {
     private final ObjectProvider<IdempotencyConfig> config;
     private final DupguardActivity activity;
 
+    /**
+     * An endpoint reporting the given beans, each looked up when the endpoint is read.
+     *
+     * @param properties the {@code dupguard.*} properties; not null
+     * @param store the idempotency store, if there is one
+     * @param locks the lock provider, if there is one
+     * @param config the idempotency configuration, if there is one
+     * @param activity this instance's held locks and keys in progress; not null
+     */
     public DupguardEndpoint(
             DupguardProperties properties,
             ObjectProvider<IdempotencyStore> store,
@@ -35,6 +44,12 @@ public class DupguardEndpoint {
         this.activity = activity;
     }
 
+    /**
+     * Reads the endpoint ({@code GET /actuator/dupguard}).
+     *
+     * @return the configuration in effect, the held locks and the keys in progress, ready for JSON;
+     *     never null
+     */
     @ReadOperation
     public Map<String, Object> dupguard() {
         Map<String, Object> out = new LinkedHashMap<>();

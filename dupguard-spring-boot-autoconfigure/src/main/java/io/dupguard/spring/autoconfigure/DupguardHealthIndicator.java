@@ -27,6 +27,15 @@ public class DupguardHealthIndicator implements HealthIndicator {
 
     private final ExecutorService executor = PROBES;
 
+    /**
+     * A health indicator of one store.
+     *
+     * @param store the store's name, shown in the health details
+     * @param probe one round trip to the store; throws when the store fails
+     * @param timeout the longest a probe may take before DOWN; positive
+     * @throws InvalidDupguardPropertyException if {@code timeout} is null or not positive ({@code
+     *     dupguard.health.timeout})
+     */
     public DupguardHealthIndicator(String store, Runnable probe, Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new InvalidDupguardPropertyException("dupguard.health.timeout", timeout, "must be positive");

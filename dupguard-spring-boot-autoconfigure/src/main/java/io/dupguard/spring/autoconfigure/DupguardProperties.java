@@ -57,6 +57,17 @@ public class DupguardProperties {
     private final Amqp amqp = new Amqp();
     private final Retry retry = new Retry();
 
+    /**
+     * Properties with their defaults; Spring Boot binds {@code dupguard.*} into them. Not
+     * thread-safe while being bound.
+     */
+    public DupguardProperties() {}
+
+    /**
+     * The {@code dupguard.retry.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
     public Retry getRetry() {
         return retry;
     }
@@ -89,95 +100,224 @@ public class DupguardProperties {
         /** PostgreSQL: one pooled connection LISTENs, so enqueues by any process wake the workers. */
         private boolean listenForNotifications = true;
 
+        /** The defaults of {@code dupguard.retry.*}. */
+        public Retry() {}
+
+        /**
+         * Create the retry log and run its workers ({@code dupguard.retry.enabled}).
+         *
+         * @return true if on; default {@code true}
+         */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets {@code dupguard.retry.enabled}: create the retry log and run its workers.
+         *
+         * @param enabled the new value; checked when the beans that use it are built
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
 
+        /**
+         * Start the workers with the application context ({@code dupguard.retry.auto-startup}).
+         *
+         * @return true if on; default {@code true}
+         */
         public boolean isAutoStartup() {
             return autoStartup;
         }
 
+        /**
+         * Sets {@code dupguard.retry.auto-startup}: start the workers with the application context.
+         *
+         * @param autoStartup the new value; checked when the beans that use it are built
+         */
         public void setAutoStartup(boolean autoStartup) {
             this.autoStartup = autoStartup;
         }
 
+        /**
+         * Table of the tasks (a plain SQL identifier) ({@code dupguard.retry.table}).
+         *
+         * @return the value; default {@code "dupguard_retry_tasks"}
+         */
         public String getTable() {
             return table;
         }
 
+        /**
+         * Sets {@code dupguard.retry.table}: table of the tasks (a plain SQL identifier).
+         *
+         * @param table the new value; checked when the beans that use it are built
+         */
         public void setTable(String table) {
             this.table = table;
         }
 
+        /**
+         * Threads running handlers ({@code dupguard.retry.workers}).
+         *
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_WORKERS}
+         */
         public int getWorkers() {
             return workers;
         }
 
+        /**
+         * Sets {@code dupguard.retry.workers}: threads running handlers.
+         *
+         * @param workers the new value; checked when the beans that use it are built
+         */
         public void setWorkers(int workers) {
             this.workers = workers;
         }
 
+        /**
+         * Threads claiming due tasks ({@code dupguard.retry.pollers}).
+         *
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_POLLERS}
+         */
         public int getPollers() {
             return pollers;
         }
 
+        /**
+         * Sets {@code dupguard.retry.pollers}: threads claiming due tasks.
+         *
+         * @param pollers the new value; checked when the beans that use it are built
+         */
         public void setPollers(int pollers) {
             this.pollers = pollers;
         }
 
+        /**
+         * Tasks claimed per statement ({@code dupguard.retry.batch-size}).
+         *
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_BATCH_SIZE}
+         */
         public int getBatchSize() {
             return batchSize;
         }
 
+        /**
+         * Sets {@code dupguard.retry.batch-size}: tasks claimed per statement.
+         *
+         * @param batchSize the new value; checked when the beans that use it are built
+         */
         public void setBatchSize(int batchSize) {
             this.batchSize = batchSize;
         }
 
+        /**
+         * Pause between polls when no task is due (wake-ups and notifications start tasks sooner)
+         * ({@code dupguard.retry.poll-interval}).
+         *
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_POLL_INTERVAL}
+         */
         public Duration getPollInterval() {
             return pollInterval;
         }
 
+        /**
+         * Sets {@code dupguard.retry.poll-interval}: pause between polls when no task is due
+         * (wake-ups and notifications start tasks sooner).
+         *
+         * @param pollInterval the new value; checked when the beans that use it are built
+         */
         public void setPollInterval(Duration pollInterval) {
             this.pollInterval = pollInterval;
         }
 
+        /**
+         * Lease of a running task, renewed while its handler runs; a crashed worker's task runs
+         * again after it ({@code dupguard.retry.lease}).
+         *
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_LEASE}
+         */
         public Duration getLease() {
             return lease;
         }
 
+        /**
+         * Sets {@code dupguard.retry.lease}: lease of a running task, renewed while its handler
+         * runs; a crashed worker's task runs again after it.
+         *
+         * @param lease the new value; checked when the beans that use it are built
+         */
         public void setLease(Duration lease) {
             this.lease = lease;
         }
 
+        /**
+         * How long SUCCEEDED tasks are kept before the purge deletes them ({@code
+         * dupguard.retry.succeeded-retention}).
+         *
+         * @return the value; default {@link
+         *     io.dupguard.retry.RetryConfig#DEFAULT_SUCCEEDED_RETENTION}
+         */
         public Duration getSucceededRetention() {
             return succeededRetention;
         }
 
+        /**
+         * Sets {@code dupguard.retry.succeeded-retention}: how long SUCCEEDED tasks are kept before
+         * the purge deletes them.
+         *
+         * @param succeededRetention the new value; checked when the beans that use it are built
+         */
         public void setSucceededRetention(Duration succeededRetention) {
             this.succeededRetention = succeededRetention;
         }
 
+        /**
+         * How long stopping waits for running handlers before interrupting them ({@code
+         * dupguard.retry.shutdown-timeout}).
+         *
+         * @return the value; default {@link io.dupguard.retry.RetryConfig#DEFAULT_SHUTDOWN_TIMEOUT}
+         */
         public Duration getShutdownTimeout() {
             return shutdownTimeout;
         }
 
+        /**
+         * Sets {@code dupguard.retry.shutdown-timeout}: how long stopping waits for running
+         * handlers before interrupting them.
+         *
+         * @param shutdownTimeout the new value; checked when the beans that use it are built
+         */
         public void setShutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = shutdownTimeout;
         }
 
+        /**
+         * PostgreSQL: one pooled connection LISTENs, so enqueues by any process wake the workers
+         * ({@code dupguard.retry.listen-for-notifications}).
+         *
+         * @return true if on; default {@code true}
+         */
         public boolean isListenForNotifications() {
             return listenForNotifications;
         }
 
+        /**
+         * Sets {@code dupguard.retry.listen-for-notifications}: postgreSQL: one pooled connection
+         * LISTENs, so enqueues by any process wake the workers.
+         *
+         * @param listenForNotifications the new value; checked when the beans that use it are built
+         */
         public void setListenForNotifications(boolean listenForNotifications) {
             this.listenForNotifications = listenForNotifications;
         }
     }
 
+    /**
+     * The {@code dupguard.amqp.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
     public Amqp getAmqp() {
         return amqp;
     }
@@ -195,79 +335,186 @@ public class DupguardProperties {
         /** Add the dedup to Boot's default rabbitListenerContainerFactory (otherwise opt in per factory). */
         private boolean defaultFactory = false;
 
+        /** The defaults of {@code dupguard.amqp.*}. */
+        public Amqp() {}
+
+        /**
+         * Scope of the records the consumer dedup writes ({@code dupguard.amqp.scope}).
+         *
+         * @return the value; default {@code "amqp"}
+         */
         public String getScope() {
             return scope;
         }
 
+        /**
+         * Sets {@code dupguard.amqp.scope}: scope of the records the consumer dedup writes.
+         *
+         * @param scope the new value; checked when the beans that use it are built
+         */
         public void setScope(String scope) {
             this.scope = scope;
         }
 
+        /**
+         * Header holding the key; empty: the AMQP message-id property ({@code
+         * dupguard.amqp.key-header}).
+         *
+         * @return the value, or null when not set (the default)
+         */
         public String getKeyHeader() {
             return keyHeader;
         }
 
+        /**
+         * Sets {@code dupguard.amqp.key-header}: header holding the key; empty: the AMQP message-id
+         * property.
+         *
+         * @param keyHeader the new value; checked when the beans that use it are built
+         */
         public void setKeyHeader(String keyHeader) {
             this.keyHeader = keyHeader;
         }
 
+        /**
+         * How long a duplicate waits for the first delivery to finish before it is requeued ({@code
+         * dupguard.amqp.in-flight-wait}).
+         *
+         * @return the value; default 5 s
+         */
         public Duration getInFlightWait() {
             return inFlightWait;
         }
 
+        /**
+         * Sets {@code dupguard.amqp.in-flight-wait}: how long a duplicate waits for the first
+         * delivery to finish before it is requeued.
+         *
+         * @param inFlightWait the new value; checked when the beans that use it are built
+         */
         public void setInFlightWait(Duration inFlightWait) {
             this.inFlightWait = inFlightWait;
         }
 
+        /**
+         * Reject (no requeue) messages without a key instead of running the listener ({@code
+         * dupguard.amqp.reject-without-key}).
+         *
+         * @return true if on; default {@code false}
+         */
         public boolean isRejectWithoutKey() {
             return rejectWithoutKey;
         }
 
+        /**
+         * Sets {@code dupguard.amqp.reject-without-key}: reject (no requeue) messages without a key
+         * instead of running the listener.
+         *
+         * @param rejectWithoutKey the new value; checked when the beans that use it are built
+         */
         public void setRejectWithoutKey(boolean rejectWithoutKey) {
             this.rejectWithoutKey = rejectWithoutKey;
         }
 
+        /**
+         * Add the dedup to Boot's default rabbitListenerContainerFactory (otherwise opt in per
+         * factory) ({@code dupguard.amqp.default-factory}).
+         *
+         * @return true if on; default {@code false}
+         */
         public boolean isDefaultFactory() {
             return defaultFactory;
         }
 
+        /**
+         * Sets {@code dupguard.amqp.default-factory}: add the dedup to Boot's default
+         * rabbitListenerContainerFactory (otherwise opt in per factory).
+         *
+         * @param defaultFactory the new value; checked when the beans that use it are built
+         */
         public void setDefaultFactory(boolean defaultFactory) {
             this.defaultFactory = defaultFactory;
         }
     }
 
+    /**
+     * The backend ({@code dupguard.store}): jdbc, redis or memory.
+     *
+     * @return the configured backend, or null when not set (the starter then picks one as {@code
+     *     dupguard.store} describes)
+     */
     public StoreType getStore() {
         return store;
     }
 
+    /**
+     * Sets {@code dupguard.store}, the backend.
+     *
+     * @param store the backend, or null to let the starter pick one
+     */
     public void setStore(StoreType store) {
         this.store = store;
     }
 
+    /**
+     * The {@code dupguard.idempotency.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
     public Idempotency getIdempotency() {
         return idempotency;
     }
 
+    /**
+     * The {@code dupguard.jdbc.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
     public Jdbc getJdbc() {
         return jdbc;
     }
 
+    /**
+     * The {@code dupguard.redis.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
     public Redis getRedis() {
         return redis;
     }
 
+    /**
+     * The {@code dupguard.purge.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
     public Purge getPurge() {
         return purge;
     }
 
+    /**
+     * The {@code dupguard.http.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
     public Http getHttp() {
         return http;
     }
 
+    /**
+     * The {@code dupguard.aop.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
     public Aop getAop() {
         return aop;
     }
 
+    /**
+     * The {@code dupguard.health.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
     public Health getHealth() {
         return health;
     }
@@ -292,58 +539,144 @@ public class DupguardProperties {
          */
         private boolean joinTransaction = true;
 
+        /** The defaults of {@code dupguard.idempotency.*}. */
+        public Idempotency() {}
+
+        /**
+         * How long a claim stays in progress without renewal before another caller may take it over
+         * ({@code dupguard.idempotency.in-flight-lease}).
+         *
+         * @return the value; default {@link IdempotencyConfig#DEFAULT_IN_FLIGHT_LEASE}
+         */
         public Duration getInFlightLease() {
             return inFlightLease;
         }
 
+        /**
+         * Sets {@code dupguard.idempotency.in-flight-lease}: how long a claim stays in progress
+         * without renewal before another caller may take it over.
+         *
+         * @param inFlightLease the new value; checked when the beans that use it are built
+         */
         public void setInFlightLease(Duration inFlightLease) {
             this.inFlightLease = inFlightLease;
         }
 
+        /**
+         * How long a finished result is kept for replay ({@code dupguard.idempotency.retention}).
+         *
+         * @return the value; default {@link IdempotencyConfig#DEFAULT_RETENTION}
+         */
         public Duration getRetention() {
             return retention;
         }
 
+        /**
+         * Sets {@code dupguard.idempotency.retention}: how long a finished result is kept for
+         * replay.
+         *
+         * @param retention the new value; checked when the beans that use it are built
+         */
         public void setRetention(Duration retention) {
             this.retention = retention;
         }
 
+        /**
+         * Renew the in-flight lease while the work runs ({@code dupguard.idempotency.renew-lease}).
+         *
+         * @return true if on; default {@code true}
+         */
         public boolean isRenewLease() {
             return renewLease;
         }
 
+        /**
+         * Sets {@code dupguard.idempotency.renew-lease}: renew the in-flight lease while the work
+         * runs.
+         *
+         * @param renewLease the new value; checked when the beans that use it are built
+         */
         public void setRenewLease(boolean renewLease) {
             this.renewLease = renewLease;
         }
 
+        /**
+         * What a duplicate does while the first call runs ({@code dupguard.idempotency.in-flight}).
+         *
+         * @return the value; default {@link InFlight#REJECT}
+         */
         public InFlight getInFlight() {
             return inFlight;
         }
 
+        /**
+         * Sets {@code dupguard.idempotency.in-flight}: what a duplicate does while the first call
+         * runs.
+         *
+         * @param inFlight the new value; checked when the beans that use it are built
+         */
         public void setInFlight(InFlight inFlight) {
             this.inFlight = inFlight;
         }
 
+        /**
+         * With in-flight=wait: how long a duplicate waits for the first call ({@code
+         * dupguard.idempotency.max-wait}).
+         *
+         * @return the value; default 10 s
+         */
         public Duration getMaxWait() {
             return maxWait;
         }
 
+        /**
+         * Sets {@code dupguard.idempotency.max-wait}: with in-flight=wait: how long a duplicate
+         * waits for the first call.
+         *
+         * @param maxWait the new value; checked when the beans that use it are built
+         */
         public void setMaxWait(Duration maxWait) {
             this.maxWait = maxWait;
         }
 
+        /**
+         * Completed results kept in local memory so replays skip the store (0 = off) ({@code
+         * dupguard.idempotency.local-cache-size}).
+         *
+         * @return the value; default {@code 0}
+         */
         public int getLocalCacheSize() {
             return localCacheSize;
         }
 
+        /**
+         * Sets {@code dupguard.idempotency.local-cache-size}: completed results kept in local
+         * memory so replays skip the store (0 = off).
+         *
+         * @param localCacheSize the new value; checked when the beans that use it are built
+         */
         public void setLocalCacheSize(int localCacheSize) {
             this.localCacheSize = localCacheSize;
         }
 
+        /**
+         * With the jdbc store: when a Spring transaction is active on the application's DataSource,
+         * claim and complete inside it, so a rollback also rolls back the claim. / ({@code
+         * dupguard.idempotency.join-transaction}).
+         *
+         * @return true if on; default {@code true}
+         */
         public boolean isJoinTransaction() {
             return joinTransaction;
         }
 
+        /**
+         * Sets {@code dupguard.idempotency.join-transaction}: with the jdbc store: when a Spring
+         * transaction is active on the application's DataSource, claim and complete inside it, so a
+         * rollback also rolls back the claim. /
+         *
+         * @param joinTransaction the new value; checked when the beans that use it are built
+         */
         public void setJoinTransaction(boolean joinTransaction) {
             this.joinTransaction = joinTransaction;
         }
@@ -364,50 +697,113 @@ public class DupguardProperties {
         /** Table of prepared submissions. */
         private String preparedTable = "dupguard_prepared";
 
+        /** The defaults of {@code dupguard.jdbc.*}. */
+        public Jdbc() {}
+
+        /**
+         * Create the tables when missing ({@code dupguard.jdbc.create-schema}).
+         *
+         * @return true if on; default {@code true}
+         */
         public boolean isCreateSchema() {
             return createSchema;
         }
 
+        /**
+         * Sets {@code dupguard.jdbc.create-schema}: create the tables when missing.
+         *
+         * @param createSchema the new value; checked when the beans that use it are built
+         */
         public void setCreateSchema(boolean createSchema) {
             this.createSchema = createSchema;
         }
 
+        /**
+         * Table of idempotency records ({@code dupguard.jdbc.idempotency-table}).
+         *
+         * @return the value; default {@code "dupguard_idempotency"}
+         */
         public String getIdempotencyTable() {
             return idempotencyTable;
         }
 
+        /**
+         * Sets {@code dupguard.jdbc.idempotency-table}: table of idempotency records.
+         *
+         * @param idempotencyTable the new value; checked when the beans that use it are built
+         */
         public void setIdempotencyTable(String idempotencyTable) {
             this.idempotencyTable = idempotencyTable;
         }
 
+        /**
+         * Table of locks and their fencing counters ({@code dupguard.jdbc.lock-table}).
+         *
+         * @return the value; default {@code "dupguard_locks"}
+         */
         public String getLockTable() {
             return lockTable;
         }
 
+        /**
+         * Sets {@code dupguard.jdbc.lock-table}: table of locks and their fencing counters.
+         *
+         * @param lockTable the new value; checked when the beans that use it are built
+         */
         public void setLockTable(String lockTable) {
             this.lockTable = lockTable;
         }
 
+        /**
+         * Table of submission tokens ({@code dupguard.jdbc.tokens-table}).
+         *
+         * @return the value; default {@code "dupguard_tokens"}
+         */
         public String getTokensTable() {
             return tokensTable;
         }
 
+        /**
+         * Sets {@code dupguard.jdbc.tokens-table}: table of submission tokens.
+         *
+         * @param tokensTable the new value; checked when the beans that use it are built
+         */
         public void setTokensTable(String tokensTable) {
             this.tokensTable = tokensTable;
         }
 
+        /**
+         * Table of throttle windows ({@code dupguard.jdbc.throttle-table}).
+         *
+         * @return the value; default {@code "dupguard_throttle"}
+         */
         public String getThrottleTable() {
             return throttleTable;
         }
 
+        /**
+         * Sets {@code dupguard.jdbc.throttle-table}: table of throttle windows.
+         *
+         * @param throttleTable the new value; checked when the beans that use it are built
+         */
         public void setThrottleTable(String throttleTable) {
             this.throttleTable = throttleTable;
         }
 
+        /**
+         * Table of prepared submissions ({@code dupguard.jdbc.prepared-table}).
+         *
+         * @return the value; default {@code "dupguard_prepared"}
+         */
         public String getPreparedTable() {
             return preparedTable;
         }
 
+        /**
+         * Sets {@code dupguard.jdbc.prepared-table}: table of prepared submissions.
+         *
+         * @param preparedTable the new value; checked when the beans that use it are built
+         */
         public void setPreparedTable(String preparedTable) {
             this.preparedTable = preparedTable;
         }
@@ -425,26 +821,61 @@ public class DupguardProperties {
          */
         private EvictionCheck evictionPolicyCheck = EvictionCheck.REFUSE;
 
+        /** The defaults of {@code dupguard.redis.*}. */
+        public Redis() {}
+
+        /**
+         * Key prefix of idempotency records ({@code dupguard.redis.idempotency-key-prefix}).
+         *
+         * @return the value; default {@code "dupguard:idem:"}
+         */
         public String getIdempotencyKeyPrefix() {
             return idempotencyKeyPrefix;
         }
 
+        /**
+         * Sets {@code dupguard.redis.idempotency-key-prefix}: key prefix of idempotency records.
+         *
+         * @param idempotencyKeyPrefix the new value; checked when the beans that use it are built
+         */
         public void setIdempotencyKeyPrefix(String idempotencyKeyPrefix) {
             this.idempotencyKeyPrefix = idempotencyKeyPrefix;
         }
 
+        /**
+         * Key prefix of locks ({@code dupguard.redis.lock-key-prefix}).
+         *
+         * @return the value; default {@code "dupguard:lock:"}
+         */
         public String getLockKeyPrefix() {
             return lockKeyPrefix;
         }
 
+        /**
+         * Sets {@code dupguard.redis.lock-key-prefix}: key prefix of locks.
+         *
+         * @param lockKeyPrefix the new value; checked when the beans that use it are built
+         */
         public void setLockKeyPrefix(String lockKeyPrefix) {
             this.lockKeyPrefix = lockKeyPrefix;
         }
 
+        /**
+         * What to do with a server that may evict keys (maxmemory-policy other than noeviction):
+         * refuse, warn or off. / ({@code dupguard.redis.eviction-policy-check}).
+         *
+         * @return the value; default {@link EvictionCheck#REFUSE}
+         */
         public EvictionCheck getEvictionPolicyCheck() {
             return evictionPolicyCheck;
         }
 
+        /**
+         * Sets {@code dupguard.redis.eviction-policy-check}: what to do with a server that may
+         * evict keys (maxmemory-policy other than noeviction): refuse, warn or off. /
+         *
+         * @param evictionPolicyCheck the new value; checked when the beans that use it are built
+         */
         public void setEvictionPolicyCheck(EvictionCheck evictionPolicyCheck) {
             this.evictionPolicyCheck = evictionPolicyCheck;
         }
@@ -463,42 +894,99 @@ public class DupguardProperties {
         /** How long an unbound prepared submission is kept. */
         private Duration preparedRetention = Duration.ofHours(12);
 
+        /** The defaults of {@code dupguard.purge.*}. */
+        public Purge() {}
+
+        /**
+         * Run the purge ({@code dupguard.purge.enabled}).
+         *
+         * @return true if on; default {@code true}
+         */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets {@code dupguard.purge.enabled}: run the purge.
+         *
+         * @param enabled the new value; checked when the beans that use it are built
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
 
+        /**
+         * Pause between purge runs ({@code dupguard.purge.interval}).
+         *
+         * @return the value; default 5 min
+         */
         public Duration getInterval() {
             return interval;
         }
 
+        /**
+         * Sets {@code dupguard.purge.interval}: pause between purge runs.
+         *
+         * @param interval the new value; checked when the beans that use it are built
+         */
         public void setInterval(Duration interval) {
             this.interval = interval;
         }
 
+        /**
+         * Rows deleted per statement ({@code dupguard.purge.batch-size}).
+         *
+         * @return the value; default {@code 500}
+         */
         public int getBatchSize() {
             return batchSize;
         }
 
+        /**
+         * Sets {@code dupguard.purge.batch-size}: rows deleted per statement.
+         *
+         * @param batchSize the new value; checked when the beans that use it are built
+         */
         public void setBatchSize(int batchSize) {
             this.batchSize = batchSize;
         }
 
+        /**
+         * Most batches per table per run, so one run stays short ({@code
+         * dupguard.purge.max-batches-per-run}).
+         *
+         * @return the value; default {@code 20}
+         */
         public int getMaxBatchesPerRun() {
             return maxBatchesPerRun;
         }
 
+        /**
+         * Sets {@code dupguard.purge.max-batches-per-run}: most batches per table per run, so one
+         * run stays short.
+         *
+         * @param maxBatchesPerRun the new value; checked when the beans that use it are built
+         */
         public void setMaxBatchesPerRun(int maxBatchesPerRun) {
             this.maxBatchesPerRun = maxBatchesPerRun;
         }
 
+        /**
+         * How long an unbound prepared submission is kept ({@code
+         * dupguard.purge.prepared-retention}).
+         *
+         * @return the value; default 12 h
+         */
         public Duration getPreparedRetention() {
             return preparedRetention;
         }
 
+        /**
+         * Sets {@code dupguard.purge.prepared-retention}: how long an unbound prepared submission
+         * is kept.
+         *
+         * @param preparedRetention the new value; checked when the beans that use it are built
+         */
         public void setPreparedRetention(Duration preparedRetention) {
             this.preparedRetention = preparedRetention;
         }
@@ -518,18 +1006,49 @@ public class DupguardProperties {
          */
         private int idempotentOrder = Integer.MAX_VALUE - 100;
 
+        /** The defaults of {@code dupguard.aop.*}. */
+        public Aop() {}
+
+        /**
+         * Order of the @DistributedLock advice; below the transaction advice's (lowest precedence),
+         * so the lock is taken before a transaction of the same method begins and released after it
+         * ends. / ({@code dupguard.aop.lock-order}).
+         *
+         * @return the value; default {@code Integer.MAX_VALUE - 200}
+         */
         public int getLockOrder() {
             return lockOrder;
         }
 
+        /**
+         * Sets {@code dupguard.aop.lock-order}: order of the @DistributedLock advice; below the
+         * transaction advice's (lowest precedence), so the lock is taken before a transaction of
+         * the same method begins and released after it ends. /
+         *
+         * @param lockOrder the new value; checked when the beans that use it are built
+         */
         public void setLockOrder(int lockOrder) {
             this.lockOrder = lockOrder;
         }
 
+        /**
+         * Order of the @Idempotent advice; below the transaction advice's, so a record completes
+         * after the method's own transaction committed. A transaction begun by a caller is joined.
+         * / ({@code dupguard.aop.idempotent-order}).
+         *
+         * @return the value; default {@code Integer.MAX_VALUE - 100}
+         */
         public int getIdempotentOrder() {
             return idempotentOrder;
         }
 
+        /**
+         * Sets {@code dupguard.aop.idempotent-order}: order of the @Idempotent advice; below the
+         * transaction advice's, so a record completes after the method's own transaction committed.
+         * A transaction begun by a caller is joined. /
+         *
+         * @param idempotentOrder the new value; checked when the beans that use it are built
+         */
         public void setIdempotentOrder(int idempotentOrder) {
             this.idempotentOrder = idempotentOrder;
         }
@@ -540,10 +1059,25 @@ public class DupguardProperties {
         /** Longest a health round trip to a store may take before it reports DOWN. */
         private Duration timeout = Duration.ofSeconds(2);
 
+        /** The defaults of {@code dupguard.health.*}. */
+        public Health() {}
+
+        /**
+         * Longest a health round trip to a store may take before it reports DOWN ({@code
+         * dupguard.health.timeout}).
+         *
+         * @return the value; default 2 s
+         */
         public Duration getTimeout() {
             return timeout;
         }
 
+        /**
+         * Sets {@code dupguard.health.timeout}: longest a health round trip to a store may take
+         * before it reports DOWN.
+         *
+         * @param timeout the new value; checked when the beans that use it are built
+         */
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
         }
@@ -585,98 +1119,245 @@ public class DupguardProperties {
         /** Base URI of the problem types (type = base + name, e.g. .../key-missing). */
         private String problemTypeBase = "https://dupguard.io/problems/";
 
+        /** The defaults of {@code dupguard.http.*}. */
+        public Http() {}
+
+        /**
+         * Install the filter ({@code dupguard.http.enabled}).
+         *
+         * @return true if on; default {@code true}
+         */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets {@code dupguard.http.enabled}: install the filter.
+         *
+         * @param enabled the new value; checked when the beans that use it are built
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
 
+        /**
+         * Name of the request header carrying the key ({@code dupguard.http.header}).
+         *
+         * @return the value; default {@code "Idempotency-Key"}
+         */
         public String getHeader() {
             return header;
         }
 
+        /**
+         * Sets {@code dupguard.http.header}: name of the request header carrying the key.
+         *
+         * @param header the new value; checked when the beans that use it are built
+         */
         public void setHeader(String header) {
             this.header = header;
         }
 
+        /**
+         * Scope of the records the filter writes; keys are further scoped by principal ({@code
+         * dupguard.http.scope}).
+         *
+         * @return the value; default {@code "http"}
+         */
         public String getScope() {
             return scope;
         }
 
+        /**
+         * Sets {@code dupguard.http.scope}: scope of the records the filter writes; keys are
+         * further scoped by principal.
+         *
+         * @param scope the new value; checked when the beans that use it are built
+         */
         public void setScope(String scope) {
             this.scope = scope;
         }
 
+        /**
+         * Endpoints the filter covers; the first match wins. Default: POST and PATCH on every path,
+         * key optional. / ({@code dupguard.http.endpoints}).
+         *
+         * @return the value, a mutable list that binding fills; default one endpoint with the
+         *     defaults of {@link Endpoint}
+         */
         public List<Endpoint> getEndpoints() {
             return endpoints;
         }
 
+        /**
+         * Sets {@code dupguard.http.endpoints}: endpoints the filter covers; the first match wins.
+         * Default: POST and PATCH on every path, key optional. /
+         *
+         * @param endpoints the new value; checked when the beans that use it are built
+         */
         public void setEndpoints(List<Endpoint> endpoints) {
             this.endpoints = endpoints;
         }
 
+        /**
+         * Longest key accepted, in characters (at most 222) ({@code dupguard.http.max-key-length}).
+         *
+         * @return the value; default {@code 128}
+         */
         public int getMaxKeyLength() {
             return maxKeyLength;
         }
 
+        /**
+         * Sets {@code dupguard.http.max-key-length}: longest key accepted, in characters (at most
+         * 222).
+         *
+         * @param maxKeyLength the new value; checked when the beans that use it are built
+         */
         public void setMaxKeyLength(int maxKeyLength) {
             this.maxKeyLength = maxKeyLength;
         }
 
+        /**
+         * Largest request body read for the fingerprint; a larger request is refused with 413
+         * ({@code dupguard.http.max-request-body-size}).
+         *
+         * @return the value; default 1 MiB
+         */
         public long getMaxRequestBodySize() {
             return maxRequestBodySize;
         }
 
+        /**
+         * Sets {@code dupguard.http.max-request-body-size}: largest request body read for the
+         * fingerprint; a larger request is refused with 413.
+         *
+         * @param maxRequestBodySize the new value; checked when the beans that use it are built
+         */
         public void setMaxRequestBodySize(long maxRequestBodySize) {
             this.maxRequestBodySize = maxRequestBodySize;
         }
 
+        /**
+         * Largest response body stored for replay. A larger response is sent once; its key then
+         * answers 409 (response-not-replayable), never a truncated replay. / ({@code
+         * dupguard.http.max-stored-body-size}).
+         *
+         * @return the value; default 256 KiB
+         */
         public long getMaxStoredBodySize() {
             return maxStoredBodySize;
         }
 
+        /**
+         * Sets {@code dupguard.http.max-stored-body-size}: largest response body stored for replay.
+         * A larger response is sent once; its key then answers 409 (response-not-replayable), never
+         * a truncated replay. /
+         *
+         * @param maxStoredBodySize the new value; checked when the beans that use it are built
+         */
         public void setMaxStoredBodySize(long maxStoredBodySize) {
             this.maxStoredBodySize = maxStoredBodySize;
         }
 
+        /**
+         * Response headers stored and replayed besides Content-Type ({@code
+         * dupguard.http.replayed-headers}).
+         *
+         * @return the value, a mutable list that binding fills; default {@code [Location,
+         *     Content-Language, ETag]}
+         */
         public List<String> getReplayedHeaders() {
             return replayedHeaders;
         }
 
+        /**
+         * Sets {@code dupguard.http.replayed-headers}: response headers stored and replayed besides
+         * Content-Type.
+         *
+         * @param replayedHeaders the new value; checked when the beans that use it are built
+         */
         public void setReplayedHeaders(List<String> replayedHeaders) {
             this.replayedHeaders = replayedHeaders;
         }
 
+        /**
+         * Store and replay 4xx responses (true, as the draft suggests: the request was processed).
+         * false releases the key after a 4xx so the client may retry. / ({@code
+         * dupguard.http.replay-client-errors}).
+         *
+         * @return true if on; default {@code true}
+         */
         public boolean isReplayClientErrors() {
             return replayClientErrors;
         }
 
+        /**
+         * Sets {@code dupguard.http.replay-client-errors}: store and replay 4xx responses (true, as
+         * the draft suggests: the request was processed). false releases the key after a 4xx so the
+         * client may retry. /
+         *
+         * @param replayClientErrors the new value; checked when the beans that use it are built
+         */
         public void setReplayClientErrors(boolean replayClientErrors) {
             this.replayClientErrors = replayClientErrors;
         }
 
+        /**
+         * What a request does while the first request with its key still runs ({@code
+         * dupguard.http.in-flight}).
+         *
+         * @return the value; default {@link InFlight#REJECT}
+         */
         public InFlight getInFlight() {
             return inFlight;
         }
 
+        /**
+         * Sets {@code dupguard.http.in-flight}: what a request does while the first request with
+         * its key still runs.
+         *
+         * @param inFlight the new value; checked when the beans that use it are built
+         */
         public void setInFlight(InFlight inFlight) {
             this.inFlight = inFlight;
         }
 
+        /**
+         * With in-flight=wait: how long a duplicate request waits ({@code dupguard.http.max-wait}).
+         *
+         * @return the value; default 10 s
+         */
         public Duration getMaxWait() {
             return maxWait;
         }
 
+        /**
+         * Sets {@code dupguard.http.max-wait}: with in-flight=wait: how long a duplicate request
+         * waits.
+         *
+         * @param maxWait the new value; checked when the beans that use it are built
+         */
         public void setMaxWait(Duration maxWait) {
             this.maxWait = maxWait;
         }
 
+        /**
+         * Base URI of the problem types (type = base + name, e.g. .../key-missing) ({@code
+         * dupguard.http.problem-type-base}).
+         *
+         * @return the value; default {@code "https://dupguard.io/problems/"}
+         */
         public String getProblemTypeBase() {
             return problemTypeBase;
         }
 
+        /**
+         * Sets {@code dupguard.http.problem-type-base}: base URI of the problem types (type = base
+         * + name, e.g. .../key-missing).
+         *
+         * @param problemTypeBase the new value; checked when the beans that use it are built
+         */
         public void setProblemTypeBase(String problemTypeBase) {
             this.problemTypeBase = problemTypeBase;
         }
@@ -691,26 +1372,63 @@ public class DupguardProperties {
         /** Whether a request without the header is refused with 400 (otherwise it passes through). */
         private boolean required = false;
 
+        /** The defaults of {@code dupguard.http.endpoints[n].*}. */
+        public Endpoint() {}
+
+        /**
+         * Path patterns (Spring's PathPattern syntax), e.g. /payments/** ({@code
+         * dupguard.http.endpoints[n].paths}).
+         *
+         * @return the value, a mutable list that binding fills; default {@code [/**]}
+         */
         public List<String> getPaths() {
             return paths;
         }
 
+        /**
+         * Sets {@code dupguard.http.endpoints[n].paths}: path patterns (Spring's PathPattern
+         * syntax), e.g. /payments/**.
+         *
+         * @param paths the new value; checked when the beans that use it are built
+         */
         public void setPaths(List<String> paths) {
             this.paths = paths;
         }
 
+        /**
+         * HTTP methods covered ({@code dupguard.http.endpoints[n].methods}).
+         *
+         * @return the value, a mutable list that binding fills; default {@code [POST, PATCH]}
+         */
         public List<String> getMethods() {
             return methods;
         }
 
+        /**
+         * Sets {@code dupguard.http.endpoints[n].methods}: hTTP methods covered.
+         *
+         * @param methods the new value; checked when the beans that use it are built
+         */
         public void setMethods(List<String> methods) {
             this.methods = methods;
         }
 
+        /**
+         * Whether a request without the header is refused with 400 (otherwise it passes through)
+         * ({@code dupguard.http.endpoints[n].required}).
+         *
+         * @return true if on; default {@code false}
+         */
         public boolean isRequired() {
             return required;
         }
 
+        /**
+         * Sets {@code dupguard.http.endpoints[n].required}: whether a request without the header is
+         * refused with 400 (otherwise it passes through).
+         *
+         * @param required the new value; checked when the beans that use it are built
+         */
         public void setRequired(boolean required) {
             this.required = required;
         }

@@ -22,7 +22,13 @@ import org.springframework.context.SmartLifecycle;
 public class DupguardPurger implements SmartLifecycle {
     private static final Logger LOG = LoggerFactory.getLogger(DupguardPurger.class);
 
-    /** Rows deleted by one run, per table. */
+    /**
+     * Rows deleted by one run, per table.
+     *
+     * @param idempotency expired idempotency records deleted
+     * @param tokens expired submission tokens deleted
+     * @param prepared old unbound prepared submissions deleted
+     */
     public record Result(long idempotency, long tokens, long prepared) {}
 
     private final JdbcIdempotencyStore idempotency;
@@ -34,6 +40,15 @@ public class DupguardPurger implements SmartLifecycle {
     private final Duration preparedRetention;
     private ScheduledExecutorService scheduler;
 
+    /**
+     * A purger of the given stores, as {@code dupguard.purge.*} configures it.
+     *
+     * @param idempotency the idempotency store, or null if it is not a jdbc store
+     * @param tokens the token store, or null if there is none
+     * @param prepared the prepared submissions, or null if there are none
+     * @param p the {@code dupguard.purge.*} properties; not null
+     * @throws InvalidDupguardPropertyException if a property is out of range
+     */
     public DupguardPurger(
             JdbcIdempotencyStore idempotency,
             JdbcSubmissionTokens tokens,
@@ -67,7 +82,11 @@ public class DupguardPurger implements SmartLifecycle {
         this.preparedRetention = p.getPreparedRetention();
     }
 
-    /** One bounded run over every table; what the scheduler calls. */
+    /**
+     * One bounded run over every table; what the scheduler calls.
+     *
+     * @return the rows deleted per table; never null
+     */
     public Result purgeOnce() {
         long i = idempotency == null ? 0 : drain(idempotency::purgeExpired);
         long t = tokens == null ? 0 : drain(tokens::purgeExpired);

@@ -33,17 +33,35 @@ public final class DupguardRedisConnection implements DisposableBean {
         this.options = options;
     }
 
-    /** A standalone or Sentinel connection on {@code uri}. */
+    /**
+     * A standalone or Sentinel connection on {@code uri}.
+     *
+     * @param client the Lettuce client, shut down with this bean; not null
+     * @param uri the server, or the Sentinel set and master name; not null
+     * @return the connection bean
+     */
     public static DupguardRedisConnection standalone(RedisClient client, RedisURI uri) {
         return new DupguardRedisConnection(client, uri, client.getOptions());
     }
 
-    /** A Cluster connection. */
+    /**
+     * A Cluster connection.
+     *
+     * @param client the Lettuce cluster client, shut down with this bean; not null
+     * @return the connection bean
+     */
     public static DupguardRedisConnection cluster(RedisClusterClient client) {
         return new DupguardRedisConnection(client, null, null);
     }
 
-    /** Builds the client the application's Redis settings describe. */
+    /**
+     * Builds the client the application's Redis settings describe.
+     *
+     * @param details Spring Boot's Redis connection details (standalone, Sentinel or Cluster); not
+     *     null
+     * @param timeout the command timeout, or null for Lettuce's default
+     * @return the connection bean, with a client of its own
+     */
     public static DupguardRedisConnection from(DataRedisConnectionDetails details, Duration timeout) {
         String user = details.getUsername();
         String password = details.getPassword();
@@ -121,17 +139,29 @@ public final class DupguardRedisConnection implements DisposableBean {
         return b.withSsl(ssl).build();
     }
 
-    /** The client: a {@link RedisClient} or a {@link RedisClusterClient}. */
+    /**
+     * The client: a {@link RedisClient} or a {@link RedisClusterClient}.
+     *
+     * @return the client; never null
+     */
     public AbstractRedisClient client() {
         return client;
     }
 
-    /** Whether this is a Cluster connection. */
+    /**
+     * Whether this is a Cluster connection.
+     *
+     * @return true for Redis Cluster
+     */
     public boolean isCluster() {
         return client instanceof RedisClusterClient;
     }
 
-    /** The standalone or Sentinel URI; null for Cluster. */
+    /**
+     * The standalone or Sentinel URI; null for Cluster.
+     *
+     * @return the URI, or null for Cluster
+     */
     public RedisURI uri() {
         return uri;
     }
@@ -139,6 +169,9 @@ public final class DupguardRedisConnection implements DisposableBean {
     /**
      * A standalone client whose default URI is {@link #uri()}, for the stores that take no URI
      * (tokens, throttle); created once, shut down with this bean.
+     *
+     * @return the client; never null
+     * @throws IllegalStateException if this is a Cluster connection
      */
     public synchronized RedisClient uriBoundClient() {
         if (isCluster()) {

@@ -44,6 +44,11 @@ import java.util.function.Supplier;
 public class DupguardMeters implements IdempotencyListener, LockObserver, IdempotencyKeyFilter.Listener, RetryListener {
     private final Supplier<MeterRegistry> registry;
 
+    /**
+     * Meters registered in the registry {@code registry} supplies, looked up on first use.
+     *
+     * @param registry supplies the meter registry; not null
+     */
     public DupguardMeters(Supplier<MeterRegistry> registry) {
         this.registry = registry;
     }
@@ -158,12 +163,21 @@ public class DupguardMeters implements IdempotencyListener, LockObserver, Idempo
         count("dupguard.tokens.issued");
     }
 
-    /** A token was presented: consumed (the first submit) or rejected (unknown, used, expired, foreign). */
+    /**
+     * A token was presented: consumed (the first submit) or rejected (unknown, used, expired,
+     * foreign).
+     *
+     * @param consumed true if the token was consumed, false if it was rejected
+     */
     public void onTokenConsumed(boolean consumed) {
         count("dupguard.tokens.consumed", "result", consumed ? "consumed" : "rejected");
     }
 
-    /** A throttle window was asked for: allowed (the window starts) or refused. */
+    /**
+     * A throttle window was asked for: allowed (the window starts) or refused.
+     *
+     * @param allowed true if the window started, false if the call was refused
+     */
     public void onThrottle(boolean allowed) {
         count("dupguard.throttle.calls", "result", allowed ? "allowed" : "refused");
     }

@@ -13,6 +13,13 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
     private final SubmissionTokens target;
     private final DupguardMeters meters;
 
+    /**
+     * Counts the calls on {@code target}.
+     *
+     * @param target the token store; not null
+     * @param meters the meters; not null
+     * @throws NullPointerException if an argument is null
+     */
     public MeteredSubmissionTokens(SubmissionTokens target, DupguardMeters meters) {
         this.target = Objects.requireNonNull(target, "target");
         this.meters = Objects.requireNonNull(meters, "meters");

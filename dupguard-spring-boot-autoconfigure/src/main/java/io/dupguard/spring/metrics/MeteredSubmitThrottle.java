@@ -12,6 +12,13 @@ public final class MeteredSubmitThrottle implements SubmitThrottle, MeteredBean 
     private final SubmitThrottle target;
     private final DupguardMeters meters;
 
+    /**
+     * Counts the calls on {@code target}.
+     *
+     * @param target the throttle; not null
+     * @param meters the meters; not null
+     * @throws NullPointerException if an argument is null
+     */
     public MeteredSubmitThrottle(SubmitThrottle target, DupguardMeters meters) {
         this.target = Objects.requireNonNull(target, "target");
         this.meters = Objects.requireNonNull(meters, "meters");

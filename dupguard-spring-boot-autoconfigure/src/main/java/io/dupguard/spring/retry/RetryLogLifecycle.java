@@ -16,6 +16,14 @@ public class RetryLogLifecycle implements SmartLifecycle {
     private final boolean autoStartup;
     private volatile boolean running;
 
+    /**
+     * Runs {@code log}'s workers with the application context.
+     *
+     * @param log the retry log; not null
+     * @param autoStartup true to start the workers when the context starts ({@code
+     *     dupguard.retry.auto-startup})
+     * @throws NullPointerException if {@code log} is null
+     */
     public RetryLogLifecycle(RetryLog log, boolean autoStartup) {
         this.log = Objects.requireNonNull(log, "log");
         this.autoStartup = autoStartup;

@@ -17,20 +17,41 @@ import io.dupguard.retry.TaskOptions;
  * }</pre>
  */
 public interface RetryTaskHandler extends TaskHandler {
-    /** The task type this handler performs; two beans with one type fail start-up. */
+    /**
+     * The task type this handler performs; two beans with one type fail start-up.
+     *
+     * @return the task type; a valid identifier, never null
+     */
     String type();
 
-    /** Schedule, classifier and alerting of the type; defaults to {@link TaskOptions#ofDefaults()}. */
+    /**
+     * Schedule, classifier and alerting of the type; defaults to {@link TaskOptions#ofDefaults()}.
+     *
+     * @return the options; never null
+     */
     default TaskOptions options() {
         return TaskOptions.ofDefaults();
     }
 
-    /** A handler of {@code type} with the default options. */
+    /**
+     * A handler of {@code type} with the default options.
+     *
+     * @param type the task type; a valid identifier, not null
+     * @param handler the handler; not null, thread-safe
+     * @return the bean to register
+     */
     static RetryTaskHandler of(String type, TaskHandler handler) {
         return of(type, handler, TaskOptions.ofDefaults());
     }
 
-    /** A handler of {@code type} with {@code options}. */
+    /**
+     * A handler of {@code type} with {@code options}.
+     *
+     * @param type the task type; a valid identifier, not null
+     * @param handler the handler; not null, thread-safe
+     * @param options the schedule, classifier and alerting; not null
+     * @return the bean to register
+     */
     static RetryTaskHandler of(String type, TaskHandler handler, TaskOptions options) {
         java.util.Objects.requireNonNull(type, "type");
         java.util.Objects.requireNonNull(handler, "handler");

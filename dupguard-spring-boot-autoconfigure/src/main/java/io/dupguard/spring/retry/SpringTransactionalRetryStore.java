@@ -38,17 +38,33 @@ public class SpringTransactionalRetryStore implements RetryStore {
     private final JdbcRetryStore store;
     private final DataSource dataSource;
 
+    /**
+     * A store whose enqueues join the Spring transaction on {@code dataSource}.
+     *
+     * @param store the jdbc store, built on {@code dataSource}; not null
+     * @param dataSource the DataSource the transaction manager binds; not null
+     * @throws NullPointerException if an argument is null
+     */
     public SpringTransactionalRetryStore(JdbcRetryStore store, DataSource dataSource) {
         this.store = Objects.requireNonNull(store, "store");
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     }
 
-    /** The JDBC store underneath, for {@code enqueue(Connection, …)} on a connection of your own. */
+    /**
+     * The JDBC store underneath, for {@code enqueue(Connection, …)} on a connection of your own.
+     *
+     * @return the jdbc store; never null
+     */
     public JdbcRetryStore jdbcStore() {
         return store;
     }
 
-    /** Whether a Spring transaction holding a connection of this store's DataSource is active on this thread. */
+    /**
+     * Whether a Spring transaction holding a connection of this store's DataSource is active on
+     * this thread.
+     *
+     * @return true if such a transaction is active on the current thread
+     */
     public boolean inTransaction() {
         return TransactionSynchronizationManager.isActualTransactionActive()
                 && TransactionSynchronizationManager.getResource(dataSource) != null;

@@ -13,6 +13,9 @@ public final class DefaultPrincipalResolver implements IdempotencyPrincipalResol
             "org.springframework.security.core.context.SecurityContextHolder",
             DefaultPrincipalResolver.class.getClassLoader());
 
+    /** A resolver; stateless and thread-safe. */
+    public DefaultPrincipalResolver() {}
+
     @Override
     public String resolve(HttpServletRequest request) {
         if (SECURITY) {

@@ -62,7 +62,13 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
 
     private static final UrlPathHelper PATHS = UrlPathHelper.defaultInstance;
 
-    /** One covered set of endpoints. */
+    /**
+     * One covered set of endpoints.
+     *
+     * @param paths the path patterns covered; not null
+     * @param methods the HTTP methods covered, upper case; not null
+     * @param required true if a request without the header is refused with 400
+     */
     public record Endpoint(List<PathPattern> paths, Set<String> methods, boolean required) {
         boolean matches(String method, PathContainer path) {
             if (!methods.contains(method)) {
@@ -76,7 +82,14 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
             return false;
         }
 
-        /** Parses path patterns and upper-cases methods. */
+        /**
+         * Parses path patterns and upper-cases methods.
+         *
+         * @param paths path patterns in Spring's {@code PathPattern} syntax; not null
+         * @param methods HTTP method names, any case; not null
+         * @param required true if a request without the header is refused with 400
+         * @return the endpoint
+         */
         public static Endpoint of(List<String> paths, List<String> methods, boolean required) {
             List<PathPattern> patterns = new ArrayList<>();
             for (String p : paths) {
@@ -90,7 +103,21 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         }
     }
 
-    /** Settings of the filter. */
+    /**
+     * Settings of the filter.
+     *
+     * @param header the name of the request header carrying the key
+     * @param scope the scope of the records; keys are further scoped by principal
+     * @param endpoints the covered endpoints; the first match wins
+     * @param maxKeyLength the longest key accepted, in characters (at most 222)
+     * @param maxRequestBodySize the largest request body read for the fingerprint, in bytes; a
+     *     larger request gets 413
+     * @param maxStoredBodySize the largest response body stored for replay, in bytes
+     * @param replayedHeaders the response headers stored and replayed besides Content-Type
+     * @param replayClientErrors true to store and replay 4xx responses, false to release the key
+     *     after one
+     * @param problemTypeBase the base URI of the problem types
+     */
     public record Settings(
             String header,
             String scope,
@@ -104,12 +131,17 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
 
     /** Hooks for metrics. */
     public interface Listener {
+        /** A listener that does nothing. */
         Listener NONE = new Listener() {};
 
         /** A stored response was replayed. */
         default void onReplay() {}
 
-        /** The filter answered with a problem of this type (key-missing, key-reused, ...). */
+        /**
+         * The filter answered with a problem of this type (key-missing, key-reused, ...).
+         *
+         * @param type the problem type's name, e.g. {@code key-missing}
+         */
         default void onProblem(String type) {}
     }
 
@@ -121,6 +153,9 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
 
     /**
      * @param idempotency the executor; its codec must store {@code byte[]} (the basic codec does)
+     * @param settings the filter's settings; not null
+     * @param principals resolves the client identity that scopes keys; not null
+     * @param listener told about replays and problems; not null
      */
     public IdempotencyKeyFilter(
             Idempotency idempotency, Settings settings, IdempotencyPrincipalResolver principals, Listener listener) {
@@ -130,7 +165,11 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         this.listener = listener;
     }
 
-    /** Records the keys being processed for the actuator endpoint (optional). */
+    /**
+     * Records the keys being processed for the actuator endpoint (optional).
+     *
+     * @param activity supplies the activity record, or null when there is none; not null itself
+     */
     public void setActivity(java.util.function.Supplier<io.dupguard.spring.DupguardActivity> activity) {
         this.activity = Objects.requireNonNull(activity, "activity");
     }

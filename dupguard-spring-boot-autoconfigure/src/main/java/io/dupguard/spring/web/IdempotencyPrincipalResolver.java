@@ -11,6 +11,11 @@ import jakarta.servlet.http.HttpServletRequest;
  */
 @FunctionalInterface
 public interface IdempotencyPrincipalResolver {
-    /** The client's stable identity, or null when the request is anonymous. */
+    /**
+     * The client's stable identity, or null when the request is anonymous.
+     *
+     * @param request the current request; never null
+     * @return the identity, or null for an anonymous request
+     */
     String resolve(HttpServletRequest request);
 }

@@ -66,6 +66,16 @@ public class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private final IdempotencyKeyFilter.Listener listener;
     private final int order;
 
+    /**
+     * A filter claiming keys in {@code store}.
+     *
+     * @param store the idempotency store; not null (its calls run on the bounded-elastic scheduler)
+     * @param config the lease, retention and in-flight policy; not null
+     * @param settings the filter's settings; not null
+     * @param listener told about replays and problems; not null
+     * @param order the filter's order among the application's web filters
+     * @throws NullPointerException if an argument other than {@code order} is null
+     */
     public ReactiveIdempotencyKeyFilter(
             IdempotencyStore store,
             IdempotencyConfig config,
