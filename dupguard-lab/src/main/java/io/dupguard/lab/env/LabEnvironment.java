@@ -39,6 +39,7 @@ public final class LabEnvironment implements AutoCloseable {
     private final List<LabEnvironment> instances = new CopyOnWriteArrayList<>();
     private final Map<String, Object> handedOver = new ConcurrentHashMap<>(); // by an instance, to its parent
     private final Set<String> handedOverByMe = ConcurrentHashMap.newKeySet();
+    private final List<Runnable> onCrash = new CopyOnWriteArrayList<>();
     private volatile boolean crashed;
 
     private LabEnvironment(
@@ -260,8 +261,7 @@ public final class LabEnvironment implements AutoCloseable {
             RedlockTarget ownRedlock = redlock == null ? null : redlock.instance();
             opened.add(ownRedlock);
             ZooKeeperTarget ownZk = zookeeper == null ? null : zookeeper.instance();
-            LabEnvironment second =
-                    new LabEnvironment(own, ownRedis, ownRedlock, ownZk, runId, trials.get(), this);
+            LabEnvironment second = new LabEnvironment(own, ownRedis, ownRedlock, ownZk, runId, trials.get(), this);
             instances.add(second);
             return second;
         } catch (RuntimeException e) {
@@ -312,7 +312,16 @@ public final class LabEnvironment implements AutoCloseable {
             if (i.zookeeper != null) {
                 i.zookeeper.crash();
             }
+            i.onCrash.forEach(Runnable::run);
         }
+    }
+
+    /**
+     * Runs {@code stop} when {@link #crashInstances()} kills this instance, after its connections
+     * are gone: for the threads it was running, which a dead process does not leave waiting.
+     */
+    public void onCrash(Runnable stop) {
+        onCrash.add(stop);
     }
 
     /** Whether this is an instance that {@link #crashInstances()} killed. */

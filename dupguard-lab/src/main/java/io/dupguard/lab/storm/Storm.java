@@ -128,7 +128,8 @@ public final class Storm {
                     if (fault != null && !fault.appliesTo(plan.workload(), strategy)) {
                         String name = fault.name();
                         fault.skipReason(plan.workload(), strategy)
-                                .ifPresent(why -> progress.skipped(plan.workload().name(), strategy, name, why));
+                                .ifPresent(
+                                        why -> progress.skipped(plan.workload().name(), strategy, name, why));
                         continue;
                     }
                     index++;

@@ -147,8 +147,10 @@ public final class LockBackendsWorkload implements Workload {
         table.recreate(RESOURCES);
         LockProvider locks = v.backend().open(env, name + "_");
         // the lab's view of who is inside, and which first attempts stalled, spans both instances
-        Observers seen = env.sharedWithInstances(name, () -> new Observers(
-                new Holders(Duration.ofMillis(LEASE_MILLIS).toNanos()), ConcurrentHashMap.newKeySet()));
+        Observers seen = env.sharedWithInstances(
+                name,
+                () -> new Observers(
+                        new Holders(Duration.ofMillis(LEASE_MILLIS).toNanos()), ConcurrentHashMap.newKeySet()));
         return new LockTrial(table, locks, v.fenced(), seen.holders(), seen.stalled(), env::crashed);
     }
 
