@@ -31,7 +31,7 @@ public final class LabEnvironment implements AutoCloseable {
     private final Database database;
     private RedisTarget redis; // swapped only between strategy runs (a fault's own server)
     private final RedlockTarget redlock;
-    private final ZooKeeperTarget zookeeper;
+    private ZooKeeperTarget zookeeper; // an instance's: its own session, opened on first use; guarded by this
     private final LabSql sql;
     private final String runId;
     private final AtomicLong trials;
@@ -173,7 +173,11 @@ public final class LabEnvironment implements AutoCloseable {
         return Optional.ofNullable(redlock);
     }
 
-    public Optional<ZooKeeperTarget> zookeeper() {
+    public synchronized Optional<ZooKeeperTarget> zookeeper() {
+        if (zookeeper == null && parent != null && parent.zookeeper != null) {
+            // a second instance opens its own session only if a trial needs ZooKeeper
+            zookeeper = parent.zookeeper.instance();
+        }
         return Optional.ofNullable(zookeeper);
     }
 
@@ -201,7 +205,7 @@ public final class LabEnvironment implements AutoCloseable {
         return switch (need) {
             case REDIS -> redis != null;
             case REDLOCK -> redlock != null;
-            case ZOOKEEPER -> zookeeper != null;
+            case ZOOKEEPER -> zookeeper().isPresent();
         };
     }
 
@@ -260,8 +264,7 @@ public final class LabEnvironment implements AutoCloseable {
             opened.add(ownRedis);
             RedlockTarget ownRedlock = redlock == null ? null : redlock.instance();
             opened.add(ownRedlock);
-            ZooKeeperTarget ownZk = zookeeper == null ? null : zookeeper.instance();
-            LabEnvironment second = new LabEnvironment(own, ownRedis, ownRedlock, ownZk, runId, trials.get(), this);
+            LabEnvironment second = new LabEnvironment(own, ownRedis, ownRedlock, null, runId, trials.get(), this);
             instances.add(second);
             return second;
         } catch (RuntimeException e) {
@@ -309,10 +312,14 @@ public final class LabEnvironment implements AutoCloseable {
             if (i.redlock != null) {
                 i.redlock.crash();
             }
-            if (i.zookeeper != null) {
-                i.zookeeper.crash();
-            }
+            i.crashZooKeeper();
             i.onCrash.forEach(Runnable::run);
+        }
+    }
+
+    private synchronized void crashZooKeeper() {
+        if (zookeeper != null) {
+            zookeeper.crash();
         }
     }
 
@@ -340,7 +347,10 @@ public final class LabEnvironment implements AutoCloseable {
             parent.instances.remove(this);
             parent.handedOver.keySet().removeAll(handedOverByMe); // if the parent never opened its half
         }
-        AutoCloseable[] own = {zookeeper, redlock, redis, database};
+        AutoCloseable[] own;
+        synchronized (this) {
+            own = new AutoCloseable[] {zookeeper, redlock, redis, database};
+        }
         for (AutoCloseable c : own) {
             try {
                 if (c != null) {

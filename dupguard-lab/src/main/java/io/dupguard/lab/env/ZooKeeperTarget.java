@@ -89,7 +89,7 @@ public final class ZooKeeperTarget implements AutoCloseable {
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connect)
                 .sessionTimeoutMs(sessionTimeoutMs)
-                .connectionTimeoutMs(CONNECT_TIMEOUT_SECONDS * 1000)
+                .connectionTimeoutMs(Math.min(CONNECT_TIMEOUT_SECONDS * 1000, sessionTimeoutMs))
                 .retryPolicy(new ExponentialBackoffRetry(100, 3))
                 .build();
         client.start();
