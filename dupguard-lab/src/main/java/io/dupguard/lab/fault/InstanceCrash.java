@@ -13,9 +13,10 @@ import java.util.SplittableRandom;
  * LabEnvironment#instance()}). At a seeded moment in the first half of the run the instance dies:
  * its database connections are aborted mid-statement, its Redis and Redlock connections dropped,
  * its ZooKeeper session dropped unclosed (the server expires it), and its attempts stop where they
- * are, without completing or releasing anything. Its clients get an error and retry on the surviving instance,
- * which must take the dead instance's claims and locks over once their lease ({@link
- * LabIdempotency#LEASE}) has run out, and still make every operation take effect once.
+ * are, without completing or releasing anything. Its clients get an error and retry on the
+ * surviving instance, which must take the dead instance's claims and locks over once their lease
+ * ({@link LabIdempotency#LEASE}; ZooKeeper: the session timeout) has run out, and still make every
+ * operation take effect once.
  *
  * <p>Runs the strategies whose workload says two instances can share them; durable unless the
  * workload says the strategy commits its effect apart from dupguard's record.
