@@ -3,6 +3,7 @@ package io.dupguard.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dupguard.test.ExpectedWarnings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -192,6 +193,85 @@ class StormFaultsIT {
                         "payment/idempotency-redis",
                         "account-binding/lock",
                         "account-binding/idempotency");
+    }
+
+    /**
+     * The crash on every lock backend two instances can share, and on balance-init: the second
+     * instance has its own pool, Redis client, Redlock client and ZooKeeper session. The dead
+     * instance's lock rows and Redis / Redlock keys run out after their 600 ms lease, its ZooKeeper
+     * session is dropped without being closed and expired by the server; the survivor takes the
+     * locks over with newer fencing tokens, fenced rows refuse every stale write, and no lock is
+     * granted twice within a lease. Pairs two instances cannot share are skipped, saying why.
+     */
+    @Test
+    @ExpectedWarnings("ZooKeeper and Curator log the crashed instance's dropped session and its expiry")
+    void aCrashedInstancesLocksAreTakenOverOnEveryBackendAndStaleTokensRefused() throws Exception {
+        Path json = dir.resolve("crash-locks.json");
+        LabCli.Result r = LabCli.run(
+                "storm",
+                "--workload",
+                "lock-backends,balance-init",
+                "--strategy",
+                "memory-fenced,jdbc-unfenced,jdbc-fenced,redis-fenced,redlock-fenced,zookeeper-fenced,"
+                        + "insert-if-absent,lock-double-check",
+                "--faults",
+                "instance-crash",
+                "--duration",
+                "2s",
+                "--clients",
+                "24",
+                "--jdbc-url",
+                StormPostgresRedisIT.PG,
+                "--redis-url",
+                StormPostgresRedisIT.REDIS,
+                "--redlock-urls",
+                StormLockBackendsIT.REDLOCK,
+                "--zookeeper",
+                "embedded",
+                "--json",
+                json.toString());
+
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
+        List<String> rows = new ArrayList<>();
+        for (JsonNode workload : StormJson.read(json).get("workloads")) {
+            for (JsonNode row : workload.get("strategies")) {
+                String where =
+                        workload.get("name").asText() + "/" + row.get("name").asText();
+                rows.add(where);
+                assertThat(row.get("fault").asText()).as(where).isEqualTo("instance-crash");
+                assertThat(row.get("durable").asBoolean()).as(where).isTrue();
+                JsonNode metrics = row.get("metrics");
+                assertThat(metrics.get("attemptsCutByCrash").asLong())
+                        .as(where + " attempts cut by the crash")
+                        .isPositive();
+                if (workload.get("name").asText().equals("lock-backends")) {
+                    assertThat(metrics.get("exclusionViolations").asLong())
+                            .as(where + " locks granted twice within a lease")
+                            .isZero();
+                }
+                if (row.get("family").asText().equals("dupguard")) {
+                    assertThat(metrics.get("cutRequestsAcknowledged").asLong())
+                            .as(where + ": requests the dead instance held, acknowledged by the survivor")
+                            .isPositive();
+                    assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
+                    assertThat(row.get("lost").asLong()).as(where).isZero();
+                    assertThat(row.get("ok").asBoolean())
+                            .as(where + " " + row.get("violations"))
+                            .isTrue();
+                }
+            }
+        }
+        assertThat(rows)
+                .containsExactlyInAnyOrder(
+                        "lock-backends/jdbc-unfenced",
+                        "lock-backends/jdbc-fenced",
+                        "lock-backends/redis-fenced",
+                        "lock-backends/redlock-fenced",
+                        "lock-backends/zookeeper-fenced",
+                        "balance-init/insert-if-absent");
+        assertThat(r.err())
+                .contains("skipping lock-backends/memory-fenced @instance-crash: an in-memory lock lives in one JVM")
+                .contains("skipping balance-init/lock-double-check @instance-crash: CreateOnce takes its lock");
     }
 
     @Test

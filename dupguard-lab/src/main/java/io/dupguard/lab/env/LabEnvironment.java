@@ -12,10 +12,14 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -27,12 +31,15 @@ public final class LabEnvironment implements AutoCloseable {
     private final Database database;
     private RedisTarget redis; // swapped only between strategy runs (a fault's own server)
     private final RedlockTarget redlock;
-    private final ZooKeeperTarget zookeeper;
+    private ZooKeeperTarget zookeeper; // an instance's: its own session, opened on first use; guarded by this
     private final LabSql sql;
     private final String runId;
     private final AtomicLong trials;
-    private final LabEnvironment parent; // of a second instance, which shares its redlock and zookeeper
+    private final LabEnvironment parent; // of a second instance
     private final List<LabEnvironment> instances = new CopyOnWriteArrayList<>();
+    private final Map<String, Object> handedOver = new ConcurrentHashMap<>(); // by an instance, to its parent
+    private final Set<String> handedOverByMe = ConcurrentHashMap.newKeySet();
+    private final List<Runnable> onCrash = new CopyOnWriteArrayList<>();
     private volatile boolean crashed;
 
     private LabEnvironment(
@@ -166,7 +173,11 @@ public final class LabEnvironment implements AutoCloseable {
         return Optional.ofNullable(redlock);
     }
 
-    public Optional<ZooKeeperTarget> zookeeper() {
+    public synchronized Optional<ZooKeeperTarget> zookeeper() {
+        if (zookeeper == null && parent != null && parent.zookeeper != null) {
+            // a second instance opens its own session only if a trial needs ZooKeeper
+            zookeeper = parent.zookeeper.instance();
+        }
         return Optional.ofNullable(zookeeper);
     }
 
@@ -194,7 +205,7 @@ public final class LabEnvironment implements AutoCloseable {
         return switch (need) {
             case REDIS -> redis != null;
             case REDLOCK -> redlock != null;
-            case ZOOKEEPER -> zookeeper != null;
+            case ZOOKEEPER -> zookeeper().isPresent();
         };
     }
 
@@ -234,9 +245,10 @@ public final class LabEnvironment implements AutoCloseable {
 
     /**
      * A second application instance on the same servers, for the {@code instance-crash} fault: its
-     * own connection pool and Redis client on the same URLs, the same run id, and the trial numbering
-     * this environment has now. So a trial opened on it and then the same trial opened here share
-     * tables and keys, and {@link #crashInstances()} can kill it without touching this one.
+     * own connection pool, Redis client, Redlock client and ZooKeeper session on the same servers,
+     * the same run id, and the trial numbering this environment has now. So a trial opened on it and
+     * then the same trial opened here share tables, keys and lock paths, and {@link
+     * #crashInstances()} can kill it without touching this one.
      *
      * @throws IllegalStateException on the embedded H2, which no second pool can share
      */
@@ -244,17 +256,44 @@ public final class LabEnvironment implements AutoCloseable {
         if (database.url == null) {
             throw new IllegalStateException("a second instance needs a database server: give --jdbc-url");
         }
-        Database own = Database.connect(database.url, Database.INSTANCE_POOL_SIZE);
-        RedisTarget ownRedis;
+        List<AutoCloseable> opened = new ArrayList<>();
         try {
-            ownRedis = redis == null ? null : RedisTarget.connect(redis.url());
+            Database own = Database.connect(database.url, Database.INSTANCE_POOL_SIZE);
+            opened.add(own);
+            RedisTarget ownRedis = redis == null ? null : RedisTarget.connect(redis.url());
+            opened.add(ownRedis);
+            RedlockTarget ownRedlock = redlock == null ? null : redlock.instance();
+            opened.add(ownRedlock);
+            LabEnvironment second = new LabEnvironment(own, ownRedis, ownRedlock, null, runId, trials.get(), this);
+            instances.add(second);
+            return second;
         } catch (RuntimeException e) {
-            own.close();
+            Collections.reverse(opened);
+            for (AutoCloseable c : opened) {
+                closeQuietly(c, e);
+            }
             throw e;
         }
-        LabEnvironment second = new LabEnvironment(own, ownRedis, redlock, zookeeper, runId, trials.get(), this);
-        instances.add(second);
-        return second;
+    }
+
+    /**
+     * What the lab itself keeps in this JVM about one trial — its observers, such as who is inside a
+     * critical section as the lab sees it, and simulated outside systems — shared by the trial's
+     * two openings: opened first on a {@link #instance() second instance}, {@code make} runs and its
+     * result is handed to this instance's parent; opened then on the parent under the same {@code
+     * name}, the handed-over object is returned. Without a second instance, {@code make} runs.
+     * Never for application state: that lives in the servers, or the workload is not shared.
+     */
+    public <T> T sharedWithInstances(String name, Supplier<T> make) {
+        if (parent != null) {
+            T made = make.get();
+            parent.handedOver.put(name, made);
+            handedOverByMe.add(name);
+            return made;
+        }
+        @SuppressWarnings("unchecked")
+        T handed = (T) handedOver.remove(name);
+        return handed != null ? handed : make.get();
     }
 
     /**
@@ -270,7 +309,26 @@ public final class LabEnvironment implements AutoCloseable {
             if (i.redis != null) {
                 i.redis.crash();
             }
+            if (i.redlock != null) {
+                i.redlock.crash();
+            }
+            i.crashZooKeeper();
+            i.onCrash.forEach(Runnable::run);
         }
+    }
+
+    private synchronized void crashZooKeeper() {
+        if (zookeeper != null) {
+            zookeeper.crash();
+        }
+    }
+
+    /**
+     * Runs {@code stop} when {@link #crashInstances()} kills this instance, after its connections
+     * are gone: for the threads it was running, which a dead process does not leave waiting.
+     */
+    public void onCrash(Runnable stop) {
+        onCrash.add(stop);
     }
 
     /** Whether this is an instance that {@link #crashInstances()} killed. */
@@ -278,16 +336,21 @@ public final class LabEnvironment implements AutoCloseable {
         return crashed;
     }
 
-    /** Closes every server connection (and stops an embedded ZooKeeper), each even if another fails. */
+    /**
+     * Closes every server connection (and stops an embedded ZooKeeper; an instance's ZooKeeper is
+     * only its session), each even if another fails.
+     */
     @Override
     public void close() {
         RuntimeException failure = null;
         if (parent != null) {
             parent.instances.remove(this);
+            parent.handedOver.keySet().removeAll(handedOverByMe); // if the parent never opened its half
         }
-        AutoCloseable[] own = parent != null
-                ? new AutoCloseable[] {redis, database}
-                : new AutoCloseable[] {zookeeper, redlock, redis, database};
+        AutoCloseable[] own;
+        synchronized (this) {
+            own = new AutoCloseable[] {zookeeper, redlock, redis, database};
+        }
         for (AutoCloseable c : own) {
             try {
                 if (c != null) {

@@ -28,11 +28,13 @@ public final class RedlockTarget implements AutoCloseable {
 
     private final RedisClient client;
     private final List<RedisURI> nodes;
+    private final String urls;
     private final String label;
 
-    private RedlockTarget(RedisClient client, List<RedisURI> nodes, String label) {
+    private RedlockTarget(RedisClient client, List<RedisURI> nodes, String urls, String label) {
         this.client = client;
         this.nodes = nodes;
+        this.urls = urls;
         this.label = label;
     }
 
@@ -76,7 +78,17 @@ public final class RedlockTarget implements AutoCloseable {
                         e);
             }
         }
-        return new RedlockTarget(client, List.copyOf(nodes), "Redlock " + shown);
+        return new RedlockTarget(client, List.copyOf(nodes), urls, "Redlock " + shown);
+    }
+
+    /** A second application instance's own client on the same nodes ({@code instance-crash}). */
+    RedlockTarget instance() {
+        return connect(urls);
+    }
+
+    /** The process dies: its connections to every node drop at once, nothing released. */
+    void crash() {
+        client.shutdown(Duration.ZERO, Duration.ZERO);
     }
 
     /** A new provider on every node, writing under {@code keyPrefix}; the caller closes it. */

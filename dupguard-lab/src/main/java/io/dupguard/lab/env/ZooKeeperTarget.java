@@ -8,6 +8,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.KillSession;
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -21,15 +22,24 @@ public final class ZooKeeperTarget implements AutoCloseable {
     public static final String EMBEDDED = "embedded";
 
     private static final int SESSION_TIMEOUT_MS = 10_000;
+    /**
+     * A second instance's session: as short as the lab's leases ({@code LabIdempotency.LEASE}), so
+     * the server expires a crashed instance's session — and deletes its lock nodes — within a storm.
+     * The server may raise it to its minimum, 2 × tickTime.
+     */
+    static final int INSTANCE_SESSION_TIMEOUT_MS = 2_000;
+
     private static final int CONNECT_TIMEOUT_SECONDS = 5;
 
-    private final TestingServer server;
+    private final TestingServer server; // null: a server this process did not start
     private final CuratorFramework client;
+    private final String connect;
     private final String label;
 
-    private ZooKeeperTarget(TestingServer server, CuratorFramework client, String label) {
+    private ZooKeeperTarget(TestingServer server, CuratorFramework client, String connect, String label) {
         this.server = server;
         this.client = client;
+        this.connect = connect;
         this.label = label;
     }
 
@@ -55,10 +65,31 @@ public final class ZooKeeperTarget implements AutoCloseable {
             connect = server.getConnectString();
             label = "ZooKeeper (embedded, " + connect + ")";
         }
+        CuratorFramework client;
+        try {
+            client = session(connect, SESSION_TIMEOUT_MS, spec);
+        } catch (UnreachableException e) {
+            stop(server);
+            throw e;
+        }
+        return new ZooKeeperTarget(server, client, connect, label);
+    }
+
+    /**
+     * A second application instance's own session on the same server ({@code instance-crash}),
+     * with a {@value #INSTANCE_SESSION_TIMEOUT_MS} ms session timeout; closing it leaves the server
+     * running.
+     */
+    ZooKeeperTarget instance() {
+        return new ZooKeeperTarget(null, session(connect, INSTANCE_SESSION_TIMEOUT_MS, connect), connect, label);
+    }
+
+    /** A started client, connected within seconds, or an {@link UnreachableException} naming {@code shown}. */
+    private static CuratorFramework session(String connect, int sessionTimeoutMs, String shown) {
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connect)
-                .sessionTimeoutMs(SESSION_TIMEOUT_MS)
-                .connectionTimeoutMs(CONNECT_TIMEOUT_SECONDS * 1000)
+                .sessionTimeoutMs(sessionTimeoutMs)
+                .connectionTimeoutMs(Math.min(CONNECT_TIMEOUT_SECONDS * 1000, sessionTimeoutMs))
                 .retryPolicy(new ExponentialBackoffRetry(100, 3))
                 .build();
         client.start();
@@ -71,11 +102,25 @@ public final class ZooKeeperTarget implements AutoCloseable {
         }
         if (!connected) {
             client.close();
-            stop(server);
             throw new UnreachableException(
-                    "cannot reach --zookeeper " + spec + " within " + CONNECT_TIMEOUT_SECONDS + " s", null);
+                    "cannot reach --zookeeper " + shown + " within " + CONNECT_TIMEOUT_SECONDS + " s", null);
         }
-        return new ZooKeeperTarget(server, client, label);
+        return client;
+    }
+
+    /**
+     * The process dies: its session is dropped on the client side without being closed ({@link
+     * KillSession}), so nothing deletes its lock nodes but the server, once the session times out;
+     * then the client stops (no new session, no lease timer's delete gets through).
+     */
+    void crash() {
+        try {
+            KillSession.kill(client.getZookeeperClient().getZooKeeper());
+        } catch (Exception e) {
+            // no live session to drop: the server expires whatever it had
+        } finally {
+            client.close();
+        }
     }
 
     /** A new provider under {@code basePath}; the caller closes it (the client stays open). */

@@ -51,6 +51,14 @@ public interface Fault {
     }
 
     /**
+     * For a pair this fault does not apply to, the reason to print when it is skipped; empty to skip
+     * it silently (a fault that is simply about other stores).
+     */
+    default Optional<String> skipReason(Workload workload, Strategy strategy) {
+        return Optional.empty();
+    }
+
+    /**
      * Whether part of the clients are served by a second application instance ({@link
      * LabEnvironment#instance()}) during the run, for the fault to crash.
      */

@@ -1,7 +1,6 @@
 package io.dupguard.lab.fault;
 
 import io.dupguard.lab.env.LabEnvironment;
-import io.dupguard.lab.storm.Need;
 import io.dupguard.lab.storm.Strategy;
 import io.dupguard.lab.storm.Workload;
 import io.dupguard.lab.workload.LabIdempotency;
@@ -10,12 +9,14 @@ import java.util.SplittableRandom;
 
 /**
  * {@code instance-crash}: a third of the clients are served by a second application instance with
- * its own connection pool and Redis client ({@link LabEnvironment#instance()}). At a seeded moment
- * in the first half of the run the instance dies: its database connections are aborted
- * mid-statement, its Redis connections dropped, and its attempts stop where they are, without
- * completing or releasing anything. Its clients get an error and retry on the surviving instance,
- * which must take the dead instance's claims and locks over once their lease ({@link
- * LabIdempotency#LEASE}) has run out, and still make every operation take effect once.
+ * its own connection pool, Redis and Redlock clients and ZooKeeper session ({@link
+ * LabEnvironment#instance()}). At a seeded moment in the first half of the run the instance dies:
+ * its database connections are aborted mid-statement, its Redis and Redlock connections dropped,
+ * its ZooKeeper session dropped unclosed (the server expires it), and its attempts stop where they
+ * are, without completing or releasing anything. Its clients get an error and retry on the
+ * surviving instance, which must take the dead instance's claims and locks over once their lease
+ * ({@link LabIdempotency#LEASE}; ZooKeeper: the session timeout) has run out, and still make every
+ * operation take effect once.
  *
  * <p>Runs the strategies whose workload says two instances can share them; durable unless the
  * workload says the strategy commits its effect apart from dupguard's record.
@@ -44,11 +45,20 @@ final class InstanceCrash implements Fault {
         return workload.effectCommitsWithRecord(strategy);
     }
 
+    /**
+     * The strategies whose workload says two instances can share them: the second instance has its
+     * own pool, Redis client, Redlock client and ZooKeeper session, so it can die alone.
+     */
     @Override
     public boolean appliesTo(Workload workload, Strategy strategy) {
+        return workload.sharedByInstances(strategy);
+    }
+
+    @Override
+    public Optional<String> skipReason(Workload workload, Strategy strategy) {
         return workload.sharedByInstances(strategy)
-                && !strategy.needs().contains(Need.REDLOCK)
-                && !strategy.needs().contains(Need.ZOOKEEPER);
+                ? Optional.empty()
+                : Optional.of(workload.notSharedBecause(strategy));
     }
 
     @Override

@@ -49,6 +49,12 @@ public final class ConsoleProgress implements Progress, AutoCloseable {
     }
 
     @Override
+    public synchronized void skipped(String workload, Strategy strategy, String fault, String why) {
+        err.println("skipping " + workload + "/" + strategy.name() + " @" + fault + ": " + why);
+        err.flush();
+    }
+
+    @Override
     public void started(
             String workload, Strategy strategy, int index, int total, Duration duration, LongSupplier requests) {
         synchronized (this) {

@@ -17,6 +17,9 @@ public interface Progress {
     /** The run just started has been checked. */
     void finished(String workload, StrategyResult result);
 
+    /** {@code strategy} of {@code workload} is not run under {@code fault}, because {@code why}. */
+    default void skipped(String workload, Strategy strategy, String fault, String why) {}
+
     /** The JVM and the database are warmed up with {@code runs} short unmeasured runs first. */
     default void warmingUp(int runs, Duration each) {}
 

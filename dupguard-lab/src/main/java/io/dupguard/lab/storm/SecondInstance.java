@@ -1,8 +1,10 @@
 package io.dupguard.lab.storm;
 
 import io.dupguard.lab.env.LabEnvironment;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -19,10 +21,14 @@ final class SecondInstance implements AutoCloseable {
     private final Trial trial;
     private final LongAdder cut = new LongAdder();
     private final LongAdder cutRequestsAcknowledged = new LongAdder();
+    private final Set<Thread> serving = new HashSet<>(); // guarded by this
 
     private SecondInstance(LabEnvironment env, Trial trial) {
         this.env = env;
         this.trial = trial;
+        // its threads stop with it: one waiting for a pooled connection would otherwise wait out the
+        // pool's 10 s timeout, as no dead process does
+        env.onCrash(this::interruptServing);
     }
 
     /**
@@ -50,6 +56,23 @@ final class SecondInstance implements AutoCloseable {
 
     boolean crashed() {
         return env.crashed();
+    }
+
+    /** The calling thread starts serving an attempt on this instance. */
+    synchronized void enter() {
+        serving.add(Thread.currentThread());
+    }
+
+    /** The calling thread is done with its attempt here; an interrupt the crash sent it ends with it. */
+    void leave() {
+        synchronized (this) {
+            serving.remove(Thread.currentThread());
+        }
+        Thread.interrupted();
+    }
+
+    private synchronized void interruptServing() {
+        serving.forEach(Thread::interrupt);
     }
 
     /** Stops the calling attempt if the instance has died meanwhile. */

@@ -126,6 +126,10 @@ public final class Storm {
             for (Fault fault : rounds) {
                 for (Strategy strategy : plan.strategies()) {
                     if (fault != null && !fault.appliesTo(plan.workload(), strategy)) {
+                        String name = fault.name();
+                        fault.skipReason(plan.workload(), strategy)
+                                .ifPresent(
+                                        why -> progress.skipped(plan.workload().name(), strategy, name, why));
                         continue;
                     }
                     index++;

@@ -209,11 +209,16 @@ public final class StormDriver {
             if (on == null) {
                 answer = trial.serve(ex.request, () -> pause(latencyNanos));
             } else {
-                answer = on.trial().serve(ex.request, () -> {
-                    pause(latencyNanos);
-                    on.stopIfCrashed();
-                });
-                on.stopIfCrashed(); // a dead instance sends no answer
+                on.enter();
+                try {
+                    answer = on.trial().serve(ex.request, () -> {
+                        pause(latencyNanos);
+                        on.stopIfCrashed();
+                    });
+                    on.stopIfCrashed(); // a dead instance sends no answer
+                } finally {
+                    on.leave();
+                }
             }
         } catch (Throwable t) {
             if (on != null && on.crashed()) {
@@ -253,9 +258,10 @@ public final class StormDriver {
         return t.getClass().getSimpleName() + ": " + message;
     }
 
+    /** Spends {@code nanos}, unless interrupted (a crashed instance's thread stops). */
     private static void pause(long nanos) {
         long end = System.nanoTime() + nanos;
-        for (long left = nanos; left > 0; left = end - System.nanoTime()) {
+        for (long left = nanos; left > 0 && !Thread.currentThread().isInterrupted(); left = end - System.nanoTime()) {
             LockSupport.parkNanos(left);
         }
     }

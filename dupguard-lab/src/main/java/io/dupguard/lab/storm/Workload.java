@@ -43,6 +43,14 @@ public interface Workload {
     }
 
     /**
+     * Why two instances cannot serve {@code strategy} honestly, for a strategy that {@link
+     * #sharedByInstances} refuses: {@code instance-crash} skips it and says so.
+     */
+    default String notSharedBecause(Strategy strategy) {
+        return "not wired for a second application instance";
+    }
+
+    /**
      * Whether {@code strategy}'s effect commits together with what guards it against a second run
      * (dupguard's record, a unique key, a lock the survivor waits out), so that an attempt cut off
      * between its effect and its record — its instance crashed, its connection killed — is never

@@ -68,6 +68,14 @@ public final class AccountCreditWorkload implements Workload {
         return CATALOG.strategies();
     }
 
+    /** Not under {@code instance-crash}: see {@link #notSharedBecause}. */
+    @Override
+    public String notSharedBecause(Strategy strategy) {
+        return "its account locks take the library's default 30 s watchdog lease (5 s wait), so a lock the dead"
+                + " instance held refuses that account's credits for the rest of a storm, and each instance's"
+                + " retry workers resolve credits and their scripted failures from that instance's memory: not run";
+    }
+
     @Override
     public Trial open(Strategy strategy, LabEnvironment env) throws Exception {
         String name = "dupguard_lab_credit_" + strategy.name().replace('-', '_');

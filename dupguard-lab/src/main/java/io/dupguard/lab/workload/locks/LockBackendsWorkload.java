@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * SPEC L5, L7: every lock backend, each with and without fencing. Writers take a resource's lock
@@ -117,6 +118,24 @@ public final class LockBackendsWorkload implements Workload {
         return out;
     }
 
+    /**
+     * Every backend but the in-memory one, whose locks one JVM keeps: the resource rows, lock rows,
+     * Redis keys and ZooKeeper nodes live in the servers, and a second instance reaches them with its
+     * own pool, clients and session. A crashed instance's locks are taken over once their lease runs
+     * out (ZooKeeper: once the server expires the dead session); a write it left half-done is rolled
+     * back with its connection.
+     */
+    @Override
+    public boolean sharedByInstances(Strategy strategy) {
+        Variant v = VARIANTS.get(strategy.name());
+        return v != null && v.backend() != Backend.MEMORY;
+    }
+
+    @Override
+    public String notSharedBecause(Strategy strategy) {
+        return "an in-memory lock lives in one JVM: a second instance cannot share it";
+    }
+
     @Override
     public Trial open(Strategy strategy, LabEnvironment env) throws Exception {
         Variant v = VARIANTS.get(strategy.name());
@@ -127,16 +146,25 @@ public final class LockBackendsWorkload implements Workload {
         ResourceTable table = new ResourceTable(env, name);
         table.recreate(RESOURCES);
         LockProvider locks = v.backend().open(env, name + "_");
-        return new LockTrial(
-                table,
-                locks,
-                v.fenced(),
-                new Holders(Duration.ofMillis(LEASE_MILLIS).toNanos()),
-                ConcurrentHashMap.newKeySet());
+        // the lab's view of who is inside, and which first attempts stalled, spans both instances
+        Observers seen = env.sharedWithInstances(
+                name,
+                () -> new Observers(
+                        new Holders(Duration.ofMillis(LEASE_MILLIS).toNanos()), ConcurrentHashMap.newKeySet()));
+        return new LockTrial(table, locks, v.fenced(), seen.holders(), seen.stalled(), env::crashed);
     }
 
+    /** What the lab watches in this JVM: who is inside, and which requests' first attempts stalled. */
+    private record Observers(Holders holders, Set<String> stalled) {}
+
+    /** {@code dead}: whether this trial's instance has crashed; a dead instance releases nothing. */
     private record LockTrial(
-            ResourceTable table, LockProvider locks, boolean fenced, Holders holders, Set<String> stalled)
+            ResourceTable table,
+            LockProvider locks,
+            boolean fenced,
+            Holders holders,
+            Set<String> stalled,
+            BooleanSupplier dead)
             implements Trial {
 
         @Override
@@ -168,7 +196,9 @@ public final class LockBackendsWorkload implements Workload {
                     holders.exit(w.resource(), inside);
                 }
             } finally {
-                lease.close();
+                if (!dead.getAsBoolean()) {
+                    lease.close();
+                }
             }
         }
 

@@ -66,6 +66,11 @@ public final class PaymentWorkload implements Workload {
         return !strategy.name().equals("idempotency-memory");
     }
 
+    @Override
+    public String notSharedBecause(Strategy strategy) {
+        return "the in-memory store lives in one JVM: a second instance cannot share it";
+    }
+
     /**
      * {@code Idempotency} over a store of its own commits the charge, then the record: an instance
      * that dies between the two leaves a claim that is taken over after its lease, and the charge
