@@ -19,6 +19,12 @@ final class LockSql {
     private final String acquire;
     /** H2 only: creates the row of a name never locked before. */
     private final String insert;
+    /**
+     * MySQL/MariaDB only: takes a free or expired row that exists, the common case of a re-used name,
+     * with a plain guarded {@code UPDATE} whose insert id is the new fence; binds (owner, lease
+     * millis, name). No row taken ⇒ the upsert ({@link #acquire}) decides between new and held.
+     */
+    private final String takeFree;
 
     private final String fenceOf;
     /** Binds (new owner, lease millis, name, old owner); returns or reports the new fence. */
@@ -62,6 +68,10 @@ final class LockSql {
                         + " owner = IF(" + free + ", ?, owner),"
                         + " lease_until = IF(owner <=> ? OR " + free + ", " + nowPlus + ", lease_until)";
         };
+        this.takeFree = dialect == SqlDialect.MYSQL
+                ? "UPDATE " + table + " SET owner = ?, lease_until = " + nowPlus
+                        + ", fence = LAST_INSERT_ID(fence + 1), locked_at = " + now + " WHERE name = ? AND " + free
+                : null;
         this.fenceOf = "SELECT fence FROM " + table + " WHERE name = ? AND owner = ?";
         String transferSet = "UPDATE " + table + " SET owner = ?, lease_until = " + nowPlus + ", fence = "
                 + (dialect == SqlDialect.MYSQL ? "LAST_INSERT_ID(fence + 1)" : "fence + 1") + ", locked_at = " + now
@@ -94,7 +104,12 @@ final class LockSql {
     OptionalLong tryLock(Connection c, String name, String token, long leaseMillis) throws SQLException {
         return switch (dialect) {
             case POSTGRESQL -> queryFence(c, name, token, leaseMillis);
-            case MYSQL -> upsertReportingInsertId(c, name, token, leaseMillis);
+            case MYSQL -> {
+                // A re-used, free name: one plain UPDATE, cheaper on InnoDB than the upsert's failed
+                // insert + update. New or held names: the upsert, which tells the two apart.
+                OptionalLong fence = takeFreeReportingInsertId(c, name, token, leaseMillis);
+                yield fence.isPresent() ? fence : upsertReportingInsertId(c, name, token, leaseMillis);
+            }
             case H2 -> {
                 OptionalLong fence = queryFence(c, name, token, leaseMillis);
                 yield fence.isPresent() ? fence : insertNew(c, name, token, leaseMillis);
@@ -123,6 +138,21 @@ final class LockSql {
             }
             throw e;
         }
+    }
+
+    private OptionalLong takeFreeReportingInsertId(Connection c, String name, String token, long leaseMillis)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(takeFree, Statement.RETURN_GENERATED_KEYS)) {
+            bindAcquire(ps, name, token, leaseMillis);
+            if (ps.executeUpdate() == 0) {
+                return OptionalLong.empty();
+            }
+            OptionalLong reported = reportedFence(ps);
+            if (reported.isPresent()) {
+                return reported;
+            }
+        }
+        return fenceOf(c, name, token);
     }
 
     private OptionalLong upsertReportingInsertId(Connection c, String name, String token, long leaseMillis)

@@ -88,6 +88,40 @@ class JdbcLockProviderIT {
     }
 
     /**
+     * A re-used, free name is taken in one statement on every database; on MySQL/MariaDB that is a
+     * plain guarded UPDATE (cheaper on InnoDB than the upsert, which new and held names still use).
+     */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aFreeReusedNameIsTakenInOneStatement(Db db) throws Exception {
+        String name = name("reused");
+        try (HikariDataSource ds = TestDatabases.pool(db, 2)) {
+            List<String> calls = Collections.synchronizedList(new ArrayList<>());
+            JdbcLockProvider locks =
+                    JdbcLockProvider.builder(CallRecorder.wrap(ds, calls)).build();
+            long first;
+            try (Lease lease = locks.tryAcquire(name).orElseThrow()) {
+                first = lease.fencingToken();
+            }
+            calls.clear();
+            Lease again = locks.tryAcquire(name).orElseThrow();
+            try {
+                assertThat(again.fencingToken()).isEqualTo(first + 1);
+                List<String> prepared = calls.stream()
+                        .filter(m -> m.startsWith("prepareStatement"))
+                        .toList();
+                assertThat(prepared).hasSize(1);
+                if (db == Db.MARIADB) {
+                    assertThat(prepared.get(0)).contains("UPDATE dupguard_locks SET owner = ?");
+                }
+            } finally {
+                again.close();
+            }
+            assertThat(row(ds, db, name)).isEqualTo("null/" + (first + 1));
+        }
+    }
+
+    /**
      * A holder that closes while another thread of this JVM waits moves the row to the waiter in
      * one statement (owner, lease and the next fence), instead of a release and an acquisition.
      */
