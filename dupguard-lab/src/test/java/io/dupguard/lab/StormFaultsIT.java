@@ -78,6 +78,49 @@ class StormFaultsIT {
     }
 
     /**
+     * form-submit's prepared and token strategies reach the store while a request is being prepared
+     * (the form is rendered with its token): a killed connection there is an error page the client
+     * reloads, counted as an error surfaced to the client, never a failure of the lab (the 10-minute
+     * soak stopped on it once).
+     */
+    @Test
+    void aStoreErrorWhilePreparingARequestIsAnErrorTheClientSeesNotALabFailure() throws Exception {
+        Path json = dir.resolve("form-faults.json");
+        LabCli.Result r = LabCli.run(
+                "storm",
+                "--workload",
+                "form-submit",
+                "--strategy",
+                "prepared,token",
+                "--faults",
+                "connection-kill",
+                "--duration",
+                "1500ms",
+                "--clients",
+                "24",
+                "--jdbc-url",
+                StormPostgresRedisIT.PG,
+                "--redis-url",
+                StormPostgresRedisIT.REDIS,
+                "--json",
+                json.toString());
+
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
+        for (JsonNode workload : StormJson.read(json).get("workloads")) {
+            for (JsonNode row : workload.get("strategies")) {
+                String where =
+                        workload.get("name").asText() + "/" + row.get("name").asText();
+                assertThat(row.get("fault").asText()).as(where).isEqualTo("connection-kill");
+                assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
+                assertThat(row.get("lost").asLong()).as(where).isZero();
+                assertThat(row.get("ok").asBoolean())
+                        .as(where + " " + row.get("violations"))
+                        .isTrue();
+            }
+        }
+    }
+
+    /**
      * A restart of a Redis without persistence forgets claims and results: duplicate effects are the
      * honest outcome, reported as a store-durability limit (durable false) that does not fail the
      * run; with appendonly + appendfsync always the restarted server remembers, and dupguard holds.

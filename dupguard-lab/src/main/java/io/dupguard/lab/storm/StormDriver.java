@@ -1,5 +1,6 @@
 package io.dupguard.lab.storm;
 
+import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RequestInFlightException;
 import io.dupguard.lock.LockUnavailableException;
@@ -36,6 +37,9 @@ import org.HdrHistogram.Histogram;
  */
 public final class StormDriver {
     private static final long HIGHEST_MICROS = 3_600_000_000L;
+    /** How long a client waits before it loads a page again that failed on the store. */
+    private static final long RELOAD_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     private static final int MAX_ERROR_LENGTH = 120;
 
     private final Trial trial;
@@ -138,7 +142,10 @@ public final class StormDriver {
         try {
             SplittableRandom random = new SplittableRandom(mix(settings.seed(), client, -1, -1));
             for (long seq = 0; System.nanoTime() - endNanos < 0; seq++) {
-                Request request = trial.newRequest(client, seq, random);
+                Request request = newRequest(client, seq, random, endNanos);
+                if (request == null) {
+                    break; // the storm ended while the store was down
+                }
                 boolean twice = random.nextDouble() < settings.doubleSendRate();
                 boolean redeliver = random.nextDouble() < settings.redeliveryRate();
                 Request tampered = random.nextDouble() < settings.tamperRate() ? trial.tamper(request, random) : null;
@@ -160,6 +167,28 @@ public final class StormDriver {
             }
         } catch (Throwable t) {
             clientFailure.compareAndSet(null, t);
+        }
+    }
+
+    /**
+     * The next request. Preparing it may itself reach the store (a form rendered with its token or
+     * prepared submission), so under a store fault it can fail: the client then sees an error page
+     * and loads the page again. Such a failure counts as an error surfaced to the client, never as a
+     * failure of the lab; null if the storm ended meanwhile.
+     */
+    private Request newRequest(int client, long seq, SplittableRandom random, long endNanos) {
+        while (true) {
+            try {
+                return trial.newRequest(client, seq, random);
+            } catch (StoreUnavailableException e) {
+                errors.increment();
+                timeline.error(System.nanoTime());
+                firstError.compareAndSet(null, "preparing a request: " + describe(e));
+                if (System.nanoTime() - endNanos >= 0) {
+                    return null;
+                }
+                LockSupport.parkNanos(RELOAD_PAUSE_NANOS);
+            }
         }
     }
 
