@@ -25,6 +25,10 @@ import java.util.concurrent.CompletableFuture;
  */
 final class StoreStall implements Fault {
     static final Duration STALL = Duration.ofSeconds(1);
+    /** PostgreSQL's SQLState for a transaction aborted to break a deadlock. */
+    private static final String DEADLOCK = "40P01";
+
+    private static final int MAX_LOCK_ATTEMPTS = 10;
 
     @Override
     public String name() {
@@ -80,8 +84,7 @@ final class StoreStall implements Fault {
             try (Statement s = c.createStatement()) {
                 if (dialect == SqlDialect.POSTGRESQL) {
                     c.setAutoCommit(false);
-                    s.execute("SET LOCAL lock_timeout = '5s'");
-                    s.execute("LOCK TABLE " + String.join(", ", tables) + " IN ACCESS EXCLUSIVE MODE");
+                    lockAllPostgres(c, s, tables);
                     Faults.waitUntil(System.nanoTime() + STALL.toNanos());
                     c.commit();
                 } else {
@@ -92,6 +95,27 @@ final class StoreStall implements Fault {
                     } finally {
                         s.execute("UNLOCK TABLES");
                     }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code LOCK TABLE a, b, …} takes its locks one table after another, so it can deadlock with a
+     * workload transaction that holds one of the tables and waits for another; PostgreSQL then
+     * aborts one of the two. When that is the stall's own transaction, it is rolled back and tried
+     * again — the fault is injected late, never given up on (nor is the workload's abort a lab error).
+     */
+    private static void lockAllPostgres(Connection c, Statement s, List<String> tables) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                s.execute("SET LOCAL lock_timeout = '5s'");
+                s.execute("LOCK TABLE " + String.join(", ", tables) + " IN ACCESS EXCLUSIVE MODE");
+                return;
+            } catch (SQLException e) {
+                c.rollback();
+                if (!DEADLOCK.equals(e.getSQLState()) || attempt == MAX_LOCK_ATTEMPTS) {
+                    throw e;
                 }
             }
         }
