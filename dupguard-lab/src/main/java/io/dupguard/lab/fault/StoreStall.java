@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * {@code store-stall}: once per run, at a seeded moment in its first half, every store stops
@@ -25,10 +27,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class StoreStall implements Fault {
     static final Duration STALL = Duration.ofSeconds(1);
-    /** PostgreSQL's SQLState for a transaction aborted to break a deadlock. */
-    private static final String DEADLOCK = "40P01";
-
-    private static final int MAX_LOCK_ATTEMPTS = 10;
+    /** PostgreSQL's SQLState for a lock not granted within {@code lock_timeout}. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     @Override
     public String name() {
@@ -81,43 +81,71 @@ final class StoreStall implements Fault {
             if (tables.isEmpty()) {
                 return;
             }
+            if (dialect == SqlDialect.POSTGRESQL) {
+                stallPostgres(env, tables);
+                return;
+            }
+            // MariaDB/MySQL: LOCK TABLES takes all its locks at once, in a fixed order.
             try (Statement s = c.createStatement()) {
-                if (dialect == SqlDialect.POSTGRESQL) {
-                    c.setAutoCommit(false);
-                    lockAllPostgres(c, s, tables);
+                s.execute("SET SESSION lock_wait_timeout = 5");
+                s.execute("LOCK TABLES " + String.join(" WRITE, ", tables) + " WRITE");
+                try {
                     Faults.waitUntil(System.nanoTime() + STALL.toNanos());
-                    c.commit();
-                } else {
-                    s.execute("SET SESSION lock_wait_timeout = 5");
-                    s.execute("LOCK TABLES " + String.join(" WRITE, ", tables) + " WRITE");
-                    try {
-                        Faults.waitUntil(System.nanoTime() + STALL.toNanos());
-                    } finally {
-                        s.execute("UNLOCK TABLES");
-                    }
+                } finally {
+                    s.execute("UNLOCK TABLES");
                 }
             }
         }
     }
 
     /**
-     * {@code LOCK TABLE a, b, …} takes its locks one table after another, so it can deadlock with a
-     * workload transaction that holds one of the tables and waits for another; PostgreSQL then
-     * aborts one of the two. When that is the stall's own transaction, it is rolled back and tried
-     * again — the fault is injected late, never given up on (nor is the workload's abort a lab error).
+     * PostgreSQL: one side connection per table, each locking only its own table and holding it for
+     * {@link #STALL} from the moment it has it. {@code LOCK TABLE a, b, …} on one connection would
+     * take the locks one after another and wait for the next while holding the first, so it could
+     * deadlock with a workload transaction that holds one table and wants another (PostgreSQL then
+     * aborts one of them; under a busy workload, the stall every time: the soak stopped on it). A
+     * connection that holds one lock waits for nothing else, so it is never in a cycle; a table
+     * whose lock does not come within the lock timeout is left unstalled.
      */
-    private static void lockAllPostgres(Connection c, Statement s, List<String> tables) throws SQLException {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                s.execute("SET LOCAL lock_timeout = '5s'");
-                s.execute("LOCK TABLE " + String.join(", ", tables) + " IN ACCESS EXCLUSIVE MODE");
-                return;
-            } catch (SQLException e) {
-                c.rollback();
-                if (!DEADLOCK.equals(e.getSQLState()) || attempt == MAX_LOCK_ATTEMPTS) {
-                    throw e;
-                }
-            }
+    private static void stallPostgres(LabEnvironment env, List<String> tables) {
+        // A thread per table (the common pool may have one thread on a small machine: the holds
+        // must overlap, not queue).
+        ExecutorService threads = Executors.newFixedThreadPool(tables.size(), r -> {
+            Thread t = new Thread(r, "lab-store-stall");
+            t.setDaemon(true);
+            return t;
+        });
+        List<CompletableFuture<Void>> holds = new ArrayList<>();
+        for (String table : tables) {
+            holds.add(CompletableFuture.runAsync(
+                    () -> {
+                        try (Connection c = env.jdbcUrl().isPresent()
+                                        ? DriverManager.getConnection(
+                                                env.jdbcUrl().get())
+                                        : env.dataSource().getConnection();
+                                Statement s = c.createStatement()) {
+                            c.setAutoCommit(false);
+                            s.execute("SET LOCAL lock_timeout = '5s'");
+                            try {
+                                s.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
+                            } catch (SQLException e) {
+                                if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                                    return; // busy past the timeout: this table is not stalled this time
+                                }
+                                throw e;
+                            }
+                            Faults.waitUntil(System.nanoTime() + STALL.toNanos());
+                            c.commit();
+                        } catch (SQLException e) {
+                            throw new IllegalStateException("could not stall " + table + ": " + e.getMessage(), e);
+                        }
+                    },
+                    threads));
+        }
+        try {
+            CompletableFuture.allOf(holds.toArray(CompletableFuture[]::new)).join();
+        } finally {
+            threads.shutdown();
         }
     }
 
