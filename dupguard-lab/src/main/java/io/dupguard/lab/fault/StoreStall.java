@@ -14,8 +14,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * {@code store-stall}: once per run, at a seeded moment in its first half, every store stops
@@ -27,8 +25,10 @@ import java.util.concurrent.Executors;
  */
 final class StoreStall implements Fault {
     static final Duration STALL = Duration.ofSeconds(1);
-    /** PostgreSQL's SQLState for a lock not granted within {@code lock_timeout}. */
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    /** PostgreSQL's SQLState for a transaction aborted to break a deadlock. */
+    private static final String DEADLOCK = "40P01";
+
+    private static final int MAX_LOCK_ATTEMPTS = 10;
 
     @Override
     public String name() {
@@ -82,7 +82,7 @@ final class StoreStall implements Fault {
                 return;
             }
             if (dialect == SqlDialect.POSTGRESQL) {
-                stallPostgres(env, tables);
+                stallPostgres(c, tables);
                 return;
             }
             // MariaDB/MySQL: LOCK TABLES takes all its locks at once, in a fixed order.
@@ -99,53 +99,37 @@ final class StoreStall implements Fault {
     }
 
     /**
-     * PostgreSQL: one side connection per table, each locking only its own table and holding it for
-     * {@link #STALL} from the moment it has it. {@code LOCK TABLE a, b, …} on one connection would
-     * take the locks one after another and wait for the next while holding the first, so it could
-     * deadlock with a workload transaction that holds one table and wants another (PostgreSQL then
-     * aborts one of them; under a busy workload, the stall every time: the soak stopped on it). A
-     * connection that holds one lock waits for nothing else, so it is never in a cycle; a table
-     * whose lock does not come within the lock timeout is left unstalled.
+     * PostgreSQL: one side connection locks every table ({@code LOCK TABLE a, b, … IN ACCESS EXCLUSIVE
+     * MODE}). That statement takes its locks one after another and waits for the next while holding
+     * the first, so it can close a cycle with a workload transaction that holds one table and wants
+     * another; PostgreSQL then aborts whichever waiter runs its deadlock check first, after its own
+     * {@code deadlock_timeout}. The side connection raises its own to 60 s where it may (a
+     * superuser setting; otherwise the default stays), so that the workload's transaction — an
+     * error its client sees and retries — is the one aborted, not the fault (the soak stopped on that
+     * under a busy workload). If the fault is aborted all the same, it tries again.
      */
-    private static void stallPostgres(LabEnvironment env, List<String> tables) {
-        // A thread per table (the common pool may have one thread on a small machine: the holds
-        // must overlap, not queue).
-        ExecutorService threads = Executors.newFixedThreadPool(tables.size(), r -> {
-            Thread t = new Thread(r, "lab-store-stall");
-            t.setDaemon(true);
-            return t;
-        });
-        List<CompletableFuture<Void>> holds = new ArrayList<>();
-        for (String table : tables) {
-            holds.add(CompletableFuture.runAsync(
-                    () -> {
-                        try (Connection c = env.jdbcUrl().isPresent()
-                                        ? DriverManager.getConnection(
-                                                env.jdbcUrl().get())
-                                        : env.dataSource().getConnection();
-                                Statement s = c.createStatement()) {
-                            c.setAutoCommit(false);
-                            s.execute("SET LOCAL lock_timeout = '5s'");
-                            try {
-                                s.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
-                            } catch (SQLException e) {
-                                if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
-                                    return; // busy past the timeout: this table is not stalled this time
-                                }
-                                throw e;
-                            }
-                            Faults.waitUntil(System.nanoTime() + STALL.toNanos());
-                            c.commit();
-                        } catch (SQLException e) {
-                            throw new IllegalStateException("could not stall " + table + ": " + e.getMessage(), e);
-                        }
-                    },
-                    threads));
-        }
-        try {
-            CompletableFuture.allOf(holds.toArray(CompletableFuture[]::new)).join();
-        } finally {
-            threads.shutdown();
+    private static void stallPostgres(Connection c, List<String> tables) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            try {
+                s.execute("SET deadlock_timeout = '60s'"); // session-wide, before the transaction
+            } catch (SQLException notPermitted) {
+                // not a superuser: the default stays, and an aborted stall is retried below
+            }
+            c.setAutoCommit(false);
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    s.execute("SET LOCAL lock_timeout = '5s'");
+                    s.execute("LOCK TABLE " + String.join(", ", tables) + " IN ACCESS EXCLUSIVE MODE");
+                    break;
+                } catch (SQLException e) {
+                    c.rollback();
+                    if (!DEADLOCK.equals(e.getSQLState()) || attempt == MAX_LOCK_ATTEMPTS) {
+                        throw e;
+                    }
+                }
+            }
+            Faults.waitUntil(System.nanoTime() + STALL.toNanos());
+            c.commit();
         }
     }
 
