@@ -242,9 +242,10 @@ class StormFaultsIT {
      * The crash on every lock backend two instances can share, and on balance-init: the second
      * instance has its own pool, Redis client, Redlock client and ZooKeeper session. The dead
      * instance's lock rows and Redis / Redlock keys run out after their 600 ms lease, its ZooKeeper
-     * session is dropped without being closed and expired by the server; the survivor takes the
-     * locks over with newer fencing tokens, fenced rows refuse every stale write, and no lock is
-     * granted twice within a lease. Pairs two instances cannot share are skipped, saying why.
+     * connection is cut (nothing it sends gets through) and its session expired by the server; the
+     * survivor takes the locks over with newer fencing tokens, fenced rows refuse every stale write,
+     * and no lock is granted twice within a lease — a dead holder, gone without releasing, counts as
+     * inside until its lease runs out. Pairs two instances cannot share are skipped, saying why.
      */
     @Test
     @ExpectedWarnings("ZooKeeper and Curator log the crashed instance's dropped session and its expiry")
@@ -255,9 +256,7 @@ class StormFaultsIT {
                 "--workload",
                 "lock-backends,balance-init",
                 "--strategy",
-                // zookeeper-fenced is left out until its crash row is understood: one CI run counted
-                // an entry while the crashed holder's lease was still valid (docs/lab.md, issue 17)
-                "memory-fenced,jdbc-unfenced,jdbc-fenced,redis-fenced,redlock-fenced,"
+                "memory-fenced,jdbc-unfenced,jdbc-fenced,redis-fenced,redlock-fenced,zookeeper-fenced,"
                         + "insert-if-absent,lock-double-check",
                 "--faults",
                 "instance-crash",
@@ -312,6 +311,7 @@ class StormFaultsIT {
                         "lock-backends/jdbc-fenced",
                         "lock-backends/redis-fenced",
                         "lock-backends/redlock-fenced",
+                        "lock-backends/zookeeper-fenced",
                         "balance-init/insert-if-absent");
         assertThat(r.err())
                 .contains("skipping lock-backends/memory-fenced @instance-crash: an in-memory lock lives in one JVM")

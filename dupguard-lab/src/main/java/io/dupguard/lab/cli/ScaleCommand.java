@@ -140,6 +140,7 @@ final class ScaleCommand implements Callable<Integer> {
                 r.bytesFilled(),
                 r.storageMeasure(),
                 r.fillSeconds());
+        out.println("  settled before the retained load: " + r.settled());
         out.printf(
                 Locale.ROOT,
                 "  purge: %,d records in %.1f s, %,.0f per second%s (%s)%n%n",

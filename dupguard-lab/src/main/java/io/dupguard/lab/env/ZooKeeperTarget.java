@@ -2,13 +2,15 @@ package io.dupguard.lab.env;
 
 import io.dupguard.zookeeper.ZooKeeperLockProvider;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.KillSession;
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -35,12 +37,15 @@ public final class ZooKeeperTarget implements AutoCloseable {
     private final CuratorFramework client;
     private final String connect;
     private final String label;
+    private final List<LoopbackRelay> relays; // an instance's way to the servers, cut when it crashes
 
-    private ZooKeeperTarget(TestingServer server, CuratorFramework client, String connect, String label) {
+    private ZooKeeperTarget(
+            TestingServer server, CuratorFramework client, String connect, String label, List<LoopbackRelay> relays) {
         this.server = server;
         this.client = client;
         this.connect = connect;
         this.label = label;
+        this.relays = relays;
     }
 
     /**
@@ -72,16 +77,41 @@ public final class ZooKeeperTarget implements AutoCloseable {
             stop(server);
             throw e;
         }
-        return new ZooKeeperTarget(server, client, connect, label);
+        return new ZooKeeperTarget(server, client, connect, label, List.of());
     }
 
     /**
-     * A second application instance's own session on the same server ({@code instance-crash}),
-     * with a {@value #INSTANCE_SESSION_TIMEOUT_MS} ms session timeout; closing it leaves the server
-     * running.
+     * A second application instance's own session on the same servers ({@code instance-crash}),
+     * with a {@value #INSTANCE_SESSION_TIMEOUT_MS} ms session timeout, reaching each server through
+     * a {@link LoopbackRelay} that {@link #crash()} cuts; closing it leaves the servers running.
      */
     ZooKeeperTarget instance() {
-        return new ZooKeeperTarget(null, session(connect, INSTANCE_SESSION_TIMEOUT_MS, connect), connect, label);
+        List<LoopbackRelay> relays = new ArrayList<>();
+        try {
+            int chroot = connect.indexOf('/');
+            String hosts = chroot < 0 ? connect : connect.substring(0, chroot);
+            StringJoiner relayed = new StringJoiner(",", "", chroot < 0 ? "" : connect.substring(chroot));
+            for (String hostPort : hosts.split(",")) {
+                int colon = hostPort.lastIndexOf(':');
+                String host = colon < 0
+                        ? hostPort.trim()
+                        : hostPort.substring(0, colon).trim();
+                int port = colon < 0
+                        ? 2181
+                        : Integer.parseInt(hostPort.substring(colon + 1).trim());
+                LoopbackRelay relay = LoopbackRelay.to(host, port);
+                relays.add(relay);
+                relayed.add(relay.address());
+            }
+            CuratorFramework own = session(relayed.toString(), INSTANCE_SESSION_TIMEOUT_MS, connect);
+            return new ZooKeeperTarget(null, own, connect, label, List.copyOf(relays));
+        } catch (IOException | RuntimeException e) {
+            relays.forEach(LoopbackRelay::cut);
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new UnreachableException("cannot relay to --zookeeper " + connect + ": " + e.getMessage(), e);
+        }
     }
 
     /** A started client, connected within seconds, or an {@link UnreachableException} naming {@code shown}. */
@@ -109,18 +139,18 @@ public final class ZooKeeperTarget implements AutoCloseable {
     }
 
     /**
-     * The process dies: its session is dropped on the client side without being closed ({@link
-     * KillSession}), so nothing deletes its lock nodes but the server, once the session times out;
-     * then the client stops (no new session, no lease timer's delete gets through).
+     * The process dies: its connections to the servers are reset and nothing it sends afterwards
+     * gets through (the relays are cut), so its session is never closed and no lock node of it is
+     * deleted — not by a release, a lease timer or a reconnect — until the server expires the
+     * session. Then the client stops.
+     *
+     * <p>Not Curator's {@code KillSession}: that expires the session on the client side only, and
+     * Curator at once opens a new session, through which the dead instance's provider deleted its
+     * lock nodes — a release a dead process cannot make, letting the survivors in early.
      */
     void crash() {
-        try {
-            KillSession.kill(client.getZookeeperClient().getZooKeeper());
-        } catch (Exception e) {
-            // no live session to drop: the server expires whatever it had
-        } finally {
-            client.close();
-        }
+        relays.forEach(LoopbackRelay::cut);
+        client.close();
     }
 
     /** A new provider under {@code basePath}; the caller closes it (the client stays open). */
@@ -138,6 +168,7 @@ public final class ZooKeeperTarget implements AutoCloseable {
         try {
             client.close();
         } finally {
+            relays.forEach(LoopbackRelay::cut);
             stop(server);
         }
     }

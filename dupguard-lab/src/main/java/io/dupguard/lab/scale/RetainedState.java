@@ -21,7 +21,8 @@ import org.HdrHistogram.Histogram;
  * <ol>
  *   <li>Load on the empty store, after an unmeasured warm-up of half its length: {@code clients} threads call {@code execute} on fresh keys for the
  *       duration; throughput and latency.
- *   <li>Fill: {@code keys} records copied from one the store completed itself; the storage per key.
+ *   <li>Fill: {@code keys} records copied from one the store completed itself; the storage per key;
+ *       then the server settles ({@link ScaleTarget#settle()}: its dirty pages written).
  *   <li>The same load with them retained.
  *   <li>Purge them, expired, while the same load runs until the purge is done: purge rate, and the
  *       load's latency during it.
@@ -66,6 +67,7 @@ public final class RetainedState {
             long bytesFilled,
             double bytesPerKey,
             String storageMeasure,
+            String settled,
             Load retained,
             Purge purge) {}
 
@@ -87,6 +89,9 @@ public final class RetainedState {
         target.fill(keys, TEMPLATE);
         double fillSeconds = (System.nanoTime() - fillStart) / 1e9;
         long bytesFilled = target.storageBytes();
+        log.accept(target.label() + ": letting the server settle after the fill");
+        String settled = target.settle();
+        log.accept(target.label() + ": settled: " + settled);
         log.accept(target.label() + ": load with " + keys + " records retained");
         Load retained = load(idempotency, clients, duration, null, 2);
         log.accept(target.label() + ": purging them under the same load");
@@ -130,6 +135,7 @@ public final class RetainedState {
                 bytesFilled,
                 (double) (bytesFilled - bytesEmpty) / keys,
                 target.storageMeasure(),
+                settled,
                 retained,
                 new Purge(
                         keys - purge[1],

@@ -12,6 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * lock can prevent. An entry while the other holder's lease cannot have run out yet — it asked for
  * the lock less than a lease ago — is an <em>exclusion violation</em>: the backend granted one lock
  * twice.
+ *
+ * <p>A holder that stops without releasing — its instance crashed — still holds the lock in the
+ * store until its lease runs out, so until then it counts as inside: an entry before that is a
+ * violation too, although the dead holder's thread has left.
  */
 final class Holders {
     /** Clock granularity allowance: some stores keep expiries in whole milliseconds. */
@@ -19,6 +23,9 @@ final class Holders {
 
     private final long leaseNanos;
     private final Map<String, List<Long>> inside = new HashMap<>();
+    /** Per resource, when each holder that stopped without releasing asked for the lock. */
+    private final Map<String, List<Long>> abandoned = new HashMap<>();
+
     private final AtomicLong overlaps = new AtomicLong();
     private final AtomicLong violations = new AtomicLong();
 
@@ -34,21 +41,41 @@ final class Holders {
      */
     synchronized Long enter(String resource, long askedNanos) {
         long now = System.nanoTime();
-        List<Long> here = inside.computeIfAbsent(resource, k -> new ArrayList<>());
-        for (long other : here) {
+        for (long other : inside.computeIfAbsent(resource, k -> new ArrayList<>())) {
             overlaps.incrementAndGet();
-            if (now - (other + leaseNanos - TOLERANCE_NANOS) < 0) {
+            if (leaseMayRun(other, now)) {
+                violations.incrementAndGet();
+            }
+        }
+        List<Long> dead = abandoned.get(resource);
+        if (dead != null) {
+            dead.removeIf(other -> !leaseMayRun(other, now)); // lapsed: the lock was free again
+            for (int i = 0; i < dead.size(); i++) {
+                overlaps.incrementAndGet();
                 violations.incrementAndGet();
             }
         }
         Long handle = askedNanos;
-        here.add(handle);
+        inside.get(resource).add(handle);
         return handle;
     }
 
-    synchronized void exit(String resource, Long handle) {
-        List<Long> here = inside.get(resource);
-        here.remove(handle);
+    /** Whether the lease of a holder that asked at {@code askedNanos} may not have run out by {@code now}. */
+    private boolean leaseMayRun(long askedNanos, long now) {
+        return now - (askedNanos + leaseNanos - TOLERANCE_NANOS) < 0;
+    }
+
+    /**
+     * Records that a holder left {@code resource}'s critical section.
+     *
+     * @param released false if it left without releasing (its instance crashed): the store keeps its
+     *     lock until the lease runs out
+     */
+    synchronized void exit(String resource, Long handle, boolean released) {
+        inside.get(resource).remove(handle);
+        if (!released) {
+            abandoned.computeIfAbsent(resource, k -> new ArrayList<>()).add(handle);
+        }
     }
 
     long overlaps() {

@@ -180,23 +180,24 @@ public final class LockBackendsWorkload implements Workload {
             Write w = (Write) request;
             long asked = System.nanoTime();
             Lease lease = locks.acquire("resource:" + w.resource(), OPTIONS);
+            Long inside = holders.enter(w.resource(), asked);
             try {
-                Long inside = holders.enter(w.resource(), asked);
-                try {
-                    if (w.stalls() && stalled.add(w.requestId())) {
-                        LockSupport.parkNanos(Duration.ofMillis(STALL_MILLIS).toNanos()); // the simulated GC pause
-                    } else {
-                        service.pause();
-                    }
-                    if (!table.write(w.resource(), lease.fencingToken(), w.requestId(), fenced)) {
-                        throw new Refused("fenced write refused: token " + lease.fencingToken() + " is stale");
-                    }
-                    return w.resource();
-                } finally {
-                    holders.exit(w.resource(), inside);
+                if (w.stalls() && stalled.add(w.requestId())) {
+                    LockSupport.parkNanos(Duration.ofMillis(STALL_MILLIS).toNanos()); // the simulated GC pause
+                } else {
+                    service.pause();
                 }
+                if (!table.write(w.resource(), lease.fencingToken(), w.requestId(), fenced)) {
+                    throw new Refused("fenced write refused: token " + lease.fencingToken() + " is stale");
+                }
+                return w.resource();
             } finally {
-                if (!dead.getAsBoolean()) {
+                // Out of the critical section before the release, which lets the next holder in. A dead
+                // instance releases nothing: its lock stays taken in the store until its lease runs
+                // out, and the lab counts it inside until then.
+                boolean releasing = !dead.getAsBoolean();
+                holders.exit(w.resource(), inside, releasing);
+                if (releasing) {
                     lease.close();
                 }
             }

@@ -18,7 +18,7 @@ class HoldersTest {
 
         assertThat(holders.overlaps()).isEqualTo(1);
         assertThat(holders.exclusionViolations()).isZero();
-        holders.exit("res-01", stalled);
+        holders.exit("res-01", stalled, true);
     }
 
     @Test
@@ -37,8 +37,33 @@ class HoldersTest {
         Holders holders = new Holders(LEASE);
         Long first = holders.enter("res-01", System.nanoTime());
         holders.enter("res-02", System.nanoTime());
-        holders.exit("res-01", first);
+        holders.exit("res-01", first, true);
 
+        holders.enter("res-01", System.nanoTime());
+
+        assertThat(holders.overlaps()).isZero();
+        assertThat(holders.exclusionViolations()).isZero();
+    }
+
+    @Test
+    void aHolderThatDiedWithoutReleasingCountsAsInsideUntilItsLeaseRunsOut() {
+        Holders holders = new Holders(LEASE);
+        Long dead = holders.enter("res-01", System.nanoTime());
+        holders.exit("res-01", dead, false);
+
+        holders.enter("res-01", System.nanoTime());
+
+        assertThat(holders.exclusionViolations()).isEqualTo(1);
+    }
+
+    @Test
+    void aDeadHoldersLapsedLeaseLetsTheNextHolderInCleanly() {
+        Holders holders = new Holders(LEASE);
+        Long dead = holders.enter("res-01", System.nanoTime() - 2 * LEASE);
+        holders.exit("res-01", dead, false);
+
+        Long next = holders.enter("res-01", System.nanoTime());
+        holders.exit("res-01", next, true);
         holders.enter("res-01", System.nanoTime());
 
         assertThat(holders.overlaps()).isZero();
