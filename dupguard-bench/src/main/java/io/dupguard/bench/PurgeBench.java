@@ -13,6 +13,7 @@ import io.dupguard.bench.harness.Markdown;
 import io.dupguard.bench.harness.Targets;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
+import io.dupguard.jdbc.PacedPurge;
 import io.dupguard.jdbc.SqlDialect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -77,6 +78,7 @@ public final class PurgeBench {
                         "--expired", "1000000",
                         "--batch", "500",
                         "--pause", "0ms",
+                        "--duty-cycle", "1",
                         "--rounds", "1"));
             }
         }
@@ -117,13 +119,29 @@ public final class PurgeBench {
                 description = "pause between purge batches (default ${DEFAULT-VALUE})")
         Duration pause;
 
+        @Option(
+                names = "--duty-cycle",
+                paramLabel = "LIST",
+                split = ",",
+                description = "share of the time spent deleting, one row per value: 1 runs the batches back to"
+                        + " back (after --pause), below 1 paces them with PacedPurge as the starter does,"
+                        + " e.g. 1,0.1 (default ${DEFAULT-VALUE})")
+        List<Double> dutyCycles = new ArrayList<>();
+
         List<Target> targets() {
             return Targets.resolve(targetNames, Target.values(), Target::named);
         }
     }
 
     /** One database's result. */
-    record Row(String database, long expired, long purged, double purgeSeconds, RunResult before, RunResult during) {
+    record Row(
+            String database,
+            double dutyCycle,
+            long expired,
+            long purged,
+            double purgeSeconds,
+            RunResult before,
+            RunResult during) {
         double purgeRowsPerSecond() {
             return purgeSeconds <= 0 ? Double.NaN : purged / purgeSeconds;
         }
@@ -141,12 +159,17 @@ public final class PurgeBench {
         Map<String, String> machine = MachineInfo.collect();
         List<Row> rows = new ArrayList<>();
         int failures = 0;
+        for (double duty : o.dutyCycles) {
+            PacedPurge.dutyCycle(duty); // refuses an out-of-range value before anything runs
+        }
         for (Target t : o.targets()) {
-            for (int round = 1; round <= o.common.rounds; round++) {
-                Row r = runOne(t, o, round);
-                rows.add(r);
-                if (r.before().failed() || r.during().failed()) {
-                    failures++;
+            for (double duty : o.dutyCycles) {
+                for (int round = 1; round <= o.common.rounds; round++) {
+                    Row r = runOne(t, duty, o, round);
+                    rows.add(r);
+                    if (r.before().failed() || r.during().failed()) {
+                        failures++;
+                    }
                 }
             }
         }
@@ -162,10 +185,10 @@ public final class PurgeBench {
         return failures == 0 ? 0 : 1;
     }
 
-    private static Row runOne(Target target, Options o, int round) throws Exception {
+    private static Row runOne(Target target, double duty, Options o, int round) throws Exception {
         String title = target == Target.POSTGRESQL ? "PostgreSQL" : "MariaDB";
         String url = target == Target.POSTGRESQL ? o.common.pgUrl : o.common.mariadbUrl;
-        Cli.log("== " + title + ", round " + round);
+        Cli.log("== " + title + ", duty cycle " + duty + ", round " + round);
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(url);
         hc.setMaximumPoolSize(o.common.poolSize);
@@ -223,7 +246,9 @@ public final class PurgeBench {
                         o.common.warmup,
                         LoadDriver.Window.during(() -> {
                             long p0 = System.nanoTime();
-                            purged[0] = store.purgeAllExpired(o.batch, o.pause);
+                            purged[0] = duty >= 1
+                                    ? store.purgeAllExpired(o.batch, o.pause)
+                                    : PacedPurge.dutyCycle(duty).drain(o.batch, store::purgeExpired);
                             seconds[0] = (System.nanoTime() - p0) / 1e9;
                         }),
                         round,
@@ -241,7 +266,7 @@ public final class PurgeBench {
                     throw new IllegalStateException("purged " + purged[0] + " rows, expected " + o.expired);
                 }
                 execute(pool, "DROP TABLE " + TABLE);
-                return new Row(title, o.expired, purged[0], seconds[0], before, during);
+                return new Row(title, duty, o.expired, purged[0], seconds[0], before, during);
             } finally {
                 ForeignLoad.otherClients = null;
             }
@@ -304,12 +329,11 @@ public final class PurgeBench {
     static String markdown(
             Options o, String command, Map<String, String> machine, List<Row> rows, Instant started, Duration took) {
         StringBuilder md = new StringBuilder("# Purge benchmark\n\n");
-        md.append(
-                        "Purging a backlog of expired idempotency records (`JdbcIdempotencyStore.purgeAllExpired`, batches of ")
+        md.append("Purging a backlog of expired idempotency records in batches of ")
                 .append(o.batch)
-                .append(" rows, pause ")
+                .append(" rows — back to back (`JdbcIdempotencyStore.purgeAllExpired`, pause ")
                 .append(Markdown.duration(o.pause))
-                .append(") while ")
+                .append(") at duty cycle 1, paced by `PacedPurge` (the starter's scheduled purge) below 1 — while ")
                 .append(o.common.threads)
                 .append(" client threads run `Idempotency.execute` on fresh keys against the same table. *Before*: the")
                 .append(" workload alone for ")
@@ -320,8 +344,9 @@ public final class PurgeBench {
         md.append(Markdown.commandSection(command, started, took));
         md.append(Markdown.machineSection(machine, Map.of()));
         Markdown.Table t = new Markdown.Table(
-                "lrrrrrrrrrrr",
+                "lrrrrrrrrrrrr",
                 "database",
+                "duty cycle",
                 "expired rows",
                 "purge s",
                 "purge rows/s",
@@ -336,6 +361,7 @@ public final class PurgeBench {
         for (Row r : rows) {
             t.row(
                     r.database(),
+                    r.dutyCycle() >= 1 ? "1 (back to back)" : String.format(Locale.ROOT, "%.2f", r.dutyCycle()),
                     String.format(Locale.ROOT, "%,d", r.expired()),
                     String.format(Locale.ROOT, "%.1f", r.purgeSeconds()),
                     Markdown.ops(r.purgeRowsPerSecond()),
@@ -352,7 +378,7 @@ public final class PurgeBench {
         Map<String, String> other = new LinkedHashMap<>();
         for (Row r : rows) {
             other.put(
-                    r.database(),
+                    r.database() + (r.dutyCycle() >= 1 ? "" : " at " + r.dutyCycle()),
                     "other CPU before " + Markdown.percent(r.before().foreignCpuShare()) + ", during "
                             + Markdown.percent(r.during().foreignCpuShare()));
         }

@@ -889,8 +889,10 @@ public class DupguardProperties {
         private Duration interval = Duration.ofMinutes(5);
         /** Rows deleted per statement. */
         private int batchSize = 500;
-        /** Most batches per table per run, so one run stays short. */
-        private int maxBatchesPerRun = 20;
+        /** Most batches per table per run; 0 for no cap (the duty cycle paces the run instead). */
+        private int maxBatchesPerRun = 0;
+        /** Share of the time a run spends deleting; it pauses between batches for the rest. */
+        private double dutyCycle = 0.1;
         /** How long an unbound prepared submission is kept. */
         private Duration preparedRetention = Duration.ofHours(12);
 
@@ -952,23 +954,43 @@ public class DupguardProperties {
         }
 
         /**
-         * Most batches per table per run, so one run stays short ({@code
-         * dupguard.purge.max-batches-per-run}).
+         * Most batches per table per run ({@code dupguard.purge.max-batches-per-run}); 0 for no cap,
+         * the duty cycle pacing the run instead.
          *
-         * @return the value; default {@code 20}
+         * @return the value; default {@code 0}
          */
         public int getMaxBatchesPerRun() {
             return maxBatchesPerRun;
         }
 
         /**
-         * Sets {@code dupguard.purge.max-batches-per-run}: most batches per table per run, so one
-         * run stays short.
+         * Sets {@code dupguard.purge.max-batches-per-run}: most batches per table per run, 0 for no
+         * cap.
          *
          * @param maxBatchesPerRun the new value; checked when the beans that use it are built
          */
         public void setMaxBatchesPerRun(int maxBatchesPerRun) {
             this.maxBatchesPerRun = maxBatchesPerRun;
+        }
+
+        /**
+         * Share of the time a purge run spends deleting ({@code dupguard.purge.duty-cycle}): after a
+         * batch that took {@code t} it pauses {@code t × (1 − d) / d}, so a busy database gets a
+         * longer rest.
+         *
+         * @return more than 0, at most 1; default {@code 0.1}
+         */
+        public double getDutyCycle() {
+            return dutyCycle;
+        }
+
+        /**
+         * Sets {@code dupguard.purge.duty-cycle}: share of the time a purge run spends deleting.
+         *
+         * @param dutyCycle the new value; checked when the beans that use it are built
+         */
+        public void setDutyCycle(double dutyCycle) {
+            this.dutyCycle = dutyCycle;
         }
 
         /**

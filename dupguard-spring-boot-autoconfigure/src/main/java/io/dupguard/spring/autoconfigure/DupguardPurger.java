@@ -3,6 +3,7 @@ package io.dupguard.spring.autoconfigure;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcPreparedSubmissions;
 import io.dupguard.jdbc.JdbcSubmissionTokens;
+import io.dupguard.jdbc.PacedPurge;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -15,9 +16,11 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Deletes expired idempotency records, expired tokens and old unbound prepared submissions of the
  * jdbc store, every {@code dupguard.purge.interval}, in batches of {@code dupguard.purge.batch-size}
- * rows and at most {@code dupguard.purge.max-batches-per-run} batches per table per run. Runs on
- * one daemon thread of its own; a failed run is logged and the next one tries again. Off with
- * {@code dupguard.purge.enabled=false}.
+ * rows, paced by {@code dupguard.purge.duty-cycle} ({@link PacedPurge}): a run deletes until each
+ * table's backlog is gone (or {@code dupguard.purge.max-batches-per-run} batches, if set), pausing
+ * after each batch so that deleting takes at most that share of the time. Runs on one daemon thread
+ * of its own; a failed run is logged and the next one tries again. Off with {@code
+ * dupguard.purge.enabled=false}.
  */
 public class DupguardPurger implements SmartLifecycle {
     private static final Logger LOG = LoggerFactory.getLogger(DupguardPurger.class);
@@ -36,7 +39,7 @@ public class DupguardPurger implements SmartLifecycle {
     private final JdbcPreparedSubmissions prepared;
     private final Duration interval;
     private final int batchSize;
-    private final int maxBatches;
+    private final PacedPurge pacing;
     private final Duration preparedRetention;
     private ScheduledExecutorService scheduler;
 
@@ -66,9 +69,15 @@ public class DupguardPurger implements SmartLifecycle {
             throw new InvalidDupguardPropertyException(
                     "dupguard.purge.batch-size", p.getBatchSize(), "must be between 1 and 100000");
         }
-        if (p.getMaxBatchesPerRun() < 1) {
+        if (p.getMaxBatchesPerRun() < 0) {
             throw new InvalidDupguardPropertyException(
-                    "dupguard.purge.max-batches-per-run", p.getMaxBatchesPerRun(), "must be at least 1");
+                    "dupguard.purge.max-batches-per-run", p.getMaxBatchesPerRun(), "must be at least 0 (0: no cap)");
+        }
+        if (!(p.getDutyCycle() > 0 && p.getDutyCycle() <= 1)) {
+            throw new InvalidDupguardPropertyException(
+                    "dupguard.purge.duty-cycle",
+                    p.getDutyCycle(),
+                    "must be more than 0 and at most 1 (1: batches back to back)");
         }
         if (p.getPreparedRetention() == null
                 || p.getPreparedRetention().isNegative()
@@ -78,32 +87,28 @@ public class DupguardPurger implements SmartLifecycle {
         }
         this.interval = p.getInterval();
         this.batchSize = p.getBatchSize();
-        this.maxBatches = p.getMaxBatchesPerRun();
+        this.pacing = PacedPurge.dutyCycle(p.getDutyCycle()).maxBatches(p.getMaxBatchesPerRun());
         this.preparedRetention = p.getPreparedRetention();
     }
 
     /**
-     * One bounded run over every table; what the scheduler calls.
+     * One paced run over every table; what the scheduler calls. An interrupt (the application
+     * stopping) ends it after the batch in progress.
      *
      * @return the rows deleted per table; never null
      */
     public Result purgeOnce() {
-        long i = idempotency == null ? 0 : drain(idempotency::purgeExpired);
-        long t = tokens == null ? 0 : drain(tokens::purgeExpired);
-        long p = prepared == null ? 0 : drain(n -> prepared.purgeUnbound(preparedRetention, n));
+        long i = drain(idempotency == null ? null : idempotency::purgeExpired);
+        long t = drain(tokens == null ? null : tokens::purgeExpired);
+        long p = drain(prepared == null ? null : n -> prepared.purgeUnbound(preparedRetention, n));
         return new Result(i, t, p);
     }
 
     private long drain(IntUnaryOperator batch) {
-        long total = 0;
-        for (int i = 0; i < maxBatches; i++) {
-            int n = batch.applyAsInt(batchSize);
-            total += n;
-            if (n < batchSize) {
-                break;
-            }
+        if (batch == null || Thread.currentThread().isInterrupted()) {
+            return 0;
         }
-        return total;
+        return pacing.drain(batchSize, batch);
     }
 
     private void run() {

@@ -255,6 +255,9 @@ class DupguardAutoConfigurationTest {
         failsNaming(runner, "dupguard.store", "dupguard.store=jdbc"); // no DataSource bean
         failsNaming("dupguard.purge.batch-size", h2(), "dupguard.purge.batch-size=0");
         failsNaming("dupguard.purge.interval", h2(), "dupguard.purge.interval=0s");
+        failsNaming("dupguard.purge.duty-cycle", h2(), "dupguard.purge.duty-cycle=0");
+        failsNaming("dupguard.purge.duty-cycle", h2(), "dupguard.purge.duty-cycle=1.5");
+        failsNaming("dupguard.purge.max-batches-per-run", h2(), "dupguard.purge.max-batches-per-run=-1");
         failsNaming("dupguard.jdbc.idempotency-table", h2(), "dupguard.jdbc.idempotency-table=bad name;");
     }
 

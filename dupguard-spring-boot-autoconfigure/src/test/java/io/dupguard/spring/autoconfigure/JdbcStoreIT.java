@@ -8,6 +8,7 @@ import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.Outcome;
+import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.spring.SpringTransactionalIdempotency;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -167,7 +168,14 @@ class JdbcStoreIT {
                                         == 10);
                         assertThat(purger.purgeOnce().idempotency()).isEqualTo(4);
                         assertThat(count(ctx, idemTable)).isEqualTo(6);
-                        assertThat(purger.purgeOnce().idempotency()).isEqualTo(4);
+                        // without a cap (the default) a run drains the backlog, paced by the duty cycle
+                        DupguardProperties.Purge uncapped = new DupguardProperties.Purge();
+                        uncapped.setBatchSize(2);
+                        uncapped.setDutyCycle(0.5);
+                        DupguardPurger draining =
+                                new DupguardPurger(ctx.getBean(JdbcIdempotencyStore.class), null, null, uncapped);
+                        assertThat(draining.purgeOnce().idempotency()).isEqualTo(6);
+                        assertThat(count(ctx, idemTable)).isZero();
                     } finally {
                         ctx.getBean(JdbcTemplate.class).execute("drop table " + idemTable);
                     }
