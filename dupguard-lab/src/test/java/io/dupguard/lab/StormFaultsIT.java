@@ -46,28 +46,20 @@ class StormFaultsIT {
                 dir.resolve("faults.html").toString());
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
-        JsonNode report = StormJson.read(json);
         List<String> faultsSeen = new ArrayList<>();
-        for (JsonNode workload : report.get("workloads")) {
-            for (JsonNode row : workload.get("strategies")) {
-                String where = workload.get("name").asText() + "/"
-                        + row.get("name").asText() + "@" + row.get("fault").asText();
-                assertThat(row.get("fault").asText()).as(where).isIn("store-stall", "connection-kill");
-                // a killed completion is retried within the lease: every row here can keep the promise
-                assertThat(row.get("durable").asBoolean()).as(where).isTrue();
-                faultsSeen.add(row.get("fault").asText());
-                assertThat(row.get("timeline").size()).as(where + " timeline").isPositive();
-                assertThat(row.get("faultWindows").size())
-                        .as(where + " fault windows")
-                        .isPositive();
-                if (row.get("family").asText().equals("dupguard")) {
-                    assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
-                    assertThat(row.get("lost").asLong()).as(where).isZero();
-                    assertThat(row.get("replayMismatches").asLong()).as(where).isZero();
-                    assertThat(row.get("ok").asBoolean())
-                            .as(where + " " + row.get("violations"))
-                            .isTrue();
-                }
+        for (StormJson.Row each : StormJson.rows(json)) {
+            JsonNode row = each.json();
+            String where = each.where() + "@" + row.get("fault").asText();
+            assertThat(row.get("fault").asText()).as(where).isIn("store-stall", "connection-kill");
+            // a killed completion is retried within the lease: every row here can keep the promise
+            assertThat(row.get("durable").asBoolean()).as(where).isTrue();
+            faultsSeen.add(row.get("fault").asText());
+            assertThat(row.get("timeline").size()).as(where + " timeline").isPositive();
+            assertThat(row.get("faultWindows").size())
+                    .as(where + " fault windows")
+                    .isPositive();
+            if (each.dupguard()) {
+                StormJson.assertHolds(where, row);
             }
         }
         assertThat(faultsSeen).contains("store-stall", "connection-kill");
@@ -106,17 +98,9 @@ class StormFaultsIT {
                 json.toString());
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
-        for (JsonNode workload : StormJson.read(json).get("workloads")) {
-            for (JsonNode row : workload.get("strategies")) {
-                String where =
-                        workload.get("name").asText() + "/" + row.get("name").asText();
-                assertThat(row.get("fault").asText()).as(where).isEqualTo("connection-kill");
-                assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
-                assertThat(row.get("lost").asLong()).as(where).isZero();
-                assertThat(row.get("ok").asBoolean())
-                        .as(where + " " + row.get("violations"))
-                        .isTrue();
-            }
+        for (StormJson.Row each : StormJson.rows(json)) {
+            assertThat(each.json().get("fault").asText()).as(each.where()).isEqualTo("connection-kill");
+            StormJson.assertHolds(each.where(), each.json());
         }
     }
 
@@ -198,33 +182,26 @@ class StormFaultsIT {
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         List<String> rows = new ArrayList<>();
-        for (JsonNode workload : StormJson.read(json).get("workloads")) {
-            for (JsonNode row : workload.get("strategies")) {
-                String where =
-                        workload.get("name").asText() + "/" + row.get("name").asText();
-                rows.add(where);
-                assertThat(row.get("fault").asText()).as(where).isEqualTo("instance-crash");
-                assertThat(row.get("faultWindows").size()).as(where).isOne();
-                JsonNode metrics = row.get("metrics");
-                assertThat(metrics.get("attemptsCutByCrash").asLong())
-                        .as(where + " attempts cut by the crash")
+        for (StormJson.Row each : StormJson.rows(json)) {
+            JsonNode row = each.json();
+            String where = each.where();
+            rows.add(where);
+            assertThat(row.get("fault").asText()).as(where).isEqualTo("instance-crash");
+            assertThat(row.get("faultWindows").size()).as(where).isOne();
+            JsonNode metrics = row.get("metrics");
+            assertThat(metrics.get("attemptsCutByCrash").asLong())
+                    .as(where + " attempts cut by the crash")
+                    .isPositive();
+            boolean apart = where.equals("payment/idempotency-jdbc") || where.equals("payment/idempotency-redis");
+            assertThat(row.get("durable").asBoolean()).as(where).isEqualTo(!apart);
+            if (each.dupguard()) {
+                assertThat(metrics.get("cutRequestsAcknowledged").asLong())
+                        .as(where + ": requests the dead instance held, acknowledged by the survivor")
                         .isPositive();
-                boolean apart = where.equals("payment/idempotency-jdbc") || where.equals("payment/idempotency-redis");
-                assertThat(row.get("durable").asBoolean()).as(where).isEqualTo(!apart);
-                if (row.get("family").asText().equals("dupguard")) {
-                    assertThat(metrics.get("cutRequestsAcknowledged").asLong())
-                            .as(where + ": requests the dead instance held, acknowledged by the survivor")
-                            .isPositive();
-                }
-                // a charge the dead instance committed before its completion may honestly run again
-                if (row.get("family").asText().equals("dupguard") && !apart) {
-                    assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
-                    assertThat(row.get("lost").asLong()).as(where).isZero();
-                    assertThat(row.get("replayMismatches").asLong()).as(where).isZero();
-                    assertThat(row.get("ok").asBoolean())
-                            .as(where + " " + row.get("violations"))
-                            .isTrue();
-                }
+            }
+            // a charge the dead instance committed before its completion may honestly run again
+            if (each.dupguard() && !apart) {
+                StormJson.assertHolds(where, row);
             }
         }
         // the in-memory store cannot be shared by two instances: not run under this fault
@@ -277,32 +254,26 @@ class StormFaultsIT {
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         List<String> rows = new ArrayList<>();
-        for (JsonNode workload : StormJson.read(json).get("workloads")) {
-            for (JsonNode row : workload.get("strategies")) {
-                String where =
-                        workload.get("name").asText() + "/" + row.get("name").asText();
-                rows.add(where);
-                assertThat(row.get("fault").asText()).as(where).isEqualTo("instance-crash");
-                assertThat(row.get("durable").asBoolean()).as(where).isTrue();
-                JsonNode metrics = row.get("metrics");
-                assertThat(metrics.get("attemptsCutByCrash").asLong())
-                        .as(where + " attempts cut by the crash")
+        for (StormJson.Row each : StormJson.rows(json)) {
+            JsonNode row = each.json();
+            String where = each.where();
+            rows.add(where);
+            assertThat(row.get("fault").asText()).as(where).isEqualTo("instance-crash");
+            assertThat(row.get("durable").asBoolean()).as(where).isTrue();
+            JsonNode metrics = row.get("metrics");
+            assertThat(metrics.get("attemptsCutByCrash").asLong())
+                    .as(where + " attempts cut by the crash")
+                    .isPositive();
+            if (each.workload().equals("lock-backends")) {
+                assertThat(metrics.get("exclusionViolations").asLong())
+                        .as(where + " locks granted twice within a lease")
+                        .isZero();
+            }
+            if (each.dupguard()) {
+                assertThat(metrics.get("cutRequestsAcknowledged").asLong())
+                        .as(where + ": requests the dead instance held, acknowledged by the survivor")
                         .isPositive();
-                if (workload.get("name").asText().equals("lock-backends")) {
-                    assertThat(metrics.get("exclusionViolations").asLong())
-                            .as(where + " locks granted twice within a lease")
-                            .isZero();
-                }
-                if (row.get("family").asText().equals("dupguard")) {
-                    assertThat(metrics.get("cutRequestsAcknowledged").asLong())
-                            .as(where + ": requests the dead instance held, acknowledged by the survivor")
-                            .isPositive();
-                    assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
-                    assertThat(row.get("lost").asLong()).as(where).isZero();
-                    assertThat(row.get("ok").asBoolean())
-                            .as(where + " " + row.get("violations"))
-                            .isTrue();
-                }
+                StormJson.assertHolds(where, row);
             }
         }
         assertThat(rows)

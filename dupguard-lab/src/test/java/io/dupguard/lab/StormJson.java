@@ -54,6 +54,39 @@ public final class StormJson {
         return new ObjectMapper().readTree(file.toFile());
     }
 
+    /** One strategy row of a report and the workload it ran in. */
+    public record Row(String workload, JsonNode json) {
+        /** {@code workload/strategy}, as assertions name the row. */
+        public String where() {
+            return workload + "/" + json.get("name").asText();
+        }
+
+        public boolean dupguard() {
+            return json.get("family").asText().equals("dupguard");
+        }
+    }
+
+    /** Every strategy row of the report in {@code file}, workload by workload. */
+    public static List<Row> rows(Path file) throws IOException {
+        List<Row> rows = new ArrayList<>();
+        for (JsonNode workload : read(file).get("workloads")) {
+            for (JsonNode row : workload.get("strategies")) {
+                rows.add(new Row(workload.get("name").asText(), row));
+            }
+        }
+        return rows;
+    }
+
+    /** The promise of a row: no duplicate effect, nothing lost, no replay mismatch, no violation. */
+    public static void assertHolds(String where, JsonNode row) {
+        assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();
+        assertThat(row.get("lost").asLong()).as(where).isZero();
+        assertThat(row.get("replayMismatches").asLong()).as(where).isZero();
+        assertThat(row.get("ok").asBoolean())
+                .as(where + " " + row.get("violations"))
+                .isTrue();
+    }
+
     /**
      * Every naive strategy shows its failure (duplicate effects unless {@link #FAILURE} names another
      * count); every dupguard strategy shows none — no duplicate effect, nothing lost, no violation,
