@@ -67,6 +67,12 @@ final class ScaleCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON")
     private Path json;
 
+    @Option(
+            names = "--surrogate-key",
+            description = "Experiment (MariaDB/MySQL): the table clustered by an AUTO_INCREMENT id, with"
+                    + " (scope, idem_key) as a unique secondary key, instead of the shipped layout")
+    private boolean surrogateKey;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -90,7 +96,7 @@ final class ScaleCommand implements Callable<Integer> {
         for (String url : jdbcUrls) {
             ScaleTarget target;
             try {
-                target = ScaleTargets.jdbc(url);
+                target = ScaleTargets.jdbc(url, surrogateKey);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--jdbc-url: " + e.getMessage(), e);
             }

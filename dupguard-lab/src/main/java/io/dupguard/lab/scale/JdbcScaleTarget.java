@@ -30,18 +30,34 @@ final class JdbcScaleTarget implements ScaleTarget {
     private final LabEnvironment env;
     private final JdbcIdempotencyStore store;
 
-    JdbcScaleTarget(LabEnvironment env) throws SQLException {
+    private final boolean surrogateKey;
+
+    JdbcScaleTarget(LabEnvironment env, boolean surrogateKey) throws SQLException {
         if (env.dialect() != SqlDialect.POSTGRESQL && env.dialect() != SqlDialect.MYSQL) {
             throw new IllegalArgumentException(
                     "the scale study measures PostgreSQL or MariaDB, not " + env.databaseLabel());
         }
+        if (surrogateKey && env.dialect() != SqlDialect.MYSQL) {
+            throw new IllegalArgumentException("--surrogate-key is an experiment on MariaDB/MySQL's clustered index");
+        }
         this.env = env;
+        this.surrogateKey = surrogateKey;
         this.store = LabIdempotency.freshJdbcStore(env, TABLE);
+        if (surrogateKey) {
+            // the store's statements name (scope, idem_key), never the primary key: they work unchanged
+            try (Connection c = env.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute("ALTER TABLE " + TABLE + " DROP PRIMARY KEY,"
+                        + " ADD COLUMN id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY FIRST,"
+                        + " ADD UNIQUE KEY " + TABLE + "_key (scope, idem_key)");
+            }
+        }
     }
 
     @Override
     public String label() {
-        return env.databaseLabel();
+        return env.databaseLabel()
+                + (surrogateKey ? " [experiment: AUTO_INCREMENT id clustered, unique (scope, idem_key)]" : "");
     }
 
     @Override

@@ -8,11 +8,14 @@ import java.sql.SQLException;
 public final class ScaleTargets {
     private ScaleTargets() {}
 
-    /** The JDBC store on the database at {@code jdbcUrl}, on a fresh table. */
-    public static ScaleTarget jdbc(String jdbcUrl) throws SQLException {
+    /**
+     * The JDBC store on the database at {@code jdbcUrl}, on a fresh table; {@code surrogateKey}
+     * (MariaDB/MySQL only, an experiment) clusters it by an {@code AUTO_INCREMENT} id instead.
+     */
+    public static ScaleTarget jdbc(String jdbcUrl, boolean surrogateKey) throws SQLException {
         LabEnvironment env = LabEnvironment.open(jdbcUrl, null);
         try {
-            return new JdbcScaleTarget(env);
+            return new JdbcScaleTarget(env, surrogateKey);
         } catch (SQLException | RuntimeException e) {
             env.close();
             throw e;
