@@ -57,6 +57,11 @@ class ScaleIT {
             assertThat(purge.get("purged").asLong() + purge.get("left").asLong())
                     .as(name)
                     .isEqualTo(5000);
+            if (name.startsWith("jdbc:postgresql")) {
+                assertThat(store.get("settled").asText()).as(name).startsWith("CHECKPOINT");
+            } else if (name.startsWith("jdbc:mariadb")) {
+                assertThat(store.get("settled").asText()).as(name).startsWith("InnoDB dirty pages");
+            }
             if (name.startsWith("jdbc:")) {
                 assertThat(purge.get("left").asLong()).as(name).isZero();
             } else {
@@ -64,6 +69,30 @@ class ScaleIT {
             }
         }
         assertThat(r.out()).contains("bytes per key").contains("per second").contains("retained vs empty");
+    }
+
+    /** The layout experiment runs the store's own statements on an id-clustered MariaDB table. */
+    @Test
+    void theSurrogateKeyExperimentRunsOnMariaDbOnly() {
+        LabCli.Result r = LabCli.run(
+                "scale",
+                "--keys",
+                "2000",
+                "--duration",
+                "500ms",
+                "--clients",
+                "4",
+                "--surrogate-key",
+                "--jdbc-url",
+                StormMariaDbIT.MARIADB + "&useServerPrepStmts=true");
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
+        assertThat(r.out())
+                .contains("[experiment: AUTO_INCREMENT id clustered, unique (scope, idem_key)]")
+                .contains("2,000 records in");
+
+        LabCli.Result pg = LabCli.run("scale", "--surrogate-key", "--jdbc-url", StormPostgresRedisIT.PG);
+        assertThat(pg.status()).isEqualTo(2);
+        assertThat(pg.err()).contains("--surrogate-key is an experiment on MariaDB/MySQL");
     }
 
     @Test
