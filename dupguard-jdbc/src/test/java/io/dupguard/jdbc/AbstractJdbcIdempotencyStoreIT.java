@@ -6,6 +6,8 @@ import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.test.AbstractIdempotencyStoreContractTest;
 import io.dupguard.test.FlakyDataSource;
 import io.dupguard.test.StoreOutage;
+import java.util.function.Function;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
@@ -22,14 +24,19 @@ abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreCo
     private final JdbcIdempotencyStore flakyStore;
 
     AbstractJdbcIdempotencyStoreIT(Db db) {
+        this(db, TestDatabases::store);
+    }
+
+    /** The contract on stores that {@code stores} builds over each pool (its own table, say). */
+    AbstractJdbcIdempotencyStoreIT(Db db, Function<DataSource, JdbcIdempotencyStore> stores) {
         machineA = TestDatabases.pool(db, 16);
         machineB = TestDatabases.pool(db, 16);
         down = TestDatabases.unreachable(db);
-        storeA = TestDatabases.store(machineA);
-        storeB = TestDatabases.store(machineB);
+        storeA = stores.apply(machineA);
+        storeB = stores.apply(machineB);
         flakyPool = TestDatabases.pool(db, 4);
         flaky = new FlakyDataSource(flakyPool);
-        flakyStore = TestDatabases.store(flaky);
+        flakyStore = stores.apply(flaky);
     }
 
     @AfterAll
