@@ -12,7 +12,7 @@ import java.util.SplittableRandom;
  * its own connection pool, Redis and Redlock clients and ZooKeeper session ({@link
  * LabEnvironment#instance()}). At a seeded moment in the first half of the run the instance dies:
  * its database connections are aborted mid-statement, its Redis and Redlock connections dropped,
- * its ZooKeeper session dropped unclosed (the server expires it), and its attempts stop where they
+ * its ZooKeeper connection cut at its relay (the server expires the session), and its attempts stop where they
  * are, without completing or releasing anything. Its clients get an error and retry on the
  * surviving instance, which must take the dead instance's claims and locks over once their lease
  * ({@link LabIdempotency#LEASE}; ZooKeeper: the session timeout) has run out, and still make every
