@@ -96,6 +96,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
+     * MySQL/MariaDB only: the statement that gives an idempotency table the <em>surrogate-key
+     * layout</em> — clustered by an {@code AUTO_INCREMENT id}, with {@code (scope, idem_key)} as a
+     * unique secondary key — for tables that retain millions of keys. InnoDB clusters rows by the
+     * primary key, and random idempotency keys then put every claim in a random page of a large
+     * table; with the surrogate key the rows append and only the smaller unique key is random
+     * (measured at 10 M keys: flat, against ×0.63 for the shipped layout; but 25 % slower on a
+     * small table, and half the purge rate). The store's statements name only {@code (scope,
+     * idem_key)} and run unchanged on either layout. dupguard never runs this itself: run it once,
+     * on an empty or small table (it rebuilds the table).
+     *
+     * @param table the table's name, as given to {@link Builder#tableName(String)}
+     * @return the {@code ALTER TABLE} statement
+     * @throws IllegalArgumentException if {@code table} is not a plain SQL identifier
+     */
+    public static String mysqlSurrogateKeyLayout(String table) {
+        return "ALTER TABLE " + SqlIdentifier.check(table, "table") + " DROP PRIMARY KEY,"
+                + " ADD COLUMN id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY FIRST,"
+                + " ADD UNIQUE KEY scope_idem_key (scope, idem_key)";
+    }
+
+    /**
      * The dialect in use, detecting it if needed.
      *
      * @return the dialect; never null
@@ -392,21 +413,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @return how many were deleted
      */
     public long purgeAllExpired(int batchSize, Duration pause) {
-        Checks.notNegative(pause, "pause");
-        long total = 0;
-        while (true) {
-            int n = purgeExpired(batchSize);
-            total += n;
-            if (n < batchSize) {
-                return total;
-            }
-            try {
-                Thread.sleep(pause.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return total;
-            }
-        }
+        return PacedPurge.dutyCycle(1).plusPause(pause).drain(batchSize, this::purgeExpired);
     }
 
     private Row selectRow(Connection c, String query, IdempotencyKey key, boolean withLiveFlag) throws SQLException {

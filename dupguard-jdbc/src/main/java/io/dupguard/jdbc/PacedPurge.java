@@ -1,6 +1,7 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.internal.Checks;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
@@ -24,6 +25,9 @@ import java.util.function.LongSupplier;
 public final class PacedPurge {
     private final double dutyCycle;
     private final long maxBatches;
+    /** Added to every pause: {@link JdbcIdempotencyStore#purgeAllExpired}'s fixed pause. */
+    private final long extraPauseNanos;
+
     private final LongSupplier nanoTime;
     private final Sleeper sleeper;
 
@@ -33,6 +37,11 @@ public final class PacedPurge {
     }
 
     PacedPurge(double dutyCycle, long maxBatches, LongSupplier nanoTime, Sleeper sleeper) {
+        this(dutyCycle, maxBatches, 0, nanoTime, sleeper);
+    }
+
+    private PacedPurge(
+            double dutyCycle, long maxBatches, long extraPauseNanos, LongSupplier nanoTime, Sleeper sleeper) {
         if (!(dutyCycle > 0 && dutyCycle <= 1)) {
             throw new IllegalArgumentException(
                     "dutyCycle must be more than 0 and at most 1 (1: back to back), was " + dutyCycle);
@@ -42,6 +51,7 @@ public final class PacedPurge {
             throw new IllegalArgumentException("maxBatches must be at least 0 (0: no cap), was " + maxBatches);
         }
         this.maxBatches = maxBatches;
+        this.extraPauseNanos = extraPauseNanos;
         this.nanoTime = nanoTime;
         this.sleeper = sleeper;
     }
@@ -67,7 +77,13 @@ public final class PacedPurge {
      * @throws IllegalArgumentException if {@code maxBatches} is negative
      */
     public PacedPurge maxBatches(long maxBatches) {
-        return new PacedPurge(dutyCycle, maxBatches, nanoTime, sleeper);
+        return new PacedPurge(dutyCycle, maxBatches, extraPauseNanos, nanoTime, sleeper);
+    }
+
+    /** The same purge, pausing {@code pause} more after every full batch (a fixed rest). */
+    PacedPurge plusPause(Duration pause) {
+        long nanos = Checks.notNegative(pause, "pause").toNanos();
+        return new PacedPurge(dutyCycle, maxBatches, nanos, nanoTime, sleeper);
     }
 
     /**
@@ -104,7 +120,7 @@ public final class PacedPurge {
             if (n < batchSize || batches == maxBatches) {
                 return total;
             }
-            long pause = dutyCycle >= 1 ? 0 : (long) (took * ((1 - dutyCycle) / dutyCycle));
+            long pause = extraPauseNanos + (dutyCycle >= 1 ? 0 : (long) (took * ((1 - dutyCycle) / dutyCycle)));
             if (pause > 0) {
                 try {
                     sleeper.sleep(pause);

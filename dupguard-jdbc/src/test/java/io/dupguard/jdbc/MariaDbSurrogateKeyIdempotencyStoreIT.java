@@ -1,6 +1,7 @@
 package io.dupguard.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.idempotency.Claim;
@@ -38,9 +39,7 @@ class MariaDbSurrogateKeyIdempotencyStoreIT extends AbstractJdbcIdempotencyStore
         try (Connection c = ds.getConnection()) {
             if (!TableLayout.hasColumn(c, SqlDialect.MYSQL, TABLE, "id")) {
                 try (Statement s = c.createStatement()) {
-                    s.execute("ALTER TABLE " + TABLE + " DROP PRIMARY KEY,"
-                            + " ADD COLUMN id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY FIRST,"
-                            + " ADD UNIQUE KEY " + TABLE + "_key (scope, idem_key)");
+                    s.execute(JdbcIdempotencyStore.mysqlSurrogateKeyLayout(TABLE));
                 }
             }
         } catch (SQLException e) {
@@ -67,5 +66,12 @@ class MariaDbSurrogateKeyIdempotencyStoreIT extends AbstractJdbcIdempotencyStore
             assertThat(rs.next()).isTrue();
             assertThat(rs.getString(1)).isEqualTo("id");
         }
+    }
+
+    @Test
+    void theLayoutStatementRefusesATableNameThatIsNotAPlainIdentifier() {
+        assertThatThrownBy(() -> JdbcIdempotencyStore.mysqlSurrogateKeyLayout("idem; DROP TABLE x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("table must be a plain SQL identifier");
     }
 }

@@ -69,6 +69,29 @@ class PacedPurgeTest {
     }
 
     @Test
+    void aFixedPauseIsAddedToThePacedOne() {
+        paced(0.5, 0).plusPause(java.time.Duration.ofMillis(3)).drain(100, backlog(250));
+        assertThat(pauses).containsExactly(BATCH_NANOS + 3_000_000L, BATCH_NANOS + 3_000_000L);
+    }
+
+    /** A store outage mid-drain surfaces: it never reads as "the backlog is gone". */
+    @Test
+    void aFailingBatchEndsTheDrainWithItsException() {
+        int[] calls = {0};
+        java.util.function.IntUnaryOperator failsSecond = n -> {
+            if (++calls[0] == 2) {
+                throw new io.dupguard.StoreUnavailableException("jdbc", "connection refused", null);
+            }
+            now += BATCH_NANOS;
+            return n;
+        };
+        assertThatThrownBy(() -> paced(0.5, 0).drain(100, failsSecond))
+                .isInstanceOf(io.dupguard.StoreUnavailableException.class)
+                .hasMessageContaining("connection refused");
+        assertThat(calls[0]).isEqualTo(2);
+    }
+
+    @Test
     void outOfRangeSettingsAreRefusedNamingTheField() {
         assertThatThrownBy(() -> PacedPurge.dutyCycle(0))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -77,5 +100,7 @@ class PacedPurgeTest {
         assertThatThrownBy(() -> PacedPurge.dutyCycle(Double.NaN)).hasMessageContaining("dutyCycle");
         assertThatThrownBy(() -> PacedPurge.dutyCycle(0.1).maxBatches(-1)).hasMessageContaining("maxBatches");
         assertThatThrownBy(() -> PacedPurge.dutyCycle(0.1).drain(0, n -> 0)).hasMessageContaining("batchSize");
+        assertThatThrownBy(() -> PacedPurge.dutyCycle(1).plusPause(java.time.Duration.ofMillis(-1)))
+                .hasMessageContaining("pause");
     }
 }

@@ -77,6 +77,24 @@ public final class StormJson {
         return rows;
     }
 
+    /**
+     * A row of an {@code instance-crash} run shows the crash: its fault, attempts the crash cut, and
+     * for a dupguard row requests the dead instance held that the survivor acknowledged.
+     */
+    public static void assertCrashed(Row each) {
+        JsonNode row = each.json();
+        assertThat(row.get("fault").asText()).as(each.where()).isEqualTo("instance-crash");
+        JsonNode metrics = row.get("metrics");
+        assertThat(metrics.get("attemptsCutByCrash").asLong())
+                .as(each.where() + " attempts cut by the crash")
+                .isPositive();
+        if (each.dupguard()) {
+            assertThat(metrics.get("cutRequestsAcknowledged").asLong())
+                    .as(each.where() + ": requests the dead instance held, acknowledged by the survivor")
+                    .isPositive();
+        }
+    }
+
     /** The promise of a row: no duplicate effect, nothing lost, no replay mismatch, no violation. */
     public static void assertHolds(String where, JsonNode row) {
         assertThat(row.get("duplicateEffects").asLong()).as(where).isZero();

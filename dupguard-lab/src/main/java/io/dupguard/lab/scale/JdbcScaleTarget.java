@@ -47,9 +47,7 @@ final class JdbcScaleTarget implements ScaleTarget {
             // the store's statements name (scope, idem_key), never the primary key: they work unchanged
             try (Connection c = env.dataSource().getConnection();
                     Statement s = c.createStatement()) {
-                s.execute("ALTER TABLE " + TABLE + " DROP PRIMARY KEY,"
-                        + " ADD COLUMN id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY FIRST,"
-                        + " ADD UNIQUE KEY " + TABLE + "_key (scope, idem_key)");
+                s.execute(JdbcIdempotencyStore.mysqlSurrogateKeyLayout(TABLE));
             }
         }
     }
