@@ -14,6 +14,7 @@ import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.test.ExpectedWarnings;
+import io.dupguard.test.FlakyDataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -66,6 +67,45 @@ class JdbcIdempotencyStoreIT {
             assertThat(store.purgeAllExpired(10, Duration.ZERO)).isEqualTo(15);
             assertThat(store.purgeExpired(10)).isZero();
             assertThat(store.find(IdempotencyKey.of("purge", "keep"))).isPresent();
+        }
+    }
+
+    /**
+     * A paced purge whose connection is refused once surfaces the outage — it never reads as "the
+     * backlog is gone" — deletes nothing it should keep, and the next run deletes every expired row.
+     */
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aPacedPurgeSurfacesARefusedConnectionAndTheNextRunFinishes(Db db) throws SQLException {
+        try (HikariDataSource ds = TestDatabases.pool(db, 4)) {
+            drop(ds, "app_idem_paced");
+            FlakyDataSource flaky = new FlakyDataSource(ds);
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(flaky)
+                    .tableName("app_idem_paced")
+                    .typicalRetention(Duration.ofMillis(1))
+                    .createSchemaIfMissing(true)
+                    .build();
+            Idempotency shortLived = Idempotency.of(
+                    store,
+                    IdempotencyConfig.custom()
+                            .inFlightLease(Duration.ofMillis(300))
+                            .retention(Duration.ofMillis(200))
+                            .build());
+            for (int i = 0; i < 25; i++) {
+                shortLived.execute(IdempotencyKey.of("paced", "old-" + i), Fingerprint.none(), Integer.class, () -> 1);
+            }
+            Idempotency.of(store)
+                    .execute(IdempotencyKey.of("paced", "keep"), Fingerprint.none(), Integer.class, () -> 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> rows(ds, db, "app_idem_paced", "purge_after <= ") == 25);
+            PacedPurge paced = PacedPurge.dutyCycle(0.5);
+
+            flaky.refuseNext(1);
+            assertThatThrownBy(() -> paced.drain(10, store::purgeExpired))
+                    .isInstanceOf(StoreUnavailableException.class);
+            assertThat(rows(ds, db, "app_idem_paced", "purge_after <= ")).isEqualTo(25);
+
+            assertThat(paced.drain(10, store::purgeExpired)).isEqualTo(25);
+            assertThat(store.find(IdempotencyKey.of("paced", "keep"))).isPresent();
         }
     }
 
