@@ -96,6 +96,14 @@ final class StormCommand implements Callable<Integer> {
     private String jdbcUrl;
 
     @Option(
+            names = "--jdbc-replica-url",
+            paramLabel = "URL",
+            description = "A PostgreSQL streaming hot standby of --jdbc-url, for the naive replica-check strategy"
+                    + " (duplicate check on the standby, charge on the primary) and the replica-lag fault,"
+                    + " e.g. jdbc:postgresql://127.0.0.1:5443/test?user=postgres")
+    private String replicaUrl;
+
+    @Option(
             names = "--redis-url",
             paramLabel = "URL",
             description = "Redis for the Redis strategies: redis://host:port (standalone), or a comma-separated"
@@ -167,7 +175,7 @@ final class StormCommand implements Callable<Integer> {
         List<Storm.Plan> plans = StormPlanner.plan(spec.commandLine(), workloads, strategies, this::given);
         LabEnvironment env;
         try {
-            env = LabEnvironment.open(jdbcUrl, redisUrl, redlockUrls, zookeeper);
+            env = LabEnvironment.open(jdbcUrl, redisUrl, redlockUrls, zookeeper, replicaUrl);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -230,6 +238,7 @@ final class StormCommand implements Callable<Integer> {
             case REDIS -> redisUrl != null;
             case REDLOCK -> redlockUrls != null;
             case ZOOKEEPER -> zookeeper != null;
+            case REPLICA -> replicaUrl != null;
         };
     }
 

@@ -31,6 +31,7 @@ public final class LabEnvironment implements AutoCloseable {
     private final Database database;
     private RedisTarget redis; // swapped only between strategy runs (a fault's own server)
     private final RedlockTarget redlock;
+    private ReplicaTarget replica; // set once, right after opening
     private ZooKeeperTarget zookeeper; // an instance's: its own session, opened on first use; guarded by this
     private final LabSql sql;
     private final String runId;
@@ -83,6 +84,28 @@ public final class LabEnvironment implements AutoCloseable {
      * @throws IllegalArgumentException if a URL is malformed
      */
     public static LabEnvironment open(String jdbcUrl, String redisUrl, String redlockUrls, String zookeeper) {
+        return open(jdbcUrl, redisUrl, redlockUrls, zookeeper, null);
+    }
+
+    /**
+     * As {@link #open(String, String, String, String)}, with the PostgreSQL streaming standby of
+     * {@code jdbcUrl} at {@code replicaUrl} (null for none), checked to be that database's standby.
+     */
+    public static LabEnvironment open(
+            String jdbcUrl, String redisUrl, String redlockUrls, String zookeeper, String replicaUrl) {
+        LabEnvironment env = openServers(jdbcUrl, redisUrl, redlockUrls, zookeeper);
+        if (replicaUrl != null) {
+            try {
+                env.replica = ReplicaTarget.connect(replicaUrl, env.database);
+            } catch (RuntimeException e) {
+                closeQuietly(env, e);
+                throw e;
+            }
+        }
+        return env;
+    }
+
+    private static LabEnvironment openServers(String jdbcUrl, String redisUrl, String redlockUrls, String zookeeper) {
         List<AutoCloseable> opened = new ArrayList<>();
         try {
             Database database = jdbcUrl == null ? Database.embedded() : Database.connect(jdbcUrl);
@@ -179,6 +202,11 @@ public final class LabEnvironment implements AutoCloseable {
         return Optional.ofNullable(redis);
     }
 
+    /** The standby of {@code --jdbc-replica-url}, if given. */
+    public Optional<ReplicaTarget> replica() {
+        return Optional.ofNullable(replica);
+    }
+
     public Optional<RedlockTarget> redlock() {
         return Optional.ofNullable(redlock);
     }
@@ -215,6 +243,7 @@ public final class LabEnvironment implements AutoCloseable {
         return switch (need) {
             case REDIS -> redis != null;
             case REDLOCK -> redlock != null;
+            case REPLICA -> replica != null;
             case ZOOKEEPER -> zookeeper().isPresent();
         };
     }
@@ -275,6 +304,7 @@ public final class LabEnvironment implements AutoCloseable {
             RedlockTarget ownRedlock = redlock == null ? null : redlock.instance();
             opened.add(ownRedlock);
             LabEnvironment second = new LabEnvironment(own, ownRedis, ownRedlock, null, runId, trials.get(), this);
+            second.replica = replica; // the naive strategy's reads: the parent's pool, closed by the parent
             instances.add(second);
             return second;
         } catch (RuntimeException e) {
@@ -359,7 +389,7 @@ public final class LabEnvironment implements AutoCloseable {
         }
         AutoCloseable[] own;
         synchronized (this) {
-            own = new AutoCloseable[] {zookeeper, redlock, redis, database};
+            own = new AutoCloseable[] {zookeeper, redlock, redis, parent == null ? replica : null, database};
         }
         for (AutoCloseable c : own) {
             try {

@@ -11,7 +11,12 @@ public final class Faults {
 
     static {
         for (Fault f : new Fault[] {
-            new StoreStall(), new ConnectionKill(), new RedisRestart(false), new RedisRestart(true), new InstanceCrash()
+            new StoreStall(),
+            new ConnectionKill(),
+            new RedisRestart(false),
+            new RedisRestart(true),
+            new InstanceCrash(),
+            new ReplicaLag()
         }) {
             ALL.put(f.name(), f);
         }

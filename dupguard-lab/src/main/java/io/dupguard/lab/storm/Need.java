@@ -7,7 +7,9 @@ public enum Need {
     /** Three or more independent Redis servers for Redlock, given with {@code --redlock-urls}. */
     REDLOCK("--redlock-urls"),
     /** ZooKeeper, given with {@code --zookeeper} (an address, or {@code embedded}). */
-    ZOOKEEPER("--zookeeper");
+    ZOOKEEPER("--zookeeper"),
+    /** A PostgreSQL streaming standby of the database, given with {@code --jdbc-replica-url}. */
+    REPLICA("--jdbc-replica-url");
 
     private final String option;
 

@@ -19,8 +19,8 @@ public record Strategy(String name, Family family, String summary, Set<Need> nee
         needs = Set.copyOf(needs);
     }
 
-    public static Strategy naive(String name, String summary) {
-        return new Strategy(name, Family.NAIVE, summary, Set.of());
+    public static Strategy naive(String name, String summary, Need... needs) {
+        return new Strategy(name, Family.NAIVE, summary, Set.of(needs));
     }
 
     public static Strategy dupguard(String name, String summary, Need... needs) {

@@ -43,7 +43,12 @@ final class ChargeTable {
 
     /** The first charge for {@code requestId}, or null. */
     Long findId(String requestId) throws SQLException {
-        try (Connection c = dataSource.getConnection();
+        return findId(dataSource, requestId);
+    }
+
+    /** The first charge for {@code requestId} as the database at {@code where} (a standby) sees it, or null. */
+    Long findId(DataSource where, String requestId) throws SQLException {
+        try (Connection c = where.getConnection();
                 PreparedStatement ps =
                         c.prepareStatement("SELECT id FROM " + name + " WHERE request_id = ? ORDER BY id LIMIT 1")) {
             ps.setString(1, requestId);

@@ -5,12 +5,14 @@ import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
+import io.dupguard.lab.env.ReplicaTarget;
 import io.dupguard.lab.storm.Service;
 import io.dupguard.lab.workload.LabIdempotency;
 import io.dupguard.memory.InMemoryIdempotencyStore;
 import io.dupguard.redis.RedisIdempotencyStore;
 import java.sql.SQLException;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /** The strategies of the payment workload, from "charge every time" to dupguard. */
 final class PaymentStrategies {
@@ -55,6 +57,35 @@ final class PaymentStrategies {
             Long id = table.findId(p.requestId());
             if (id != null) {
                 return id; // a tampered duplicate is answered with the first charge: silent success
+            }
+            service.pause();
+            return table.insert(p);
+        }
+    }
+
+    /**
+     * Seed 002 §3 (SPEC K7): the duplicate check reads the standby (reads are "cheap" there), the
+     * charge goes to the primary. A standby that has not replayed the first charge yet says "not
+     * charged", and the retry charges again; the plain select-then-insert race comes on top.
+     */
+    static final class ReplicaCheck implements PaymentStrategy {
+        private final ChargeTable table;
+        private final DataSource replica;
+
+        ReplicaCheck(Context ctx) throws SQLException {
+            this.table = ctx.table();
+            ReplicaTarget standby = ctx.env()
+                    .replica()
+                    .orElseThrow(() -> new IllegalStateException("replica-check needs --jdbc-replica-url"));
+            standby.awaitReplayed(ctx.env().dataSource()); // the standby has the fresh table
+            this.replica = standby.dataSource();
+        }
+
+        @Override
+        public long charge(Payment p, Service service) throws SQLException {
+            Long id = table.findId(replica, p.requestId());
+            if (id != null) {
+                return id;
             }
             service.pause();
             return table.insert(p);

@@ -31,6 +31,12 @@ public final class PaymentWorkload implements Workload {
                     Strategy.naive("select-then-insert", "SELECT by request id, then INSERT if absent"),
                     PaymentStrategies.SelectThenInsert::new)
             .add(
+                    Strategy.naive(
+                            "replica-check",
+                            "SELECT by request id on the standby, INSERT on the primary if absent (K7)",
+                            Need.REPLICA),
+                    PaymentStrategies.ReplicaCheck::new)
+            .add(
                     Strategy.dupguard("idempotency-memory", "dupguard Idempotency, in-memory store"),
                     PaymentStrategies.IdempotencyOver::memory)
             .add(
