@@ -28,12 +28,12 @@ import javax.sql.DataSource;
  * each is reachable.
  */
 public final class LabEnvironment implements AutoCloseable {
-    private final Database database;
+    private Database database; // swapped only between strategy runs (a fault's own server)
     private RedisTarget redis; // swapped only between strategy runs (a fault's own server)
     private final RedlockTarget redlock;
     private ReplicaTarget replica; // set once, right after opening
     private ZooKeeperTarget zookeeper; // an instance's: its own session, opened on first use; guarded by this
-    private final LabSql sql;
+    private LabSql sql;
     private final String runId;
     private final AtomicLong trials;
     private final LabEnvironment parent; // of a second instance
@@ -194,6 +194,26 @@ public final class LabEnvironment implements AutoCloseable {
         redis = own;
         return () -> {
             redis = previous;
+            own.close();
+        };
+    }
+
+    /**
+     * Points every table and JDBC store of the next trials at the database at {@code url} until the
+     * returned handle is closed, which restores the {@code --jdbc-url} database. For faults that need
+     * a database server of their own.
+     *
+     * @throws UnreachableException naming the URL if it cannot be used
+     */
+    public AutoCloseable useDatabase(String url) {
+        Database own = Database.connect(url);
+        Database previous = database;
+        LabSql previousSql = sql;
+        database = own;
+        sql = new LabSql(own.dialect);
+        return () -> {
+            database = previous;
+            sql = previousSql;
             own.close();
         };
     }

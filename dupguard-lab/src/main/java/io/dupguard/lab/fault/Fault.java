@@ -74,6 +74,14 @@ public interface Fault {
         return () -> {};
     }
 
+    /**
+     * Whether {@code --faults all} includes this fault. The failovers, which build servers of their
+     * own for every run (seconds each) and fail them over, run only when named.
+     */
+    default boolean inAll() {
+        return true;
+    }
+
     /** Where a fault reports when it was in effect, in {@link System#nanoTime()} values. */
     @FunctionalInterface
     interface Active {

@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /** The faults the lab knows, by name. */
 public final class Faults {
@@ -16,7 +19,9 @@ public final class Faults {
             new RedisRestart(false),
             new RedisRestart(true),
             new InstanceCrash(),
-            new ReplicaLag()
+            new ReplicaLag(),
+            new PgFailover(false),
+            new PgFailover(true)
         }) {
             ALL.put(f.name(), f);
         }
@@ -24,13 +29,13 @@ public final class Faults {
 
     private Faults() {}
 
-    /** Every fault, in report order. */
+    /** What {@code all} stands for: every fault that does not fail a server of its own over. */
     public static List<Fault> all() {
-        return List.copyOf(ALL.values());
+        return ALL.values().stream().filter(Fault::inAll).toList();
     }
 
     /**
-     * The faults named, or all of them for {@code all}.
+     * The faults named, or {@link #all()} for {@code all}.
      *
      * @throws IllegalArgumentException naming an unknown fault and the known ones
      */
@@ -42,14 +47,48 @@ public final class Faults {
             }
             Fault f = ALL.get(name);
             if (f == null) {
-                throw new IllegalArgumentException(
-                        "unknown fault '" + name + "'; known: " + String.join(", ", ALL.keySet()) + ", all");
+                throw new IllegalArgumentException("unknown fault '" + name + "'; known: "
+                        + String.join(", ", ALL.keySet()) + ", all (all but the failovers)");
             }
             if (!out.contains(f)) {
                 out.add(f);
             }
         }
         return out;
+    }
+
+    /**
+     * Parks until a moment drawn from {@code random} in the first half of the run (between a tenth
+     * and 35 % of it), where the faults that strike once strike; false if interrupted.
+     */
+    static boolean waitForSeededMoment(long startNanos, long endNanos, SplittableRandom random) {
+        long span = Math.max(1, (endNanos - startNanos) / 2);
+        return waitUntil(startNanos + span / 5 + random.nextLong(span / 2 + 1));
+    }
+
+    /**
+     * Points {@code env} at {@code server} of a fault's own ({@code point}) and hands it to the fault
+     * ({@code hold}) until the returned handle is closed, which points {@code env} back, lets go of the
+     * server and closes it. A server that cannot be pointed at is closed at once.
+     */
+    static <S extends AutoCloseable> AutoCloseable using(S server, Function<S, AutoCloseable> point, Consumer<S> hold)
+            throws Exception {
+        AutoCloseable pointed;
+        try {
+            pointed = point.apply(server);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        hold.accept(server);
+        return () -> {
+            try {
+                pointed.close();
+            } finally {
+                hold.accept(null);
+                server.close();
+            }
+        };
     }
 
     /** Parks until {@code deadline} ({@link System#nanoTime()}); false if interrupted. */

@@ -68,8 +68,7 @@ final class InstanceCrash implements Fault {
 
     @Override
     public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active) {
-        long span = Math.max(1, (endNanos - startNanos) / 2);
-        if (!Faults.waitUntil(startNanos + span / 5 + random.nextLong(span / 2 + 1))) {
+        if (!Faults.waitForSeededMoment(startNanos, endNanos, random)) {
             return;
         }
         long at = System.nanoTime();

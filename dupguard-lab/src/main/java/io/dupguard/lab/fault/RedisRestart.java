@@ -59,30 +59,13 @@ final class RedisRestart implements Fault {
 
     @Override
     public AutoCloseable prepare(LabEnvironment env) throws Exception {
-        LabRedisServer own = new LabRedisServer(persistent);
-        AutoCloseable pointed;
-        try {
-            pointed = env.useRedis(own.url());
-        } catch (RuntimeException e) {
-            own.close();
-            throw e;
-        }
-        server = own;
-        return () -> {
-            try {
-                pointed.close();
-            } finally {
-                server = null;
-                own.close();
-            }
-        };
+        return Faults.using(new LabRedisServer(persistent), s -> env.useRedis(s.url()), s -> server = s);
     }
 
     @Override
     public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
             throws Exception {
-        long span = Math.max(1, (endNanos - startNanos) / 2);
-        if (!Faults.waitUntil(startNanos + span / 5 + random.nextLong(span / 2 + 1))) {
+        if (!Faults.waitForSeededMoment(startNanos, endNanos, random)) {
             return;
         }
         LabRedisServer s = server;

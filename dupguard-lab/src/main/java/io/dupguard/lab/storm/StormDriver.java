@@ -1,5 +1,6 @@
 package io.dupguard.lab.storm;
 
+import io.dupguard.ReadOnlyStoreException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RequestInFlightException;
@@ -174,14 +175,15 @@ public final class StormDriver {
     /**
      * The next request. Preparing it may itself reach the store (the order to pay, a form rendered
      * with its token or prepared submission), so under a store fault it can fail: the client then
-     * sees an error page and loads the page again. Such a failure counts as an error surfaced to the
+     * sees an error page and loads the page again (also when a failover left it on a server that is
+     * read-only by now). Such a failure counts as an error surfaced to the
      * client, never as a failure of the lab; null if the storm ended meanwhile.
      */
     private Request newRequest(int client, long seq, SplittableRandom random, long endNanos) {
         while (true) {
             try {
                 return trial.newRequest(client, seq, random);
-            } catch (StoreUnavailableException | SQLException e) {
+            } catch (StoreUnavailableException | ReadOnlyStoreException | SQLException e) {
                 errors.increment();
                 timeline.error(System.nanoTime());
                 firstError.compareAndSet(null, "preparing a request: " + describe(e));

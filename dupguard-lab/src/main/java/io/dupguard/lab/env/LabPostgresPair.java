@@ -1,0 +1,326 @@
+package io.dupguard.lab.env;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.UserPrincipal;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * A PostgreSQL primary and its streaming hot standby that the lab starts itself, on free loopback
+ * ports, for the failover faults — never the shared servers of {@code scripts/services}, which
+ * other tests use. As {@code scripts/services} makes its 5442/5443 pair:
+ *
+ * <ol>
+ *   <li>{@code initdb} and database {@code test} once per process (a template, copied for each pair);
+ *   <li>the primary started with {@code pg_ctl};
+ *   <li>{@code pg_basebackup -R -X stream --checkpoint=fast}: the standby, started, streaming;
+ *   <li>{@link #failover()}: the primary stopped as a crash ({@code pg_ctl stop -m immediate}: no
+ *       shutdown checkpoint, nothing more sent to the standby), the standby promoted ({@code pg_ctl
+ *       promote -w}).
+ * </ol>
+ *
+ * <p>With {@code synchronous}, the primary gets {@code synchronous_standby_names = '*'} (after the
+ * base backup: the standby, once promoted, has none) and {@code synchronous_commit = on}: a commit
+ * returns only once the standby has flushed it. Without, the
+ * standby is asynchronous and may miss the last acknowledged commits. {@code fsync} is off on both
+ * (test data; the lab crashes servers, not the machine, so the OS cache survives). Run as root, every
+ * command runs as the {@code postgres} OS user, which PostgreSQL requires.
+ */
+public final class LabPostgresPair implements AutoCloseable {
+    private static final long WAIT_SECONDS = 60;
+    private static Path template; // initdb's output, copied for every pair; guarded by the class
+
+    private final Path base;
+    private final int primaryPort;
+    private final int standbyPort;
+    private final boolean synchronous;
+
+    /**
+     * Starts a primary and its standby, and waits until the standby streams (as a synchronous
+     * standby, with {@code synchronous}).
+     *
+     * @throws IOException if a PostgreSQL command fails (its log is named)
+     */
+    public LabPostgresPair(boolean synchronous) throws IOException, SQLException {
+        this.synchronous = synchronous;
+        this.primaryPort = freePort();
+        this.standbyPort = freePort();
+        this.base = ownedTempDirectory("dupguard-lab-pg");
+        try {
+            run(
+                    List.of(
+                            "cp",
+                            "-a",
+                            template().toString(),
+                            base.resolve("primary").toString()),
+                    "copy");
+            start("primary", primaryPort);
+            run(
+                    List.of(
+                            bin("pg_basebackup"),
+                            "-h",
+                            "127.0.0.1",
+                            "-p",
+                            Integer.toString(primaryPort),
+                            "-U",
+                            "postgres",
+                            "-D",
+                            base.resolve("standby").toString(),
+                            "-R",
+                            "-X",
+                            "stream",
+                            "--checkpoint=fast",
+                            "--no-sync"),
+                    "basebackup");
+            start("standby", standbyPort);
+            if (synchronous) {
+                // after the base backup, so that the standby, once promoted, waits for no standby of its own
+                try (Connection c = DriverManager.getConnection(adminUrl(primaryPort))) {
+                    c.createStatement().execute("ALTER SYSTEM SET synchronous_standby_names = '*'");
+                    c.createStatement().execute("SELECT pg_reload_conf()");
+                }
+            }
+            awaitStreaming();
+        } catch (IOException | SQLException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Whether the PostgreSQL server binaries (and, as root, {@code runuser}) can be found. */
+    public static boolean available() {
+        return binDir().isPresent();
+    }
+
+    /**
+     * The URL clients use: both hosts, {@code targetServerType=primary}, so the driver connects to
+     * whichever is the primary and finds the promoted standby when the pool reconnects.
+     */
+    public String url() {
+        return "jdbc:postgresql://127.0.0.1:" + primaryPort + ",127.0.0.1:" + standbyPort
+                + "/test?user=postgres&targetServerType=primary&connectTimeout=5";
+    }
+
+    /**
+     * Fails the primary over to the standby: the primary stops as a crash would, then the standby is
+     * promoted and answers as the new primary.
+     */
+    public void failover() throws IOException {
+        run(List.of(bin("pg_ctl"), "-D", base.resolve("primary").toString(), "-m", "immediate", "stop"), "stop");
+        run(
+                List.of(
+                        bin("pg_ctl"),
+                        "-D",
+                        base.resolve("standby").toString(),
+                        "-w",
+                        "-t",
+                        Long.toString(WAIT_SECONDS),
+                        "promote"),
+                "promote");
+    }
+
+    @Override
+    public void close() {
+        for (String node : List.of("primary", "standby")) {
+            if (Files.exists(base.resolve(node).resolve("postmaster.pid"))) {
+                try {
+                    run(List.of(bin("pg_ctl"), "-D", base.resolve(node).toString(), "-m", "immediate", "stop"), "stop");
+                } catch (IOException e) {
+                    // already stopped (the failed-over primary)
+                }
+            }
+        }
+        delete(base);
+    }
+
+    private void start(String node, int port) throws IOException {
+        start(base.resolve(node), port, base.resolve(node + ".log"), base.resolve(node + ".out"));
+    }
+
+    private static void start(Path data, int port, Path log, Path out) throws IOException {
+        String options = "-p " + port + " -k " + data.getParent() + " -c listen_addresses=127.0.0.1 -c fsync=off"
+                + " -c full_page_writes=off -c shared_buffers=16MB -c max_connections=60"
+                + " -c synchronous_commit=on";
+        run(
+                List.of(
+                        bin("pg_ctl"),
+                        "-D",
+                        data.toString(),
+                        "-l",
+                        log.toString(),
+                        "-w",
+                        "-t",
+                        Long.toString(WAIT_SECONDS),
+                        "-o",
+                        options,
+                        "start"),
+                out);
+    }
+
+    private void awaitStreaming() throws SQLException, IOException {
+        String sql = "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'"
+                + (synchronous ? " AND sync_state = 'sync'" : "");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        try (Connection c = DriverManager.getConnection(adminUrl(primaryPort));
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            while (true) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getInt(1) == 1) {
+                        return;
+                    }
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("the standby on port " + standbyPort + " did not stream within "
+                            + WAIT_SECONDS + " s; see " + base.resolve("standby.log"));
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            }
+        }
+    }
+
+    private static String adminUrl(int port) {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+    }
+
+    private static synchronized Path template() throws IOException {
+        if (template == null) {
+            Path dir = ownedTempDirectory("dupguard-lab-pg-template");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(dir)));
+            run(
+                    List.of(
+                            bin("initdb"),
+                            "-D",
+                            dir.resolve("data").toString(),
+                            "-U",
+                            "postgres",
+                            "--auth=trust",
+                            "--no-sync"),
+                    dir.resolve("initdb.log"));
+            Path data = dir.resolve("data");
+            int port = freePort();
+            start(data, port, dir.resolve("template.log"), dir.resolve("start.out"));
+            try (Connection c = DriverManager.getConnection(adminUrl(port))) {
+                c.createStatement().execute("CREATE DATABASE test");
+            } catch (SQLException e) {
+                throw new IOException("cannot create database test in " + data + ": " + e.getMessage(), e);
+            } finally {
+                run(List.of(bin("pg_ctl"), "-D", data.toString(), "-m", "fast", "-w", "stop"), dir.resolve("stop.out"));
+            }
+            template = data;
+        }
+        return template;
+    }
+
+    private void run(List<String> command, String what) throws IOException {
+        run(command, base.resolve(what + ".out"));
+    }
+
+    /** Runs {@code command} (as the {@code postgres} user when root), its output to {@code log}. */
+    private static void run(List<String> command, Path log) throws IOException {
+        List<String> full = new ArrayList<>();
+        if (root()) {
+            full.addAll(List.of("runuser", "-u", "postgres", "--"));
+        }
+        full.addAll(command);
+        Process p = new ProcessBuilder(full)
+                .directory(new File("/")) // postgres may not be allowed into the current directory
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        try {
+            if (!p.waitFor(WAIT_SECONDS + 10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", command) + " did not finish; see " + log);
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted: " + String.join(" ", command), e);
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed (exit " + p.exitValue() + "): "
+                    + Files.readString(log).strip());
+        }
+    }
+
+    private static boolean root() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    private static String bin(String name) {
+        return binDir().orElseThrow().resolve(name).toString();
+    }
+
+    /** The newest installed server's {@code bin} (Debian's layout), else the directory of {@code initdb} on the PATH. */
+    private static Optional<Path> binDir() {
+        Path debian = Path.of("/usr/lib/postgresql");
+        if (Files.isDirectory(debian)) {
+            try (Stream<Path> versions = Files.list(debian)) {
+                Optional<Path> newest = versions.map(v -> v.resolve("bin"))
+                        .filter(b -> Files.isExecutable(b.resolve("initdb")))
+                        .max(Comparator.comparingInt(b -> version(b.getParent())));
+                if (newest.isPresent()) {
+                    return newest;
+                }
+            } catch (IOException e) {
+                // fall through to the PATH
+            }
+        }
+        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, "initdb"))) {
+                return Optional.of(Path.of(d));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static int version(Path dir) {
+        try {
+            return Integer.parseInt(dir.getFileName().toString());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static Path ownedTempDirectory(String prefix) throws IOException {
+        Path dir = Files.createTempDirectory(prefix);
+        if (root()) {
+            UserPrincipal postgres =
+                    dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("postgres");
+            Files.setOwner(dir, postgres);
+        }
+        return dir;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return probe.getLocalPort();
+        }
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // a temporary directory: left for the OS to clean
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.dupguard.lab.fault;
+
+import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.env.LabPostgresPair;
+import io.dupguard.lab.storm.Strategy;
+import io.dupguard.lab.storm.Workload;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+/**
+ * {@code pg-failover} / {@code pg-failover-sync}: every table and JDBC store of the run lives on a
+ * PostgreSQL primary + streaming standby the lab starts itself ({@link LabPostgresPair}), reached
+ * through a multi-host URL with {@code targetServerType=primary}. At a seeded moment in the first
+ * half of the run the primary stops as a crash and the standby is promoted; the pool's connections
+ * to the old primary fail, new ones find the new primary.
+ *
+ * <ul>
+ *   <li>{@code pg-failover}: asynchronous replication. Commits the standby had not received when the
+ *       primary died are gone after the promotion although they were acknowledged: claims, records
+ *       and effects alike, so duplicate effects and lost requests are the honest result ({@code
+ *       durable: false}).
+ *   <li>{@code pg-failover-sync}: {@code synchronous_commit = on} with {@code
+ *       synchronous_standby_names = '*'}: a commit is acknowledged only once the standby has flushed
+ *       it, so the new primary has every acknowledged claim, record and effect. Durable where the
+ *       effect commits with dupguard's record; where they commit apart, a commit whose answer the
+ *       failover cut off is the instance crash's limit (the work may run again after the lease).
+ * </ul>
+ */
+final class PgFailover implements Fault {
+    private final boolean synchronous;
+    private LabPostgresPair pair;
+
+    PgFailover(boolean synchronous) {
+        this.synchronous = synchronous;
+    }
+
+    @Override
+    public String name() {
+        return synchronous ? "pg-failover-sync" : "pg-failover";
+    }
+
+    @Override
+    public Optional<String> unsupported(LabEnvironment env) {
+        return LabPostgresPair.available()
+                ? Optional.empty()
+                : Optional.of("needs the PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup)"
+                        + " to start a primary and standby of its own");
+    }
+
+    @Override
+    public boolean durable(LabEnvironment env) {
+        return synchronous;
+    }
+
+    @Override
+    public boolean durable(LabEnvironment env, Workload workload, Strategy strategy) {
+        return synchronous && workload.effectCommitsWithRecord(strategy);
+    }
+
+    @Override
+    public boolean inAll() {
+        return false;
+    }
+
+    @Override
+    public AutoCloseable prepare(LabEnvironment env) throws Exception {
+        return Faults.using(new LabPostgresPair(synchronous), p -> env.useDatabase(p.url()), p -> pair = p);
+    }
+
+    @Override
+    public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
+            throws Exception {
+        if (!Faults.waitForSeededMoment(startNanos, endNanos, random)) {
+            return;
+        }
+        long from = System.nanoTime();
+        pair.failover();
+        env.renewConnections(); // idle connections to the old primary go now, busy ones when returned
+        active.between(from, System.nanoTime());
+    }
+}

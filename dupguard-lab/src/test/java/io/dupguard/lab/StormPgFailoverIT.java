@@ -1,0 +1,71 @@
+package io.dupguard.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * PostgreSQL failed over mid-storm on a primary + standby pair the lab starts itself (never the
+ * shared 5442/5443 pair): the primary stops as a crash, the standby is promoted, the clients follow
+ * through the multi-host URL. With asynchronous replication the rows are {@code durable: false}
+ * (acknowledged commits may be lost); with a synchronous standby, the transactional mode keeps 0
+ * duplicate effects and 0 lost. The PostgreSQL binaries missing fails the test (status 2).
+ */
+class StormPgFailoverIT {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aSynchronousStandbyKeepsEveryAcknowledgedClaimThroughAFailover() throws Exception {
+        Path json = dir.resolve("pg-failover.json");
+        LabCli.Result r = LabCli.run(
+                "storm",
+                "--workload",
+                "payment",
+                "--strategy",
+                "idempotency-jdbc-tx",
+                "--faults",
+                "pg-failover,pg-failover-sync",
+                "--duration",
+                "1s",
+                "--clients",
+                "16",
+                "--json",
+                json.toString());
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
+
+        List<String> seen = new ArrayList<>();
+        for (StormJson.Row each : StormJson.rows(json)) {
+            JsonNode row = each.json();
+            String fault = row.get("fault").asText();
+            String where = each.where() + "@" + fault;
+            assertThat(row.get("faultWindows").size())
+                    .as(where + ": the failover happened")
+                    .isPositive();
+            assertThat(row.get("durable").asBoolean())
+                    .as(where + ": only a synchronous standby has every acknowledged commit")
+                    .isEqualTo(fault.equals("pg-failover-sync"));
+            if (each.dupguard() && fault.equals("pg-failover-sync")) {
+                StormJson.assertHolds(where, row);
+            }
+            seen.add(where);
+        }
+        assertThat(seen)
+                .containsExactly(
+                        "payment/idempotency-jdbc-tx@pg-failover", "payment/idempotency-jdbc-tx@pg-failover-sync");
+        assertThat(leftRunning()).as("the lab's PostgreSQL servers are stopped").isEmpty();
+    }
+
+    /** PostgreSQL servers of a lab pair still running (their data directories are the lab's temporary ones). */
+    private static List<String> leftRunning() {
+        return ProcessHandle.allProcesses()
+                .map(p -> p.info().commandLine().orElse(""))
+                .filter(c -> c.contains("postgres -D ") && c.contains("dupguard-lab-pg"))
+                .toList();
+    }
+}
