@@ -62,7 +62,7 @@ public final class StormJson {
         }
 
         public boolean dupguard() {
-            return json.get("family").asText().equals("dupguard");
+            return StormJson.dupguard(json);
         }
     }
 
@@ -75,6 +75,27 @@ public final class StormJson {
             }
         }
         return rows;
+    }
+
+    /**
+     * Every row of a run under faults by {@code workload/strategy@fault}, in report order, each
+     * checked to have had its fault: a fault window, when the fault was in effect during the run.
+     */
+    public static Map<String, JsonNode> faultedRows(Path file) throws IOException {
+        Map<String, JsonNode> faulted = new LinkedHashMap<>();
+        for (Row each : rows(file)) {
+            String where = each.where() + "@" + each.json().get("fault").asText();
+            assertThat(each.json().get("faultWindows").size())
+                    .as(where + ": the fault happened")
+                    .isPositive();
+            faulted.put(where, each.json());
+        }
+        return faulted;
+    }
+
+    /** Whether a row is of a dupguard strategy. */
+    public static boolean dupguard(JsonNode row) {
+        return row.get("family").asText().equals("dupguard");
     }
 
     /**

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,23 +39,17 @@ class StormPgFailoverIT {
                 json.toString());
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
 
-        List<String> seen = new ArrayList<>();
-        for (StormJson.Row each : StormJson.rows(json)) {
-            JsonNode row = each.json();
-            String fault = row.get("fault").asText();
-            String where = each.where() + "@" + fault;
-            assertThat(row.get("faultWindows").size())
-                    .as(where + ": the failover happened")
-                    .isPositive();
+        Map<String, JsonNode> rows = StormJson.faultedRows(json);
+        rows.forEach((where, row) -> {
+            boolean synchronous = row.get("fault").asText().equals("pg-failover-sync");
             assertThat(row.get("durable").asBoolean())
                     .as(where + ": only a synchronous standby has every acknowledged commit")
-                    .isEqualTo(fault.equals("pg-failover-sync"));
-            if (each.dupguard() && fault.equals("pg-failover-sync")) {
+                    .isEqualTo(synchronous);
+            if (StormJson.dupguard(row) && synchronous) {
                 StormJson.assertHolds(where, row);
             }
-            seen.add(where);
-        }
-        assertThat(seen)
+        });
+        assertThat(rows.keySet())
                 .containsExactly(
                         "payment/idempotency-jdbc-tx@pg-failover", "payment/idempotency-jdbc-tx@pg-failover-sync");
         assertThat(leftRunning()).as("the lab's PostgreSQL servers are stopped").isEmpty();

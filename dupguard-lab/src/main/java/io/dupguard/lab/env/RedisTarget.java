@@ -2,6 +2,8 @@ package io.dupguard.lab.env;
 
 import io.dupguard.redis.RedisIdempotencyStore;
 import io.dupguard.redis.RedisLockProvider;
+import io.dupguard.redis.RedisSubmissionTokens;
+import io.dupguard.redis.RedisSubmitThrottle;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KillArgs;
@@ -30,6 +32,7 @@ public final class RedisTarget implements AutoCloseable {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(3);
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
     private static final String CLUSTER_SCHEME = "redis-cluster://";
+    private static final String SENTINEL_SCHEME = "redis-sentinel://";
     /** {@code CLIENT SETNAME} of every connection the lab opens. */
     static final String CLIENT_NAME = "dupguard-lab";
 
@@ -38,6 +41,7 @@ public final class RedisTarget implements AutoCloseable {
     private final RedisClusterClient cluster;
     private final String label;
     private final String url;
+    private RedisClient withDefaultUri; // made on first use; guarded by this
 
     private RedisTarget(RedisClient standalone, RedisURI uri, RedisClusterClient cluster, String label, String url) {
         this.standalone = standalone;
@@ -72,7 +76,8 @@ public final class RedisTarget implements AutoCloseable {
                 shutdown(client);
                 throw unreachable(shown, e);
             }
-            return new RedisTarget(client, uris.get(0), null, "Redis " + shown, url);
+            String kind = url.startsWith(SENTINEL_SCHEME) ? "Redis (Sentinel) " : "Redis ";
+            return new RedisTarget(client, uris.get(0), null, kind + shown, url);
         }
         RedisClusterClient client = RedisClusterClient.create(uris);
         client.setOptions(ClusterClientOptions.builder().socketOptions(socket).build());
@@ -87,7 +92,9 @@ public final class RedisTarget implements AutoCloseable {
 
     private static List<RedisURI> parse(String url) {
         List<String> parts = new ArrayList<>();
-        if (url.startsWith(CLUSTER_SCHEME)) {
+        if (url.startsWith(SENTINEL_SCHEME)) {
+            parts.add(url); // one URI: the Sentinels, and the master's name after '#'
+        } else if (url.startsWith(CLUSTER_SCHEME)) {
             for (String host : url.substring(CLUSTER_SCHEME.length()).split(",")) {
                 parts.add("redis://" + host.trim());
             }
@@ -106,7 +113,7 @@ public final class RedisTarget implements AutoCloseable {
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException("invalid --redis-url '" + Secrets.mask(url)
                         + "': expected redis://host:port, a comma-separated list of them (Cluster),"
-                        + " or redis-cluster://host:port,host:port");
+                        + " redis-cluster://host:port,host:port, or redis-sentinel://host:port,host:port#master");
             }
         }
         return uris;
@@ -131,6 +138,29 @@ public final class RedisTarget implements AutoCloseable {
                 ? RedisLockProvider.builder(cluster)
                 : RedisLockProvider.builder(standalone, standaloneUri);
         return b.keyPrefix(keyPrefix).build();
+    }
+
+    /** New submission tokens on this Redis (default key prefix; the lab scopes them per trial); the caller closes them. */
+    public RedisSubmissionTokens newSubmissionTokens() {
+        return cluster != null ? RedisSubmissionTokens.create(cluster) : RedisSubmissionTokens.create(defaultClient());
+    }
+
+    /** A new submit throttle on this Redis (default key prefix; the lab scopes it per trial); the caller closes it. */
+    public RedisSubmitThrottle newSubmitThrottle() {
+        return cluster != null ? RedisSubmitThrottle.create(cluster) : RedisSubmitThrottle.create(defaultClient());
+    }
+
+    /** The tokens and throttle connect with their client's default URI: a client that has this one. */
+    private synchronized RedisClient defaultClient() {
+        if (withDefaultUri == null) {
+            withDefaultUri = RedisClient.create(standaloneUri);
+            withDefaultUri.setOptions(ClientOptions.builder()
+                    .socketOptions(SocketOptions.builder()
+                            .connectTimeout(CONNECT_TIMEOUT)
+                            .build())
+                    .build());
+        }
+        return withDefaultUri;
     }
 
     /**
@@ -218,11 +248,23 @@ public final class RedisTarget implements AutoCloseable {
      */
     void crash() {
         (standalone != null ? standalone : cluster).shutdown(Duration.ZERO, Duration.ZERO);
+        RedisClient other = defaultClientIfMade();
+        if (other != null) {
+            other.shutdown(Duration.ZERO, Duration.ZERO);
+        }
     }
 
     @Override
     public void close() {
+        RedisClient other = defaultClientIfMade();
+        if (other != null) {
+            shutdown(other);
+        }
         shutdown(standalone != null ? standalone : cluster);
+    }
+
+    private synchronized RedisClient defaultClientIfMade() {
+        return withDefaultUri;
     }
 
     private static void shutdown(AbstractRedisClient client) {

@@ -21,7 +21,9 @@ public final class Faults {
             new InstanceCrash(),
             new ReplicaLag(),
             new PgFailover(false),
-            new PgFailover(true)
+            new PgFailover(true),
+            new RedisFailover(false),
+            new RedisFailover(true)
         }) {
             ALL.put(f.name(), f);
         }

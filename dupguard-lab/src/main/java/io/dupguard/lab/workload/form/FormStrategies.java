@@ -4,8 +4,11 @@ import io.dupguard.jdbc.JdbcPreparedSubmissions;
 import io.dupguard.jdbc.JdbcSubmissionTokens;
 import io.dupguard.jdbc.JdbcSubmitThrottle;
 import io.dupguard.lab.env.LabSql;
+import io.dupguard.lab.env.RedisTarget;
 import io.dupguard.lab.storm.Refused;
 import io.dupguard.lab.storm.Service;
+import io.dupguard.redis.RedisSubmissionTokens;
+import io.dupguard.redis.RedisSubmitThrottle;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
 import java.sql.SQLException;
@@ -41,25 +44,43 @@ final class FormStrategies {
     static final class Token implements FormStrategy {
         private final PostTable posts;
         private final SubmissionTokens tokens;
+        private final String scope;
+        private final Runnable onClose;
 
-        Token(Context ctx) throws SQLException {
+        private Token(Context ctx, SubmissionTokens tokens, String scope, Runnable onClose) {
             this.posts = ctx.posts();
+            this.tokens = tokens;
+            this.scope = scope;
+            this.onClose = onClose;
+        }
+
+        static Token jdbc(Context ctx) throws SQLException {
             String table = fresh(ctx, "tokens");
-            this.tokens = JdbcSubmissionTokens.create(ctx.env().dataSource(), table, true);
+            return new Token(ctx, JdbcSubmissionTokens.create(ctx.env().dataSource(), table, true), SCOPE, () -> {});
+        }
+
+        static Token redis(Context ctx) {
+            RedisSubmissionTokens tokens = redisOf(ctx).newSubmissionTokens();
+            return new Token(ctx, tokens, redisScope(ctx), tokens::close);
         }
 
         @Override
         public String render(String user) {
-            return tokens.issue(SCOPE, user, TOKEN_TTL);
+            return tokens.issue(scope, user, TOKEN_TTL);
         }
 
         @Override
         public String submit(FormSubmit s, Service service) throws SQLException {
-            if (!tokens.consume(SCOPE, s.user(), s.formToken())) {
+            if (!tokens.consume(scope, s.user(), s.formToken())) {
                 throw new Refused("this form was already submitted");
             }
             service.pause();
             return posts.insert(s);
+        }
+
+        @Override
+        public void close() {
+            onClose.run();
         }
     }
 
@@ -97,21 +118,48 @@ final class FormStrategies {
     static final class Throttle implements FormStrategy {
         private final PostTable posts;
         private final SubmitThrottle throttle;
+        private final String scope;
+        private final Runnable onClose;
 
-        Throttle(Context ctx) throws SQLException {
+        private Throttle(Context ctx, SubmitThrottle throttle, String scope, Runnable onClose) {
             this.posts = ctx.posts();
+            this.throttle = throttle;
+            this.scope = scope;
+            this.onClose = onClose;
+        }
+
+        static Throttle jdbc(Context ctx) throws SQLException {
             String table = fresh(ctx, "throttle");
-            this.throttle = JdbcSubmitThrottle.create(ctx.env().dataSource(), table, true);
+            return new Throttle(ctx, JdbcSubmitThrottle.create(ctx.env().dataSource(), table, true), SCOPE, () -> {});
+        }
+
+        static Throttle redis(Context ctx) {
+            RedisSubmitThrottle throttle = redisOf(ctx).newSubmitThrottle();
+            return new Throttle(ctx, throttle, redisScope(ctx), throttle::close);
         }
 
         @Override
         public String submit(FormSubmit s, Service service) throws SQLException {
-            if (!throttle.tryAcquire(SCOPE, s.user(), THROTTLE_WINDOW)) {
+            if (!throttle.tryAcquire(scope, s.user(), THROTTLE_WINDOW)) {
                 throw new Refused("too fast: one submit per " + THROTTLE_WINDOW.toMillis() + " ms");
             }
             service.pause();
             return posts.insert(s);
         }
+
+        @Override
+        public void close() {
+            onClose.run();
+        }
+    }
+
+    private static RedisTarget redisOf(FormStrategy.Context ctx) {
+        return ctx.env().redis().orElseThrow(() -> new IllegalStateException("needs --redis-url"));
+    }
+
+    /** The keys live in a Redis that outlives the trial: a scope of the trial's own, so no earlier trial's answer. */
+    private static String redisScope(FormStrategy.Context ctx) {
+        return SCOPE + "-" + ctx.env().runId() + "-" + ctx.env().nextTrial();
     }
 
     /** Drops the store table a previous run left, so the store creates it afresh. */

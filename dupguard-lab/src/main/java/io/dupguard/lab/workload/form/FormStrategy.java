@@ -4,7 +4,7 @@ import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.storm.Service;
 
 /** One way to keep a submitted form from creating two posts; the form-submit workload runs each. */
-interface FormStrategy {
+interface FormStrategy extends AutoCloseable {
 
     /** What every strategy is built from. */
     record Context(LabEnvironment env, PostTable posts, String tablePrefix) {}
@@ -21,4 +21,8 @@ interface FormStrategy {
      * @param service call {@link Service#pause()} where the real handler is slow
      */
     String submit(FormSubmit s, Service service) throws Exception;
+
+    /** Lets go of what the strategy opened for its trial (a Redis connection). */
+    @Override
+    default void close() {}
 }

@@ -3,6 +3,7 @@ package io.dupguard.lab.workload.form;
 import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.storm.Chart;
 import io.dupguard.lab.storm.Effects;
+import io.dupguard.lab.storm.Need;
 import io.dupguard.lab.storm.Request;
 import io.dupguard.lab.storm.Sent;
 import io.dupguard.lab.storm.Service;
@@ -56,11 +57,24 @@ public final class FormSubmitWorkload implements Workload {
                             "throttle",
                             "SubmitThrottle (T3), 1 submit per user per 1 s: a rate limit also refuses a different"
                                     + " second submit"),
-                    FormStrategies.Throttle::new)
+                    FormStrategies.Throttle::jdbc)
+            .add(
+                    Strategy.naive(
+                            "throttle-redis",
+                            "RedisSubmitThrottle (T3), 1 submit per user per 1 s: SET NX PX; also refuses a different"
+                                    + " second submit",
+                            Need.REDIS),
+                    FormStrategies.Throttle::redis)
             .add(
                     Strategy.dupguard(
                             "token", "SubmissionTokens (T1): one-time token in the form, consumed by an atomic delete"),
-                    FormStrategies.Token::new)
+                    FormStrategies.Token::jdbc)
+            .add(
+                    Strategy.dupguard(
+                            "token-redis",
+                            "RedisSubmissionTokens (T1): one-time token in the form, consumed by an atomic GET+DEL",
+                            Need.REDIS),
+                    FormStrategies.Token::redis)
             .add(
                     Strategy.dupguard(
                             "prepared",
@@ -100,7 +114,7 @@ public final class FormSubmitWorkload implements Workload {
      */
     @Override
     public boolean effectCommitsWithRecord(Strategy strategy) {
-        return !strategy.name().equals("token");
+        return !strategy.name().startsWith("token");
     }
 
     @Override
@@ -132,6 +146,11 @@ public final class FormSubmitWorkload implements Workload {
         @Override
         public Object serve(Request request, Service service) throws Exception {
             return strategy.submit((FormSubmit) request, service);
+        }
+
+        @Override
+        public void close() {
+            strategy.close();
         }
 
         @Override

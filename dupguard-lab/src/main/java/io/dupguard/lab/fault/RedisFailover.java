@@ -1,0 +1,87 @@
+package io.dupguard.lab.fault;
+
+import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.env.LabRedisSentinel;
+import io.dupguard.lab.env.LabRedisServer;
+import io.dupguard.lab.storm.Need;
+import io.dupguard.lab.storm.Strategy;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+/**
+ * {@code redis-failover} / {@code redis-failover-kill}: the Redis strategies run against a
+ * Sentinel-managed Redis the lab starts itself ({@link LabRedisSentinel}: master, two replicas,
+ * three Sentinels), connecting through the Sentinels. At a seeded moment in the first half of the
+ * run the master fails over:
+ *
+ * <ul>
+ *   <li>{@code redis-failover}: gracefully, {@code SENTINEL FAILOVER}: the replica with the best
+ *       offset is promoted, the old master becomes its replica and its clients are disconnected.
+ *   <li>{@code redis-failover-kill}: the master is killed (SIGKILL); the Sentinels find it down after
+ *       1 s and promote a replica.
+ * </ul>
+ *
+ * <p>Replication is asynchronous: a claim, lock or token the master acknowledged but had not yet
+ * sent to the promoted replica is gone after the failover (seed 004: the lock taken on the master,
+ * lost in the failover, gives two holders). So every row is {@code durable: false} — duplicate
+ * effects or exclusion violations are the honest result; fenced writes must still be refused.
+ */
+final class RedisFailover implements Fault {
+    private final boolean kill;
+    private LabRedisSentinel sentinel;
+
+    RedisFailover(boolean kill) {
+        this.kill = kill;
+    }
+
+    @Override
+    public String name() {
+        return kill ? "redis-failover-kill" : "redis-failover";
+    }
+
+    @Override
+    public Optional<String> unsupported(LabEnvironment env) {
+        if (env.redis().isEmpty()) {
+            return Optional.of("give --redis-url so that the Redis strategies are planned (the fault runs them"
+                    + " against a Sentinel-managed Redis of its own)");
+        }
+        return LabRedisServer.available()
+                ? Optional.empty()
+                : Optional.of("needs redis-server on the PATH (scripts/services installs it)");
+    }
+
+    @Override
+    public boolean durable(LabEnvironment env) {
+        return false;
+    }
+
+    @Override
+    public boolean appliesTo(Strategy strategy) {
+        return strategy.needs().contains(Need.REDIS);
+    }
+
+    @Override
+    public boolean inAll() {
+        return false;
+    }
+
+    @Override
+    public AutoCloseable prepare(LabEnvironment env) throws Exception {
+        return Faults.using(new LabRedisSentinel(), s -> env.useRedis(s.url()), s -> sentinel = s);
+    }
+
+    @Override
+    public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
+            throws Exception {
+        if (!Faults.waitForSeededMoment(startNanos, endNanos, random)) {
+            return;
+        }
+        long from = System.nanoTime();
+        if (kill) {
+            sentinel.killMaster();
+        } else {
+            sentinel.failover();
+        }
+        active.between(from, System.nanoTime());
+    }
+}
