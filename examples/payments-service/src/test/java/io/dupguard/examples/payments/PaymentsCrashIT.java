@@ -1,0 +1,183 @@
+package io.dupguard.examples.payments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * Kills the service (a real child JVM, {@link PaymentsProcess}) at every {@link CrashPoints} point
+ * of a payment's path — in the request, around its commit, in the outbox's publish and in the
+ * listener — restarts it, lets the client retry with the same key until it gets its 201, and checks
+ * that every payment took effect once: one payment row, one authorisation at the card network
+ * (called once per attempt that reached it), one credit, and the balance of the amount.
+ *
+ * <p>To save JVM starts the crashes are chained: the JVM started after crash {@code i} is armed for
+ * payment {@code i + 1}; it first serves the retries of payment {@code i} (and runs what its
+ * predecessor left: outbox tasks, redelivered credits), then receives payment {@code i + 1} and halts
+ * at its point. The chain runs in the transactional mode ({@code dupguard.store=jdbc}) and in the
+ * backstop mode (Redis in front of the JDBC table). Logs: {@code target/crash-logs/}.
+ */
+class PaymentsCrashIT {
+    static final List<String> POINTS = List.of(
+            "after-gateway",
+            "after-insert",
+            "before-commit",
+            "after-commit",
+            "before-publish",
+            "after-publish",
+            "listener-before-commit",
+            "listener-after-commit");
+
+    private static final Duration RETRY_DEADLINE = Duration.ofSeconds(60);
+
+    private final JdbcTemplate db = new JdbcTemplate(new DriverManagerDataSource(
+            System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres")));
+
+    record Attempt(String point, String key, String ref, String account, String amount) {}
+
+    @Test
+    void transactionalModeTakesEveryPaymentOnceWhereverTheServiceCrashes() throws Exception {
+        crashAtEveryPoint("jdbc", List.of("--dupguard.store=jdbc"));
+    }
+
+    @Test
+    void backstopModeTakesEveryPaymentOnceWhereverTheServiceCrashes() throws Exception {
+        crashAtEveryPoint("redis", List.of("--dupguard.store=redis"));
+    }
+
+    private void crashAtEveryPoint(String mode, List<String> modeArgs) throws Exception {
+        String run = Long.toString(System.currentTimeMillis(), 36);
+        List<Attempt> attempts = new ArrayList<>();
+        for (int i = 0; i < POINTS.size(); i++) {
+            String key = UUID.randomUUID().toString();
+            attempts.add(new Attempt(
+                    POINTS.get(i),
+                    key,
+                    PaymentController.reference("shop-a", key).toString(),
+                    "crash-" + mode + "-" + run + "-" + i,
+                    (i + 1) + ".25"));
+        }
+        List<String> args = new ArrayList<>(modeArgs);
+        args.addAll(List.of(
+                "--spring.datasource.url="
+                        + System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
+                // this test's own queue and outbox table: no other instance takes its work
+                "--payments.credits.queue=payments.credits.crash-it",
+                "--dupguard.retry.table=example_crash_retry_tasks",
+                // what a dead JVM held frees itself within seconds
+                "--dupguard.idempotency.in-flight-lease=3s",
+                "--dupguard.retry.lease=2s"));
+        List<Path> logs = new ArrayList<>();
+        PaymentsProcess app = null;
+        try {
+            app = start(mode, logs, attempts.get(0), args);
+            for (int i = 0; i < attempts.size(); i++) {
+                Attempt a = attempts.get(i);
+                if (i > 0) {
+                    payUntilCreated(app, attempts.get(i - 1));
+                }
+                payOnce(app, a);
+                assertThat(app.awaitExit(Duration.ofSeconds(60)))
+                        .as("exit code of the JVM that should halt at %s", a.point())
+                        .isEqualTo(137);
+                app = start(mode, logs, i + 1 < attempts.size() ? attempts.get(i + 1) : null, args);
+            }
+            payUntilCreated(app, attempts.get(attempts.size() - 1));
+            for (Attempt a : attempts) {
+                Awaitility.await("the credit of the payment crashed at " + a.point())
+                        .atMost(Duration.ofSeconds(60))
+                        .until(() -> count("example_credits_v2", a.ref()) > 0);
+            }
+            for (Attempt a : attempts) {
+                assertThat(count("example_payments_v2", a.ref()))
+                        .as("payment rows of the payment crashed at %s", a.point())
+                        .isEqualTo(1);
+                assertThat(db.queryForObject(
+                                "select count(*) from example_gateway_authorisations where auth_key = ?",
+                                Integer.class,
+                                a.ref()))
+                        .as("authorisations of the payment crashed at %s", a.point())
+                        .isEqualTo(1);
+                assertThat(count("example_credits_v2", a.ref()))
+                        .as("credits of the payment crashed at %s", a.point())
+                        .isEqualTo(1);
+                assertThat(db.queryForObject(
+                                "select balance from example_accounts where id = ?", BigDecimal.class, a.account()))
+                        .as("balance of the account of the payment crashed at %s", a.point())
+                        .isEqualByComparingTo(a.amount());
+            }
+        } catch (Exception | AssertionError e) {
+            for (Path log : logs) {
+                System.out.println("===== " + log + "\n" + PaymentsProcess.read(log.toFile()));
+            }
+            throw e;
+        } finally {
+            if (app != null) {
+                app.kill();
+            }
+        }
+    }
+
+    private static PaymentsProcess start(String mode, List<Path> logs, Attempt armedFor, List<String> args)
+            throws IOException {
+        Path log = Path.of(
+                "target",
+                "crash-logs",
+                mode + "-" + logs.size() + "-" + (armedFor == null ? "last" : armedFor.point()) + ".log");
+        logs.add(log);
+        return PaymentsProcess.start(log, armedFor == null ? null : armedFor.point() + ":" + armedFor.ref(), args);
+    }
+
+    /** One request; the service may halt before it answers. */
+    private static void payOnce(PaymentsProcess app, Attempt a) throws InterruptedException {
+        PaymentsClient client = app.client();
+        try {
+            client.send(client.pay("shop-a", a.key(), a.account(), a.amount()));
+        } catch (IOException expected) {
+            // the connection died with the JVM
+        }
+    }
+
+    /** The client's retries with the same key and body: 409 (in flight) and failures retry, until 201. */
+    private static void payUntilCreated(PaymentsProcess app, Attempt a) {
+        PaymentsClient client = app.client();
+        AtomicReference<String> last = new AtomicReference<>("no answer");
+        try {
+            Awaitility.await()
+                    .atMost(RETRY_DEADLINE)
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> {
+                        try {
+                            HttpResponse<String> r =
+                                    client.send(client.pay("shop-a", a.key(), a.account(), a.amount()));
+                            last.set(r.statusCode() + " " + r.body());
+                            return r.statusCode() == 201;
+                        } catch (IOException e) {
+                            last.set(e.toString());
+                            return false;
+                        }
+                    });
+        } catch (ConditionTimeoutException e) {
+            fail("the retries of the payment crashed at " + a.point() + " got no 201 within " + RETRY_DEADLINE
+                    + "; last answer: " + last.get());
+        }
+    }
+
+    private int count(String table, String ref) {
+        return db.queryForObject("select count(*) from " + table + " where payment_ref = ?", Integer.class, ref);
+    }
+}
