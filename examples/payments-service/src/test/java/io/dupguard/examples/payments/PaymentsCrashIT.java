@@ -1,8 +1,5 @@
 package io.dupguard.examples.payments;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
-
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.http.HttpResponse;
@@ -12,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import org.assertj.core.api.SoftAssertions;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -42,7 +40,7 @@ class PaymentsCrashIT {
             "listener-before-commit",
             "listener-after-commit");
 
-    private static final Duration RETRY_DEADLINE = Duration.ofSeconds(60);
+    private static final Duration RETRY_DEADLINE = Duration.ofSeconds(30);
 
     private final JdbcTemplate db = new JdbcTemplate(new DriverManagerDataSource(
             System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres")));
@@ -82,52 +80,75 @@ class PaymentsCrashIT {
                 "--dupguard.idempotency.in-flight-lease=3s",
                 "--dupguard.retry.lease=2s"));
         List<Path> logs = new ArrayList<>();
+        // Every point is checked even after one fails, so a run tells which points hold.
+        SoftAssertions softly = new SoftAssertions();
         PaymentsProcess app = null;
         try {
             app = start(mode, logs, attempts.get(0), args);
             for (int i = 0; i < attempts.size(); i++) {
                 Attempt a = attempts.get(i);
                 if (i > 0) {
-                    payUntilCreated(app, attempts.get(i - 1));
+                    payUntilCreated(app, attempts.get(i - 1), softly);
                 }
                 payOnce(app, a);
-                assertThat(app.awaitExit(Duration.ofSeconds(60)))
-                        .as("exit code of the JVM that should halt at %s", a.point())
-                        .isEqualTo(137);
+                awaitHalt(app, a, softly);
                 app = start(mode, logs, i + 1 < attempts.size() ? attempts.get(i + 1) : null, args);
             }
-            payUntilCreated(app, attempts.get(attempts.size() - 1));
+            payUntilCreated(app, attempts.get(attempts.size() - 1), softly);
+            awaitCredits(attempts, softly);
             for (Attempt a : attempts) {
-                Awaitility.await("the credit of the payment crashed at " + a.point())
-                        .atMost(Duration.ofSeconds(60))
-                        .until(() -> count("example_credits_v2", a.ref()) > 0);
-            }
-            for (Attempt a : attempts) {
-                assertThat(count("example_payments_v2", a.ref()))
+                softly.assertThat(count("example_payments_v2", a.ref()))
                         .as("payment rows of the payment crashed at %s", a.point())
                         .isEqualTo(1);
-                assertThat(db.queryForObject(
+                softly.assertThat(db.queryForObject(
                                 "select count(*) from example_gateway_authorisations where auth_key = ?",
                                 Integer.class,
                                 a.ref()))
                         .as("authorisations of the payment crashed at %s", a.point())
                         .isEqualTo(1);
-                assertThat(count("example_credits_v2", a.ref()))
+                softly.assertThat(count("example_credits_v2", a.ref()))
                         .as("credits of the payment crashed at %s", a.point())
                         .isEqualTo(1);
-                assertThat(db.queryForObject(
-                                "select balance from example_accounts where id = ?", BigDecimal.class, a.account()))
+                softly.assertThat(balance(a.account()))
                         .as("balance of the account of the payment crashed at %s", a.point())
                         .isEqualByComparingTo(a.amount());
             }
+            softly.assertAll();
         } catch (Exception | AssertionError e) {
             for (Path log : logs) {
-                System.out.println("===== " + log + "\n" + PaymentsProcess.read(log.toFile()));
+                System.out.println("===== " + log + " (last lines)\n" + PaymentsProcess.tail(log, 150));
             }
             throw e;
         } finally {
             if (app != null) {
                 app.kill();
+            }
+        }
+    }
+
+    /** The JVM armed for {@code a} must halt there; if it does not, it is killed and the chain goes on. */
+    private static void awaitHalt(PaymentsProcess app, Attempt a, SoftAssertions softly) throws InterruptedException {
+        try {
+            softly.assertThat(app.awaitExit(Duration.ofSeconds(60)))
+                    .as("exit code of the JVM that should halt at %s", a.point())
+                    .isEqualTo(137);
+        } catch (AssertionError e) {
+            softly.fail(e.getMessage());
+            app.kill();
+        }
+    }
+
+    /** Credits are asynchronous: waits until every payment has one (or the deadline passes). */
+    private void awaitCredits(List<Attempt> attempts, SoftAssertions softly) {
+        try {
+            Awaitility.await("a credit for every payment")
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> attempts.stream().allMatch(a -> count("example_credits_v2", a.ref()) > 0));
+        } catch (ConditionTimeoutException e) {
+            for (Attempt a : attempts) {
+                if (count("example_credits_v2", a.ref()) == 0) {
+                    softly.fail("no credit within 60 s for the payment crashed at " + a.point());
+                }
             }
         }
     }
@@ -153,7 +174,7 @@ class PaymentsCrashIT {
     }
 
     /** The client's retries with the same key and body: 409 (in flight) and failures retry, until 201. */
-    private static void payUntilCreated(PaymentsProcess app, Attempt a) {
+    private static void payUntilCreated(PaymentsProcess app, Attempt a, SoftAssertions softly) {
         PaymentsClient client = app.client();
         AtomicReference<String> last = new AtomicReference<>("no answer");
         try {
@@ -172,9 +193,16 @@ class PaymentsCrashIT {
                         }
                     });
         } catch (ConditionTimeoutException e) {
-            fail("the retries of the payment crashed at " + a.point() + " got no 201 within " + RETRY_DEADLINE
+            softly.fail("the retries of the payment crashed at " + a.point() + " got no 201 within " + RETRY_DEADLINE
                     + "; last answer: " + last.get());
         }
+    }
+
+    private BigDecimal balance(String account) {
+        return db.query(
+                "select balance from example_accounts where id = ?",
+                rs -> rs.next() ? rs.getBigDecimal(1) : BigDecimal.ZERO,
+                account);
     }
 
     private int count(String table, String ref) {

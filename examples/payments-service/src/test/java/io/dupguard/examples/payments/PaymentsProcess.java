@@ -1,6 +1,5 @@
 package io.dupguard.examples.payments;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -118,10 +117,11 @@ final class PaymentsProcess {
         }
     }
 
-    /** The log's text, for a failure report. */
-    static String read(File log) {
+    /** The last {@code lines} lines of a log, for a failure report. */
+    static String tail(Path log, int lines) {
         try {
-            return Files.readString(log.toPath());
+            List<String> all = Files.readAllLines(log);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
