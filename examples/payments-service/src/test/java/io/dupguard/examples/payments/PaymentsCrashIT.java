@@ -13,6 +13,8 @@ import org.assertj.core.api.SoftAssertions;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -27,8 +29,10 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * payment {@code i + 1}; it first serves the retries of payment {@code i} (and runs what its
  * predecessor left: outbox tasks, redelivered credits), then receives payment {@code i + 1} and halts
  * at its point. The chain runs in the transactional mode ({@code dupguard.store=jdbc}) and in the
- * backstop mode (Redis in front of the JDBC table). Logs: {@code target/crash-logs/}.
+ * backstop mode (Redis in front of the JDBC table). Each chain has its own queue and
+ * outbox table, and the two chains run at the same time. Logs: {@code target/crash-logs/<chain>/}.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class PaymentsCrashIT {
     static final List<String> POINTS = List.of(
             "after-gateway",
@@ -73,9 +77,10 @@ class PaymentsCrashIT {
         args.addAll(List.of(
                 "--spring.datasource.url="
                         + System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
-                // this test's own queue and outbox table: no other instance takes its work
-                "--payments.credits.queue=payments.credits.crash-it",
-                "--dupguard.retry.table=example_crash_retry_tasks",
+                // each chain's own queue and outbox table: no other instance takes its work
+                "--payments.credits.queue=payments.credits.crash-" + mode,
+                "--dupguard.retry.table=example_crash_" + mode + "_retry_tasks",
+                "--spring.datasource.hikari.maximum-pool-size=6",
                 // what a dead JVM held frees itself within seconds
                 "--dupguard.idempotency.in-flight-lease=3s",
                 "--dupguard.retry.lease=2s"));
@@ -84,7 +89,7 @@ class PaymentsCrashIT {
         SoftAssertions softly = new SoftAssertions();
         PaymentsProcess app = null;
         try {
-            app = start(mode, logs, attempts.get(0), args);
+            app = start(mode + "-" + run, logs, attempts.get(0), args);
             for (int i = 0; i < attempts.size(); i++) {
                 Attempt a = attempts.get(i);
                 if (i > 0) {
@@ -92,7 +97,7 @@ class PaymentsCrashIT {
                 }
                 payOnce(app, a);
                 awaitHalt(app, a, softly);
-                app = start(mode, logs, i + 1 < attempts.size() ? attempts.get(i + 1) : null, args);
+                app = start(mode + "-" + run, logs, i + 1 < attempts.size() ? attempts.get(i + 1) : null, args);
             }
             payUntilCreated(app, attempts.get(attempts.size() - 1), softly);
             awaitCredits(attempts, softly);
