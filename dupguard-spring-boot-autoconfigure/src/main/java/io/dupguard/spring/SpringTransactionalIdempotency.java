@@ -53,6 +53,25 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
     }
 
     /**
+     * The same store and DataSource with another configuration (say, another codec).
+     *
+     * @param config the retention, codec and listener; not null
+     * @return a new instance; this one is unchanged
+     */
+    public SpringTransactionalIdempotency withConfig(IdempotencyConfig config) {
+        return new SpringTransactionalIdempotency(store, dataSource, config);
+    }
+
+    /**
+     * The DataSource whose Spring transactions this instance joins.
+     *
+     * @return the DataSource; never null
+     */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /**
      * Whether a Spring transaction with a connection of this store's DataSource is active on this
      * thread.
      *

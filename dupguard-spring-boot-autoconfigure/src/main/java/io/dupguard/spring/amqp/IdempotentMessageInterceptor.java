@@ -6,6 +6,7 @@ import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RequestInFlightException;
+import io.dupguard.spring.IdempotentExecution;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,6 +27,14 @@ import org.springframework.amqp.core.Message;
  * advice chain ({@code factory.setAdviceChain(interceptor)}) and every delivery runs the listener at
  * most once per key — by default the AMQP {@code message-id}.
  *
+ * <p><b>Where the record commits</b> is the {@link IdempotentExecution}'s choice. In the
+ * transactional modes ({@link io.dupguard.spring.TransactionalExecution}) the listener runs in a
+ * database transaction with the key's row: its writes on the application's DataSource and the
+ * record commit together, so a consumer that dies before the commit leaves nothing (the redelivery
+ * runs) and one that dies after it leaves the record (the redelivery is acknowledged without
+ * running). In store mode the record completes after the listener returned: a consumer that dies in
+ * between leaves the claim in flight, and the redelivery runs again once its lease ends.
+ *
  * <ul>
  *   <li>first delivery of a key: the listener runs; when it returns, the key is recorded and the
  *       container acknowledges;
@@ -38,7 +47,8 @@ import org.springframework.amqp.core.Message;
  *       retry / dead-letter policy acts;
  *   <li>same key with a different body: rejected without requeue ({@link
  *       AmqpRejectAndDontRequeueException}: dead-lettered where a DLX is configured);
- *   <li>no key (no message-id): passed through or rejected, as configured.
+ *   <li>no key (no message-id): rejected without requeue (dead-lettered where a DLX is
+ *       configured), with a warning naming the queue; or passed through, as configured.
  * </ul>
  *
  * <p><b>Batch listeners</b> (a {@code List<Message>} per call: {@code consumerBatchEnabled}, {@code
@@ -54,7 +64,7 @@ import org.springframework.amqp.core.Message;
 public class IdempotentMessageInterceptor implements MethodInterceptor {
     private static final Logger LOG = LoggerFactory.getLogger(IdempotentMessageInterceptor.class);
 
-    private final Idempotency idempotency;
+    private final IdempotentExecution execution;
     private final String scope;
     private final Function<Message, String> key;
     private final boolean rejectWithoutKey;
@@ -68,7 +78,25 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
      */
     public IdempotentMessageInterceptor(
             Idempotency idempotency, String scope, Function<Message, String> key, boolean rejectWithoutKey) {
-        this.idempotency = Objects.requireNonNull(idempotency, "idempotency");
+        this(
+                IdempotentExecution.store(Objects.requireNonNull(idempotency, "idempotency")),
+                scope,
+                key,
+                rejectWithoutKey);
+    }
+
+    /**
+     * A dedup whose records commit as {@code execution} says.
+     *
+     * @param execution runs each keyed delivery; in store and backstop modes give its executor an
+     *     in-flight policy that waits (say 5 s); not null
+     * @param scope scope of the keys, {@code [A-Za-z0-9._-]{1,64}}
+     * @param key the key of a message, or null when it has none
+     * @param rejectWithoutKey reject (no requeue) messages without a key instead of passing them
+     */
+    public IdempotentMessageInterceptor(
+            IdempotentExecution execution, String scope, Function<Message, String> key, boolean rejectWithoutKey) {
+        this.execution = Objects.requireNonNull(execution, "execution");
         this.scope = IdempotencyKey.of(scope, "x").scope();
         this.key = Objects.requireNonNull(key, "key");
         this.rejectWithoutKey = rejectWithoutKey;
@@ -109,7 +137,7 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
         String k = key.apply(message);
         if (k == null || k.isBlank()) {
             if (rejectWithoutKey) {
-                throw new AmqpRejectAndDontRequeueException("message without an idempotency key (message-id) rejected");
+                throw keyless(message, "message");
             }
             return invocation.proceed();
         }
@@ -121,7 +149,10 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
         }
         Fingerprint body = Fingerprint.of(message.getBody() == null ? new byte[0] : message.getBody());
         try {
-            idempotency.run(idempotencyKey, body, () -> proceed(invocation));
+            execution.execute(idempotencyKey, body, Void.class, () -> {
+                proceed(invocation);
+                return null;
+            });
             return null;
         } catch (RequestInFlightException e) {
             LOG.debug("duplicate of {} while the first is still processing; requeued", idempotencyKey);
@@ -145,8 +176,7 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
             IdempotencyKey ik = null;
             if (k == null || k.isBlank()) {
                 if (rejectWithoutKey) {
-                    throw new AmqpRejectAndDontRequeueException(
-                            "batch with a message without an idempotency key (message-id) rejected");
+                    throw keyless(m, "batch with a message");
                 }
             } else {
                 try {
@@ -202,13 +232,27 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
             return;
         }
         boolean[] claimed = {false};
-        idempotency.run(k, Fingerprint.of(m.getBody() == null ? new byte[0] : m.getBody()), () -> {
+        execution.execute(k, Fingerprint.of(m.getBody() == null ? new byte[0] : m.getBody()), Void.class, () -> {
             claimed[0] = true;
             runBatch(invocation, args, messages, keys, i + 1, withThis);
+            return null;
         });
         if (!claimed[0]) { // a duplicate: replayed, left out
             runBatch(invocation, args, messages, keys, i + 1, fresh);
         }
+    }
+
+    /** Rejects a keyless delivery without requeue (no hot loop), naming its queue. */
+    private static AmqpRejectAndDontRequeueException keyless(Message message, String what) {
+        String queue = message.getMessageProperties().getConsumerQueue();
+        LOG.warn(
+                "{} without an idempotency key from queue {} rejected without requeue (dead-lettered where the queue"
+                        + " has a dead-letter exchange): publishers must set the message-id (or the configured key"
+                        + " header); dupguard.amqp.reject-without-key=false lets such messages run undeduplicated",
+                what,
+                queue);
+        return new AmqpRejectAndDontRequeueException(
+                what + " without an idempotency key (message-id) from queue " + queue + " rejected");
     }
 
     private static void proceed(MethodInvocation invocation) throws Exception {

@@ -23,6 +23,7 @@ import org.springframework.util.ReflectionUtils;
 public class AnnotationValidator implements BeanPostProcessor {
     private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
     private final Supplier<ResultCodec> codec;
+    private volatile boolean sawIdempotent;
 
     /** @param codec the configured codec, asked whether it can replay each return type */
     public AnnotationValidator(Supplier<ResultCodec> codec) {
@@ -42,6 +43,15 @@ public class AnnotationValidator implements BeanPostProcessor {
                     + "' has dupguard annotations that cannot work:\n  - " + String.join("\n  - ", problems));
         }
         return bean;
+    }
+
+    /**
+     * Whether a bean checked so far has an {@link Idempotent} method.
+     *
+     * @return true once one was seen
+     */
+    public boolean sawIdempotent() {
+        return sawIdempotent;
     }
 
     /** Every problem of the annotated methods of {@code type}, one line each. */
@@ -70,6 +80,7 @@ public class AnnotationValidator implements BeanPostProcessor {
         }
         Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
         if (idempotent != null) {
+            sawIdempotent = true;
             try {
                 IdempotentInterceptor.Plan plan = IdempotentInterceptor.plan(method, idempotent);
                 if (plan.raw != void.class) {

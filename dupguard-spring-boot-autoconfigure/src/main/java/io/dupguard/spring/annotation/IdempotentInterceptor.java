@@ -9,6 +9,7 @@ import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.idempotency.InFlightPolicy;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.jackson.JacksonResultCodec;
+import io.dupguard.spring.IdempotentExecution;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -20,6 +21,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -36,6 +38,7 @@ public class IdempotentInterceptor implements MethodInterceptor {
     private final Supplier<IdempotencyConfig> config;
     private final Supplier<TransactionJoin> join;
     private final Duration defaultMaxWait;
+    private final Function<Idempotency, IdempotentExecution> executions;
     private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
     private volatile ObjectWriter fingerprintWriter;
     private volatile java.util.function.Supplier<io.dupguard.spring.DupguardActivity> activity = () -> null;
@@ -53,10 +56,32 @@ public class IdempotentInterceptor implements MethodInterceptor {
             Supplier<IdempotencyConfig> config,
             Supplier<TransactionJoin> join,
             Duration defaultMaxWait) {
+        this(store, config, join, defaultMaxWait, null);
+    }
+
+    /**
+     * An interceptor whose records commit as {@code executions} decides (the transactional modes:
+     * the method runs in a database transaction with its key's row).
+     *
+     * @param store supplies the idempotency store, looked up on first use; not null
+     * @param config supplies the configuration (lease, retention, codec); not null
+     * @param join the transaction join used in store mode, or a supplier of null
+     * @param defaultMaxWait how long {@code inFlight = WAIT} waits when the annotation names no
+     *     maxWait
+     * @param executions turns a method's executor on the store into its execution (called once per
+     *     method), or null for store mode
+     */
+    public IdempotentInterceptor(
+            Supplier<IdempotencyStore> store,
+            Supplier<IdempotencyConfig> config,
+            Supplier<TransactionJoin> join,
+            Duration defaultMaxWait,
+            Function<Idempotency, IdempotentExecution> executions) {
         this.store = store;
         this.config = config;
         this.join = join;
         this.defaultMaxWait = Objects.requireNonNull(defaultMaxWait, "defaultMaxWait");
+        this.executions = executions == null ? IdempotentExecution::store : executions;
     }
 
     /**
@@ -80,6 +105,7 @@ public class IdempotentInterceptor implements MethodInterceptor {
         final Duration retention;
         final boolean waitFromConfig;
         volatile Idempotency executor;
+        volatile IdempotentExecution execution;
 
         Plan(Method method, Idempotent ann) {
             String where = MethodExpressions.describe(method);
@@ -189,7 +215,14 @@ public class IdempotentInterceptor implements MethodInterceptor {
         long id = a == null ? 0 : a.begin(key, "@Idempotent " + method.getName());
         try {
             Outcome<Object> outcome;
-            if (tx != null && tx.active()) {
+            IdempotentExecution execution = plan.execution;
+            if (execution == null) {
+                execution = executions.apply(plan.executor(store.get(), config.get(), defaultMaxWait));
+                plan.execution = execution;
+            }
+            if (execution.mode() != IdempotentExecution.Mode.STORE) {
+                outcome = execution.execute(key, fingerprint, plan.type, work);
+            } else if (tx != null && tx.active()) {
                 outcome = tx.execute(key, fingerprint, plan.type, work);
             } else {
                 @SuppressWarnings("unchecked")

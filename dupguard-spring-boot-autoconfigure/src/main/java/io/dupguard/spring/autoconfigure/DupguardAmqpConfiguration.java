@@ -4,6 +4,7 @@ import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.InFlightPolicy;
+import io.dupguard.spring.IdempotentExecution;
 import io.dupguard.spring.amqp.IdempotentMessageInterceptor;
 import java.util.Arrays;
 import org.aopalliance.aop.Advice;
@@ -29,7 +30,10 @@ class DupguardAmqpConfiguration {
     @Bean
     @ConditionalOnMissingBean
     IdempotentMessageInterceptor dupguardMessageDeduplication(
-            IdempotencyStore store, IdempotencyConfig config, DupguardProperties properties) {
+            IdempotencyStore store,
+            IdempotencyConfig config,
+            DupguardProperties properties,
+            ObjectProvider<ExecutionResolver> resolvers) {
         DupguardProperties.Amqp amqp = properties.getAmqp();
         IdempotencyConfig.Builder b = IdempotencyConfig.from(config);
         InvalidDupguardPropertyException.check(
@@ -37,8 +41,16 @@ class DupguardAmqpConfiguration {
                 amqp.getInFlightWait(),
                 () -> b.inFlightPolicy(InFlightPolicy.waitUpTo(amqp.getInFlightWait())));
         String scope = DupguardAutoConfiguration.scope("dupguard.amqp.scope", amqp.getScope());
-        return new IdempotentMessageInterceptor(
+        IdempotentExecution execution = ExecutionResolver.choose(
+                resolvers,
+                "the AMQP listener dedup",
+                "dupguard.amqp.mode",
+                amqp.getMode(),
                 Idempotency.of(store, b.build()),
+                false,
+                true);
+        return new IdempotentMessageInterceptor(
+                execution,
                 scope,
                 amqp.getKeyHeader() == null || amqp.getKeyHeader().isBlank()
                         ? IdempotentMessageInterceptor.messageId()

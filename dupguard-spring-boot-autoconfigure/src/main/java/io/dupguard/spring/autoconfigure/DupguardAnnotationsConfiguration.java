@@ -16,6 +16,7 @@ import org.springframework.aop.Advisor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -48,18 +49,53 @@ class DupguardAnnotationsConfiguration {
             ObjectProvider<IdempotencyConfig> config,
             ObjectProvider<TransactionJoin> join,
             ObjectProvider<DupguardActivity> activity,
+            ObjectProvider<ExecutionResolver> resolvers,
             Environment environment) {
         DupguardProperties p = bind(environment);
         IdempotentInterceptor interceptor = new IdempotentInterceptor(
                 store::getObject,
                 config::getObject,
                 () -> p.getIdempotency().isJoinTransaction() ? join.getIfAvailable() : null,
-                p.getIdempotency().getMaxWait());
+                p.getIdempotency().getMaxWait(),
+                front -> ExecutionResolver.choose(
+                        resolvers, "@Idempotent", "dupguard.idempotency.mode", idempotentMode(p), front, false, false));
         interceptor.setActivity(activity::getIfAvailable);
         DefaultPointcutAdvisor advisor =
                 new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), interceptor);
         advisor.setOrder(p.getAop().getIdempotentOrder());
         return advisor;
+    }
+
+    /** dupguard.idempotency.mode; join-transaction=false keeps {@code @Idempotent} out of the application's transactions. */
+    static DupguardProperties.RecordMode idempotentMode(DupguardProperties p) {
+        return p.getIdempotency().isJoinTransaction()
+                        || p.getIdempotency().getMode() != DupguardProperties.RecordMode.AUTO
+                ? p.getIdempotency().getMode()
+                : DupguardProperties.RecordMode.STORE;
+    }
+
+    /** Says at start-up, once, where the records of {@code @Idempotent} commit, if the application has such methods. */
+    @Bean
+    static SmartInitializingSingleton dupguardIdempotentModeReport(
+            ObjectProvider<AnnotationValidator> validator,
+            ObjectProvider<IdempotencyStore> store,
+            ObjectProvider<IdempotencyConfig> config,
+            ObjectProvider<ExecutionResolver> resolvers,
+            Environment environment) {
+        return () -> {
+            AnnotationValidator v = validator.getIfAvailable();
+            if (v != null && v.sawIdempotent()) {
+                DupguardProperties p = bind(environment);
+                ExecutionResolver.choose(
+                        resolvers,
+                        "@Idempotent",
+                        "dupguard.idempotency.mode",
+                        idempotentMode(p),
+                        io.dupguard.idempotency.Idempotency.of(store.getObject(), config.getObject()),
+                        false,
+                        true);
+            }
+        };
     }
 
     @Bean

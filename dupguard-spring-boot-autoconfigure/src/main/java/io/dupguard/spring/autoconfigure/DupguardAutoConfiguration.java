@@ -39,6 +39,7 @@ import tools.jackson.databind.json.JsonMapper;
     DupguardAmqpConfiguration.class,
     DupguardRetryConfiguration.class,
     JdbcStoreConfiguration.class,
+    DupguardBackstopConfiguration.class,
     RedisStoreConfiguration.class,
     MemoryStoreConfiguration.class,
     MissingBackendChecks.Jdbc.class,

@@ -32,6 +32,24 @@ public class DupguardProperties {
         OFF
     }
 
+    /**
+     * Where an integration's idempotency record commits relative to the operation's effect (see
+     * {@link io.dupguard.spring.IdempotentExecution}).
+     */
+    public enum RecordMode {
+        /**
+         * TRANSACTIONAL with dupguard.store=jdbc, BACKSTOP with redis, when the application's
+         * DataSource has its transaction manager; otherwise STORE, with a start-up warning.
+         */
+        AUTO,
+        /** The record is claimed and completed in the application's database transaction. */
+        TRANSACTIONAL,
+        /** The store (Redis) rejects and replays fast; a row in the application's transaction decides. */
+        BACKSTOP,
+        /** The store alone, completed after the work: a crash after the effect runs it again. */
+        STORE
+    }
+
     /** What a duplicate does while the first call with its key still runs. */
     public enum InFlight {
         /** Fail at once (HTTP 409, RequestInFlightException). */
@@ -330,13 +348,39 @@ public class DupguardProperties {
         private String keyHeader;
         /** How long a duplicate waits for the first delivery to finish before it is requeued. */
         private Duration inFlightWait = Duration.ofSeconds(5);
-        /** Reject (no requeue) messages without a key instead of running the listener. */
-        private boolean rejectWithoutKey = false;
+        /**
+         * Reject (no requeue: dead-lettered where the queue has a DLX) messages without a key instead
+         * of running the listener undeduplicated.
+         */
+        private boolean rejectWithoutKey = true;
         /** Add the dedup to Boot's default rabbitListenerContainerFactory (otherwise opt in per factory). */
         private boolean defaultFactory = false;
+        /**
+         * Where the records commit: auto (with the listener's database writes when the store is jdbc,
+         * or redis backed by the database), transactional, backstop or store.
+         */
+        private RecordMode mode = RecordMode.AUTO;
 
         /** The defaults of {@code dupguard.amqp.*}. */
         public Amqp() {}
+
+        /**
+         * Where the records of the listener dedup commit ({@code dupguard.amqp.mode}).
+         *
+         * @return the value; default {@link RecordMode#AUTO}
+         */
+        public RecordMode getMode() {
+            return mode;
+        }
+
+        /**
+         * Sets {@code dupguard.amqp.mode}: where the records of the listener dedup commit.
+         *
+         * @param mode the new value; checked when the beans that use it are built
+         */
+        public void setMode(RecordMode mode) {
+            this.mode = mode;
+        }
 
         /**
          * Scope of the records the consumer dedup writes ({@code dupguard.amqp.scope}).
@@ -400,7 +444,7 @@ public class DupguardProperties {
          * Reject (no requeue) messages without a key instead of running the listener ({@code
          * dupguard.amqp.reject-without-key}).
          *
-         * @return true if on; default {@code false}
+         * @return true if on; default {@code true}
          */
         public boolean isRejectWithoutKey() {
             return rejectWithoutKey;
@@ -538,9 +582,33 @@ public class DupguardProperties {
          * claim and complete inside it, so a rollback also rolls back the claim.
          */
         private boolean joinTransaction = true;
+        /**
+         * Where the records of {@code @Idempotent} commit: auto (in a transaction with the method's
+         * database writes when the store is jdbc, or redis backed by the database), transactional,
+         * backstop or store.
+         */
+        private RecordMode mode = RecordMode.AUTO;
 
         /** The defaults of {@code dupguard.idempotency.*}. */
         public Idempotency() {}
+
+        /**
+         * Where the records of @Idempotent commit ({@code dupguard.idempotency.mode}).
+         *
+         * @return the value; default {@link RecordMode#AUTO}
+         */
+        public RecordMode getMode() {
+            return mode;
+        }
+
+        /**
+         * Sets {@code dupguard.idempotency.mode}: where the records of @Idempotent commit.
+         *
+         * @param mode the new value; checked when the beans that use it are built
+         */
+        public void setMode(RecordMode mode) {
+            this.mode = mode;
+        }
 
         /**
          * How long a claim stays in progress without renewal before another caller may take it over
@@ -1140,9 +1208,59 @@ public class DupguardProperties {
         private Duration maxWait = Duration.ofSeconds(10);
         /** Base URI of the problem types (type = base + name, e.g. .../key-missing). */
         private String problemTypeBase = "https://dupguard.io/problems/";
+        /**
+         * Statuses that mean the request did not execute (unreadable or invalid body, unsupported media
+         * type, refused): the response is sent but not stored and the key is released, so the corrected
+         * retry runs.
+         */
+        private List<Integer> releaseStatuses =
+                new ArrayList<>(List.of(400, 401, 403, 405, 406, 408, 411, 413, 414, 415, 422, 428, 429, 431));
+        /**
+         * Where the records commit: auto (with the request's database writes when the store is jdbc,
+         * or redis backed by the database), transactional, backstop or store.
+         */
+        private RecordMode mode = RecordMode.AUTO;
 
         /** The defaults of {@code dupguard.http.*}. */
         public Http() {}
+
+        /**
+         * Where the records of the Idempotency-Key filter commit ({@code dupguard.http.mode}).
+         *
+         * @return the value; default {@link RecordMode#AUTO}
+         */
+        public RecordMode getMode() {
+            return mode;
+        }
+
+        /**
+         * Sets {@code dupguard.http.mode}: where the records of the Idempotency-Key filter commit.
+         *
+         * @param mode the new value; checked when the beans that use it are built
+         */
+        public void setMode(RecordMode mode) {
+            this.mode = mode;
+        }
+
+        /**
+         * Statuses that mean the request did not execute ({@code dupguard.http.release-statuses}):
+         * sent, not stored, the key released.
+         *
+         * @return the value; default 400, 401, 403, 405, 406, 408, 411, 413, 414, 415, 422, 428,
+         *     429, 431
+         */
+        public List<Integer> getReleaseStatuses() {
+            return releaseStatuses;
+        }
+
+        /**
+         * Sets {@code dupguard.http.release-statuses}: statuses that mean the request did not execute.
+         *
+         * @param releaseStatuses the new value; checked when the beans that use it are built
+         */
+        public void setReleaseStatuses(List<Integer> releaseStatuses) {
+            this.releaseStatuses = releaseStatuses;
+        }
 
         /**
          * Install the filter ({@code dupguard.http.enabled}).

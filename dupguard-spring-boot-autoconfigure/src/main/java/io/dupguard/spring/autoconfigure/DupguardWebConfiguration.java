@@ -6,6 +6,7 @@ import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.InFlightPolicy;
 import io.dupguard.idempotency.ResultCodec;
 import io.dupguard.spring.DupguardActivity;
+import io.dupguard.spring.IdempotentExecution;
 import io.dupguard.spring.web.DefaultPrincipalResolver;
 import io.dupguard.spring.web.IdempotencyKeyFilter;
 import io.dupguard.spring.web.IdempotencyPrincipalResolver;
@@ -40,7 +41,8 @@ class DupguardWebConfiguration {
             DupguardProperties properties,
             IdempotencyPrincipalResolver principals,
             ObjectProvider<IdempotencyKeyFilter.Listener> listener,
-            ObjectProvider<DupguardActivity> activity) {
+            ObjectProvider<DupguardActivity> activity,
+            ObjectProvider<ExecutionResolver> resolvers) {
         DupguardProperties.Http http = properties.getHttp();
         IdempotencyKeyFilter.Settings settings = HttpFilterSettings.of(http);
         IdempotencyConfig.Builder b = IdempotencyConfig.from(config).codec(ResultCodec.basic());
@@ -52,11 +54,16 @@ class DupguardWebConfiguration {
         } else {
             b.inFlightPolicy(InFlightPolicy.reject());
         }
-        IdempotencyKeyFilter filter = new IdempotencyKeyFilter(
+        IdempotentExecution execution = ExecutionResolver.choose(
+                resolvers,
+                "the HTTP Idempotency-Key filter",
+                "dupguard.http.mode",
+                http.getMode(),
                 Idempotency.of(store, b.build()),
-                settings,
-                principals,
-                listener.getIfAvailable(() -> IdempotencyKeyFilter.Listener.NONE));
+                true,
+                true);
+        IdempotencyKeyFilter filter = new IdempotencyKeyFilter(
+                execution, settings, principals, listener.getIfAvailable(() -> IdempotencyKeyFilter.Listener.NONE));
         filter.setActivity(activity::getIfAvailable);
         FilterRegistrationBean<IdempotencyKeyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("dupguardIdempotencyKeyFilter");

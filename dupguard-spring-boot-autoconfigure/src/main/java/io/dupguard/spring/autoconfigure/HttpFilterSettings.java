@@ -51,6 +51,16 @@ final class HttpFilterSettings {
                     e.getPaths(),
                     () -> IdempotencyKeyFilter.Endpoint.of(e.getPaths(), e.getMethods(), e.isRequired())));
         }
+        java.util.Set<Integer> release = new java.util.TreeSet<>();
+        for (Integer status : http.getReleaseStatuses()) {
+            if (status == null || status < 400 || status > 499) {
+                throw new InvalidDupguardPropertyException(
+                        "dupguard.http.release-statuses",
+                        http.getReleaseStatuses(),
+                        "must list 4xx statuses (5xx responses are never stored)");
+            }
+            release.add(status);
+        }
         return new IdempotencyKeyFilter.Settings(
                 http.getHeader(),
                 scope,
@@ -60,6 +70,7 @@ final class HttpFilterSettings {
                 http.getMaxStoredBodySize(),
                 List.copyOf(http.getReplayedHeaders()),
                 http.isReplayClientErrors(),
-                http.getProblemTypeBase());
+                http.getProblemTypeBase(),
+                java.util.Set.copyOf(release));
     }
 }

@@ -118,6 +118,14 @@ class JdbcStoreConfiguration {
     }
 
     @Bean
+    @ConditionalOnMissingBean(ExecutionResolver.class)
+    ExecutionResolver dupguardExecutionResolver(
+            ObjectProvider<SpringTransactionalIdempotency> rows,
+            ObjectProvider<org.springframework.transaction.PlatformTransactionManager> transactionManagers) {
+        return new TransactionalExecutionResolver(rows::getIfUnique, true, transactionManagers);
+    }
+
+    @Bean
     @ConditionalOnMissingBean
     @ConditionalOnProperty(name = "dupguard.purge.enabled", matchIfMissing = true)
     DupguardPurger dupguardPurger(

@@ -8,6 +8,7 @@ import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RequestInFlightException;
+import io.dupguard.spring.IdempotentExecution;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -49,10 +50,19 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * </table>
  *
  * <p>Keys are scoped to the client ({@link IdempotencyPrincipalResolver}): the stored key is a hash
- * of the principal plus the client's key. A 5xx response or an exception releases the key so the
- * client may retry; 4xx responses are stored and replayed unless {@code replayClientErrors} is off.
- * Asynchronous responses (async servlet processing, streaming bodies) cannot be captured: the key is
- * released, the response passes through, and a warning is logged — exclude such endpoints.
+ * of the principal plus the client's key. A 5xx response, a response sent with {@code sendError},
+ * a status of {@link Settings#releaseStatuses()} (the request did not execute: 400, 415, 422, ...)
+ * or an exception releases the key so the client may retry; other 4xx responses are stored and
+ * replayed unless {@code replayClientErrors} is off. Asynchronous responses (async servlet
+ * processing, streaming bodies) cannot be captured: the key is released, the response passes
+ * through, and a warning is logged — exclude such endpoints.
+ *
+ * <p><b>Where the record commits</b> is the {@link IdempotentExecution}'s choice. In the
+ * transactional modes the whole request runs in one database transaction: the key's row, the
+ * application's writes and the stored response commit together; a response that is not stored (the
+ * cases above) rolls that transaction back, so the retry runs on the state before the first try. The
+ * response is buffered until the commit, so a client never sees an answer whose record did not
+ * commit.
  *
  * <p>Thread-safe.
  */
@@ -117,6 +127,8 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
      * @param replayClientErrors true to store and replay 4xx responses, false to release the key
      *     after one
      * @param problemTypeBase the base URI of the problem types
+     * @param releaseStatuses statuses that mean the request was not executed (400, 415, 422, ...):
+     *     such a response is sent but not stored, and the key is released; not null
      */
     public record Settings(
             String header,
@@ -127,7 +139,55 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
             long maxStoredBodySize,
             List<String> replayedHeaders,
             boolean replayClientErrors,
-            String problemTypeBase) {}
+            String problemTypeBase,
+            Set<Integer> releaseStatuses) {
+        /**
+         * Settings that release no 4xx status by itself (only {@code replayClientErrors} decides).
+         *
+         * @param header the name of the request header carrying the key
+         * @param scope the scope of the records
+         * @param endpoints the covered endpoints
+         * @param maxKeyLength the longest key accepted
+         * @param maxRequestBodySize the largest request body read for the fingerprint
+         * @param maxStoredBodySize the largest response body stored for replay
+         * @param replayedHeaders the response headers stored and replayed besides Content-Type
+         * @param replayClientErrors true to store and replay 4xx responses
+         * @param problemTypeBase the base URI of the problem types
+         */
+        public Settings(
+                String header,
+                String scope,
+                List<Endpoint> endpoints,
+                int maxKeyLength,
+                long maxRequestBodySize,
+                long maxStoredBodySize,
+                List<String> replayedHeaders,
+                boolean replayClientErrors,
+                String problemTypeBase) {
+            this(
+                    header,
+                    scope,
+                    endpoints,
+                    maxKeyLength,
+                    maxRequestBodySize,
+                    maxStoredBodySize,
+                    replayedHeaders,
+                    replayClientErrors,
+                    problemTypeBase,
+                    Set.of());
+        }
+
+        /**
+         * Whether a response with this status is stored for replay.
+         *
+         * @param status the response status
+         * @return false for 5xx, for a status in {@code releaseStatuses}, and for 4xx when {@code
+         *     replayClientErrors} is off
+         */
+        public boolean stores(int status) {
+            return status < 500 && !releaseStatuses.contains(status) && (status < 400 || replayClientErrors);
+        }
+    }
 
     /** Hooks for metrics. */
     public interface Listener {
@@ -145,7 +205,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         default void onProblem(String type) {}
     }
 
-    private final Idempotency idempotency;
+    private final IdempotentExecution execution;
     private final Settings settings;
     private final IdempotencyPrincipalResolver principals;
     private final Listener listener;
@@ -159,10 +219,37 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
      */
     public IdempotencyKeyFilter(
             Idempotency idempotency, Settings settings, IdempotencyPrincipalResolver principals, Listener listener) {
-        this.idempotency = idempotency;
+        this(IdempotentExecution.store(idempotency), settings, principals, listener);
+    }
+
+    /**
+     * A filter whose records commit as {@code execution} says: with the request's database
+     * transaction ({@link io.dupguard.spring.TransactionalExecution}), or in the store alone.
+     *
+     * @param execution runs each keyed request; its codec must store {@code byte[]} (the basic
+     *     codec does); not null
+     * @param settings the filter's settings; not null
+     * @param principals resolves the client identity that scopes keys; not null
+     * @param listener told about replays and problems; not null
+     */
+    public IdempotencyKeyFilter(
+            IdempotentExecution execution,
+            Settings settings,
+            IdempotencyPrincipalResolver principals,
+            Listener listener) {
+        this.execution = Objects.requireNonNull(execution, "execution");
         this.settings = settings;
         this.principals = principals;
         this.listener = listener;
+    }
+
+    /**
+     * How this filter runs a keyed request, and where its records commit.
+     *
+     * @return the execution; never null
+     */
+    public IdempotentExecution execution() {
+        return execution;
     }
 
     /**
@@ -195,6 +282,27 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
 
         @Override
         public void onStartAsync(jakarta.servlet.AsyncEvent event) {}
+    }
+
+    /** Captures the response, and notes a {@code sendError}, whose body the container writes later. */
+    private static final class CapturedResponse extends ContentCachingResponseWrapper {
+        private boolean errorSent;
+
+        CapturedResponse(HttpServletResponse response) {
+            super(response);
+        }
+
+        @Override
+        public void sendError(int sc) throws IOException {
+            errorSent = true;
+            super.sendError(sc);
+        }
+
+        @Override
+        public void sendError(int sc, String msg) throws IOException {
+            errorSent = true;
+            super.sendError(sc, msg);
+        }
     }
 
     /** Thrown by the work to release the key while keeping the captured response. */
@@ -251,14 +359,14 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
             return;
         }
         Fingerprint fingerprint = fingerprint(request, path, body);
-        ContentCachingResponseWrapper captured = new ContentCachingResponseWrapper(response);
+        CapturedResponse captured = new CapturedResponse(response);
         CachedBodyRequest wrapped = new CachedBodyRequest(request, body);
         Outcome<byte[]> outcome;
         io.dupguard.spring.DupguardActivity a = activity.get();
         long activityId = a == null ? 0 : a.begin(key, "http " + request.getMethod() + " " + path);
         try {
-            outcome = idempotency.execute(key, fingerprint, byte[].class, () -> run(chain, wrapped, captured));
-        } catch (NotStored released) {
+            outcome = execution.execute(key, fingerprint, byte[].class, () -> run(chain, wrapped, captured));
+        } catch (NotStored | IdempotentExecution.NotRecordedException released) {
             if (wrapped.isAsyncStarted()) {
                 // The async dispatch writes through the caching wrapper later: pass it on then.
                 wrapped.getAsyncContext().addListener(new CopyWhenDone(captured));
@@ -293,7 +401,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         }
     }
 
-    private byte[] run(FilterChain chain, CachedBodyRequest request, ContentCachingResponseWrapper response)
+    private byte[] run(FilterChain chain, CachedBodyRequest request, CapturedResponse response)
             throws IOException, ServletException {
         chain.doFilter(request, response);
         if (request.isAsyncStarted()) {
@@ -302,7 +410,8 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
             throw new NotStored();
         }
         int status = response.getStatus();
-        if (status >= 500 || (status >= 400 && !settings.replayClientErrors())) {
+        // sendError: the container writes the error body after this filter, so it cannot be stored.
+        if (response.errorSent || !settings.stores(status)) {
             throw new NotStored();
         }
         byte[] content = response.getContentAsByteArray();

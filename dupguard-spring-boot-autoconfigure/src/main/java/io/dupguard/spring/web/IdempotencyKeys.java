@@ -54,14 +54,23 @@ final class IdempotencyKeys {
         return null;
     }
 
+    /** The characters of an unquoted key besides ASCII letters and digits: RFC 9110 tchar, ':', '/', '='. */
+    static final String BARE_KEY_PUNCTUATION = "!#$%&'*+-.^_`|~:/=";
+
     /**
      * The key from the header value: an sf-string ({@code "..."}, RFC 8941, as the draft defines
-     * the field) or, leniently, the bare token clients often send. Printable ASCII only.
+     * the field: printable ASCII, {@code \"} and {@code \\} escaped) or, leniently, the bare token
+     * clients often send: ASCII letters, digits and {@link #BARE_KEY_PUNCTUATION} (a UUID, a
+     * base64 or base64url string). Anything else, an unterminated quoted string included, is refused.
      */
     static String parseKey(String raw, int maxLength, String header) {
         String v = raw.trim();
         String key;
-        if (v.length() >= 2 && v.charAt(0) == '"' && v.charAt(v.length() - 1) == '"') {
+        if (!v.isEmpty() && v.charAt(0) == '"') {
+            if (v.length() < 2 || v.charAt(v.length() - 1) != '"' || endsWithEscape(v)) {
+                throw new IllegalArgumentException(header + " starts a quoted string (RFC 8941 sf-string) that does"
+                        + " not end with an unescaped quote");
+            }
             StringBuilder out = new StringBuilder(v.length());
             for (int i = 1; i < v.length() - 1; i++) {
                 char c = v.charAt(i);
@@ -82,9 +91,13 @@ final class IdempotencyKeys {
         } else {
             for (int i = 0; i < v.length(); i++) {
                 char c = v.charAt(i);
-                if (c <= 0x20 || c > 0x7e) {
-                    throw new IllegalArgumentException(header
-                            + " must be printable ASCII without spaces, or a quoted string (RFC 8941 sf-string)");
+                if (!((c >= 'a' && c <= 'z')
+                        || (c >= 'A' && c <= 'Z')
+                        || (c >= '0' && c <= '9')
+                        || BARE_KEY_PUNCTUATION.indexOf(c) >= 0)) {
+                    throw new IllegalArgumentException(header + " has " + describe(c) + " at position " + i
+                            + "; an unquoted key may hold ASCII letters, digits and " + BARE_KEY_PUNCTUATION
+                            + ", anything else must be sent as a quoted string (RFC 8941 sf-string)");
                 }
             }
             key = v;
@@ -97,6 +110,19 @@ final class IdempotencyKeys {
                     header + " is " + key.length() + " characters long; at most " + maxLength + " are accepted");
         }
         return key;
+    }
+
+    /** Whether the closing quote of a quoted value is escaped (an odd run of backslashes before it). */
+    private static boolean endsWithEscape(String v) {
+        int backslashes = 0;
+        for (int i = v.length() - 2; i > 0 && v.charAt(i) == '\\'; i--) {
+            backslashes++;
+        }
+        return backslashes % 2 == 1;
+    }
+
+    private static String describe(char c) {
+        return c > 0x20 && c < 0x7f ? "'" + c + "'" : String.format("character U+%04X", (int) c);
     }
 
     /** The client part of a stored key: a hash of the principal (null: anonymous). */

@@ -259,7 +259,7 @@ public class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     /** Stores the captured response, or releases the key for a 5xx (or a 4xx, if configured). */
     private void settle(IdempotencyKey key, Fingerprint fp, String owner, Capture capture) {
         int status = capture.status();
-        if (status >= 500 || (status >= 400 && !settings.replayClientErrors())) {
+        if (!settings.stores(status)) {
             try {
                 store.release(key, owner);
             } catch (StoreUnavailableException e) {

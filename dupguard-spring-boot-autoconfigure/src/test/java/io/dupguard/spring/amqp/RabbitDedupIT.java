@@ -51,6 +51,10 @@ class RabbitDedupIT {
     static final Map<String, AtomicInteger> DELIVERIES = new ConcurrentHashMap<>();
     /** Ids whose first delivery "crashes" after the listener finished, before the ack. */
     static final Set<String> CRASH_ONCE = ConcurrentHashMap.newKeySet();
+    /** Ids whose first delivery fails in the listener after its write. */
+    static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
+    /** Deliveries of messages without a message-id. */
+    static final AtomicInteger KEYLESS = new AtomicInteger();
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
@@ -74,6 +78,10 @@ class RabbitDedupIT {
             MethodInterceptor counting = invocation -> {
                 Message m = (Message) invocation.getArguments()[1];
                 String id = m.getMessageProperties().getMessageId();
+                if (id == null) {
+                    KEYLESS.incrementAndGet();
+                    return invocation.proceed();
+                }
                 DELIVERIES.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
                 Object out = invocation.proceed();
                 if (CRASH_ONCE.remove(id)) {
@@ -97,9 +105,12 @@ class RabbitDedupIT {
 
         @RabbitListener(queues = "#{dedupQueue.name}", containerFactory = "dedupFactory")
         public void onMessage(Message message) {
-            jdbc.update(
-                    "insert into " + EFFECTS + " (message_id) values (?)",
-                    message.getMessageProperties().getMessageId());
+            String id = message.getMessageProperties().getMessageId();
+            jdbc.update("insert into " + EFFECTS + " (message_id) values (?)", id);
+            if (FAIL_ONCE.remove(id)) {
+                // The write above is in the listener's transaction with the dedup row: both roll back.
+                throw new IllegalStateException("listener failed after its write");
+            }
             // Slow work, so that duplicates reach the other consumer while this one runs.
             jdbc.queryForObject("select pg_sleep(0.02)::text", String.class);
         }
@@ -173,6 +184,31 @@ class RabbitDedupIT {
         awaitDrained();
         assertThat(CRASH_ONCE).doesNotContain(id);
         assertThat(effects(id)).isEqualTo(1);
+    }
+
+    @Test
+    void aListenerThatFailsAfterItsWriteLeavesNothingAndItsRedeliveryTakesEffectOnce() {
+        String id = "fail-" + UUID.randomUUID();
+        FAIL_ONCE.add(id);
+        publish(id, "credit 7");
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> deliveries(id) >= 2);
+        awaitDrained();
+        assertThat(FAIL_ONCE).doesNotContain(id);
+        // transactional mode: the failed delivery's write rolled back with its claim
+        assertThat(effects(id)).isEqualTo(1);
+    }
+
+    @Test
+    void aMessageWithoutAKeyIsRejectedOnceNotRequeuedInALoop() {
+        int before = KEYLESS.get();
+        rabbit.convertAndSend("", dedupQueue.getName(), "no key");
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> KEYLESS.get() > before);
+        awaitDrained();
+        // Rejected without requeue (no DLX on this queue: dropped); a requeue would loop at once.
+        Awaitility.await()
+                .during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> KEYLESS.get() == before + 1);
     }
 
     @Test

@@ -198,4 +198,59 @@ class JdbcStoreIT {
                     }
                 });
     }
+
+    /** An {@code @Idempotent} method whose insert and record must commit together. */
+    public static class Orders {
+        static volatile String table;
+        final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        private final JdbcTemplate jdbc;
+
+        public Orders(JdbcTemplate jdbc) {
+            this.jdbc = jdbc;
+        }
+
+        public int runs() {
+            return runs.get();
+        }
+
+        @io.dupguard.spring.annotation.Idempotent(scope = "orders", key = "#id")
+        public String place(String id, boolean failAfterInsert) {
+            runs.incrementAndGet();
+            jdbc.update("insert into " + table + " (k) values (?)", id);
+            if (failAfterInsert) {
+                throw new IllegalStateException("fails after its insert");
+            }
+            return "placed " + id;
+        }
+    }
+
+    @Test
+    void anIdempotentMethodRunsInATransactionWithItsRecordByDefault() {
+        Orders.table = effects;
+        runner().withConfiguration(
+                        AutoConfigurations.of(org.springframework.boot.autoconfigure.aop.AopAutoConfiguration.class))
+                .withBean(Orders.class)
+                .run(ctx -> {
+                    JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+                    jdbc.execute("create table " + effects + " (id serial primary key, k text not null)");
+                    try {
+                        Orders orders = ctx.getBean(Orders.class);
+                        String id = "o-" + suffix;
+                        // no @Transactional anywhere: the advice begins the transaction itself
+                        assertThatThrownBy(() -> orders.place(id, true)).hasMessage("fails after its insert");
+                        assertThat(count(ctx, effects))
+                                .as("the insert rolled back with the claim")
+                                .isZero();
+                        assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("orders", id)))
+                                .isEmpty();
+                        assertThat(orders.place(id, false)).isEqualTo("placed " + id);
+                        assertThat(orders.place(id, false)).isEqualTo("placed " + id);
+                        assertThat(orders.runs()).isEqualTo(2);
+                        assertThat(count(ctx, effects)).isEqualTo(1);
+                    } finally {
+                        jdbc.execute("drop table " + effects);
+                        jdbc.execute("drop table if exists " + idemTable);
+                    }
+                });
+    }
 }

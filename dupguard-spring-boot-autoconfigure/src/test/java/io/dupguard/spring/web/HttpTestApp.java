@@ -51,6 +51,12 @@ public class HttpTestApp {
 
     static volatile String table = "charges";
 
+    /** Creates the charges table {@code name} and makes it the one the controllers write. */
+    static void createCharges(JdbcTemplate jdbc, String name) {
+        jdbc.execute("create table " + name
+                + " (id bigserial primary key, principal text not null, client_key text not null, amount text)");
+    }
+
     @Bean
     SecurityFilterChain api(HttpSecurity http) throws Exception {
         return http.authorizeHttpRequests(a -> a.anyRequest().authenticated())
@@ -65,6 +71,9 @@ public class HttpTestApp {
                 User.withUsername("alice").password("{noop}a").roles("U").build(),
                 User.withUsername("bob").password("{noop}b").roles("U").build());
     }
+
+    /** The body of /typed. */
+    public record Amount(java.math.BigDecimal amount) {}
 
     @RestController
     public static class Charges {
@@ -120,6 +129,41 @@ public class HttpTestApp {
         @PostMapping("/big")
         public ResponseEntity<String> big() {
             return ResponseEntity.ok("x".repeat(4096));
+        }
+
+        /** Inserts, then fails: in the transactional modes the insert rolls back with the key. */
+        @PostMapping("/fail-after-insert")
+        public ResponseEntity<Map<String, Object>> failAfterInsert(
+                @RequestBody Map<String, Object> body,
+                @RequestHeader("Idempotency-Key") String key,
+                Principal principal) {
+            long id = insert(principal, key, body.get("amount"));
+            if (flaky.computeIfAbsent(key, k -> new AtomicInteger()).getAndIncrement() == 0) {
+                return ResponseEntity.status(503).body(Map.of("error", "ledger unavailable after insert " + id));
+            }
+            return ResponseEntity.status(201).body(Map.of("id", id));
+        }
+
+        /** A typed body: malformed JSON is Spring's 400, another media type its 415 (sendError). */
+        @PostMapping(path = "/typed", consumes = "application/json")
+        public ResponseEntity<Map<String, Object>> typed(
+                @RequestBody Amount body, @RequestHeader("Idempotency-Key") String key, Principal principal) {
+            long id = insert(principal, key, body.amount());
+            return ResponseEntity.status(201).body(Map.of("id", id, "amount", body.amount()));
+        }
+
+        final AtomicInteger sendErrors = new AtomicInteger();
+
+        /** Answers with sendError: the container writes the body later, so it cannot be stored. */
+        @PostMapping("/send-error")
+        public void sendError(jakarta.servlet.http.HttpServletResponse response) throws java.io.IOException {
+            response.sendError(409, "conflict number " + sendErrors.incrementAndGet());
+        }
+
+        /** A 4xx that is an answer of an executed request (a declined card): stored and replayed. */
+        @PostMapping("/decline")
+        public ResponseEntity<Map<String, Object>> decline(@RequestHeader("Idempotency-Key") String key) {
+            return ResponseEntity.status(402).body(Map.of("error", "card declined", "key", key));
         }
 
         @PostMapping("/reject")

@@ -33,12 +33,12 @@ class IdempotencyKeyFilterIT {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
-        r.add(
-                "spring.datasource.url",
-                () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        HttpTestClient.postgres(r);
         r.add("spring.datasource.hikari.maximum-pool-size", () -> "40");
         r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
-        r.add("dupguard.http.endpoints[0].paths", () -> "/charges,/flaky,/big,/reject,/async");
+        r.add(
+                "dupguard.http.endpoints[0].paths",
+                () -> "/charges,/flaky,/big,/reject,/async,/fail-after-insert,/typed,/send-error,/decline");
         r.add("dupguard.http.endpoints[0].methods", () -> "POST");
         r.add("dupguard.http.endpoints[0].required", () -> "true");
         r.add("dupguard.http.max-stored-body-size", () -> "1024");
@@ -63,8 +63,7 @@ class IdempotencyKeyFilterIT {
     @BeforeAll
     static void table(@Autowired JdbcTemplate jdbc) {
         cleanup = jdbc;
-        jdbc.execute("create table " + TABLE
-                + " (id bigserial primary key, principal text not null, client_key text not null, amount text)");
+        HttpTestApp.createCharges(jdbc, TABLE);
     }
 
     @AfterAll
@@ -74,19 +73,7 @@ class IdempotencyKeyFilterIT {
     }
 
     private HttpRequest post(String path, String user, String key, String body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json")
-                .header(
-                        "Authorization",
-                        "Basic "
-                                + Base64.getEncoder()
-                                        .encodeToString((user + ":" + user.charAt(0)).getBytes(StandardCharsets.UTF_8)))
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (key != null) {
-            b.header("Idempotency-Key", key);
-        }
-        return b.build();
+        return new HttpTestClient(port).post(path, user, key, body);
     }
 
     private HttpResponse<String> send(HttpRequest request) throws Exception {
@@ -166,6 +153,9 @@ class IdempotencyKeyFilterIT {
 
     @Autowired
     HttpTestApp.Ledger ledger;
+
+    @Autowired
+    HttpTestApp.Charges charges;
 
     @Autowired
     io.micrometer.core.instrument.MeterRegistry meters;
@@ -300,11 +290,11 @@ class IdempotencyKeyFilterIT {
         assertThat(tooLong.statusCode()).isEqualTo(400);
         assertThat(type(tooLong)).isEqualTo("key-invalid");
         assertThat(tooLong.body()).contains("129 characters", "at most 128");
-        // An sf-string ("...", RFC 8941) is unescaped: "q-abc\"def" and the bare q-abc"def are one key.
-        String bare = "q-" + UUID.randomUUID() + "\"def";
-        String quoted = "\"" + bare.replace("\"", "\\\"") + "\"";
-        HttpResponse<String> first = send(post("/reject", "alice", quoted, "{}"));
-        HttpResponse<String> same = send(post("/reject", "alice", bare, "{}"));
+        // An sf-string ("...", RFC 8941) is unescaped: "q-abc" and the bare q-abc are one key.
+        String bare = "q-" + UUID.randomUUID();
+        String quoted = "\"" + bare + "\"";
+        HttpResponse<String> first = send(post("/decline", "alice", quoted, "{}"));
+        HttpResponse<String> same = send(post("/decline", "alice", bare, "{}"));
         assertThat(first.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
                 .isEmpty();
         assertThat(same.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
@@ -312,15 +302,80 @@ class IdempotencyKeyFilterIT {
         HttpResponse<String> badEscape = send(post("/reject", "alice", "\"a\\b\"", "{}"));
         assertThat(badEscape.statusCode()).isEqualTo(400);
         assertThat(type(badEscape)).isEqualTo("key-invalid");
+        // An unterminated sf-string, and a quote in a bare key, are refused before anything runs.
+        for (String bad : new String[] {"\"abc", "a\"bc"}) {
+            HttpResponse<String> refused = send(post("/charges", "alice", bad, "{\"amount\":\"1\"}"));
+            assertThat(refused.statusCode()).as(bad).isEqualTo(400);
+            assertThat(type(refused)).isEqualTo("key-invalid");
+        }
+        assertThat(jdbc.queryForObject(
+                        "select count(*) from " + TABLE + " where client_key in ('\"abc', 'a\"bc')", Integer.class))
+                .isZero();
+    }
+
+    @Test
+    void aResponseThatIsNotStoredRollsBackTheRequestsWritesWithItsKey() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> failed = send(post("/fail-after-insert", "alice", key, "{\"amount\":\"4\"}"));
+        assertThat(failed.statusCode()).isEqualTo(503);
+        assertThat(failed.body()).contains("ledger unavailable after insert");
+        assertThat(rows("alice", key))
+                .as("the insert rolled back with the claim")
+                .isZero();
+        HttpResponse<String> retry = send(post("/fail-after-insert", "alice", key, "{\"amount\":\"4\"}"));
+        assertThat(retry.statusCode()).isEqualTo(201);
+        HttpResponse<String> replay = send(post("/fail-after-insert", "alice", key, "{\"amount\":\"4\"}"));
+        assertThat(replay.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
+                .hasValue("true");
+        assertThat(replay.body()).isEqualTo(retry.body());
+        assertThat(rows("alice", key)).isEqualTo(1);
+    }
+
+    private HttpRequest postAs(String path, String key, String contentType, String body) {
+        HttpRequest r = post(path, "alice", key, body);
+        return HttpRequest.newBuilder(r, (n, v) -> !n.equalsIgnoreCase("Content-Type"))
+                .header("Content-Type", contentType)
+                .build();
+    }
+
+    @Test
+    void aRequestThatNeverExecutedReleasesItsKeySoTheCorrectedRetryRuns() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> malformed = send(post("/typed", "alice", key, "{\"amount\": 1.00"));
+        assertThat(malformed.statusCode()).isEqualTo(400);
+        HttpResponse<String> wrongType = send(postAs("/typed", key, "text/plain", "amount=1.00"));
+        assertThat(wrongType.statusCode()).isEqualTo(415);
+        HttpResponse<String> corrected = send(post("/typed", "alice", key, "{\"amount\": 1.00}"));
+        assertThat(corrected.statusCode()).isEqualTo(201);
+        assertThat(corrected.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
+                .isEmpty();
+        assertThat(rows("alice", key)).isEqualTo(1);
+    }
+
+    @Test
+    void aResponseSentWithSendErrorIsNotStoredSoItIsNeverReplayedWithAnotherBody() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int before = charges.sendErrors.get();
+        HttpResponse<String> first = send(post("/send-error", "alice", key, "{}"));
+        HttpResponse<String> second = send(post("/send-error", "alice", key, "{}"));
+        assertThat(first.statusCode()).isEqualTo(409);
+        assertThat(second.statusCode()).isEqualTo(409);
+        assertThat(second.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
+                .isEmpty();
+        // Both are the container's full error answer (Boot's JSON), not a stored empty body ...
+        assertThat(first.body()).contains("\"status\":409");
+        assertThat(second.body()).contains("\"status\":409");
+        // ... because the key was released: the second request ran again.
+        assertThat(charges.sendErrors.get()).isEqualTo(before + 2);
     }
 
     @Test
     void clientErrorsAreReplayedAndOversizedResponsesAreNeverReplayedTruncated() throws Exception {
         String key = UUID.randomUUID().toString();
-        HttpResponse<String> rejected = send(post("/reject", "alice", key, "{}"));
-        HttpResponse<String> again = send(post("/reject", "alice", key, "{}"));
-        assertThat(rejected.statusCode()).isEqualTo(400);
-        assertThat(again.statusCode()).isEqualTo(400);
+        HttpResponse<String> rejected = send(post("/decline", "alice", key, "{}"));
+        HttpResponse<String> again = send(post("/decline", "alice", key, "{}"));
+        assertThat(rejected.statusCode()).isEqualTo(402);
+        assertThat(again.statusCode()).isEqualTo(402);
         assertThat(again.body()).isEqualTo(rejected.body());
         assertThat(again.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
                 .hasValue("true");

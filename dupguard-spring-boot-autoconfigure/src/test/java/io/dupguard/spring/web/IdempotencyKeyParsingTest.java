@@ -25,10 +25,29 @@ class IdempotencyKeyParsingTest {
         assertThatThrownBy(() -> parse("")).hasMessageContaining("must not be empty");
         assertThatThrownBy(() -> parse("a".repeat(17)))
                 .hasMessageContaining("Idempotency-Key is 17 characters long; at most 16");
-        assertThatThrownBy(() -> parse("a b")).hasMessageContaining("printable ASCII without spaces");
-        assertThatThrownBy(() -> parse("caf\u00e9")).hasMessageContaining("printable ASCII");
+        assertThatThrownBy(() -> parse("a b"))
+                .hasMessageContaining("character U+0020 at position 1")
+                .hasMessageContaining("an unquoted key may hold ASCII letters, digits and");
+        assertThatThrownBy(() -> parse("caf\u00e9")).hasMessageContaining("character U+00E9 at position 3");
         assertThatThrownBy(() -> parse("\"caf\u00e9\"")).hasMessageContaining("sf-string");
         assertThatThrownBy(() -> parse("\"a\\b\"")).hasMessageContaining("bad escape");
         assertThatThrownBy(() -> parse("\"a\"b\"")).hasMessageContaining("unescaped quote");
+    }
+
+    @Test
+    void anUnterminatedQuotedKeyIsRefused() {
+        for (String raw : new String[] {"\"abc", "\"", "\"abc\\\"", "  \"abc  "}) {
+            assertThatThrownBy(() -> parse(raw)).as(raw).hasMessageContaining("does not end with an unescaped quote");
+        }
+        assertThat(parse("\"abc\\\\\"")).isEqualTo("abc\\");
+    }
+
+    @Test
+    void bareKeysHoldTokenCharactersOnly() {
+        assertThat(parse("aZ09!#$%&'*+-.^_")).isEqualTo("aZ09!#$%&'*+-.^_");
+        assertThat(parse("`|~:/=")).isEqualTo("`|~:/=");
+        for (String raw : new String[] {"a\"b", "a,b", "a;b", "a\\b", "a(b)", "{a}", "a\tb"}) {
+            assertThatThrownBy(() -> parse(raw)).as(raw).hasMessageContaining("an unquoted key may hold");
+        }
     }
 }

@@ -41,9 +41,7 @@ class StoreOutageIT {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
-        r.add(
-                "spring.datasource.url",
-                () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        HttpTestClient.postgres(r);
         int port = refusedPort();
         r.add("spring.data.redis.host", () -> "127.0.0.1");
         r.add("spring.data.redis.port", () -> String.valueOf(port));
@@ -68,8 +66,7 @@ class StoreOutageIT {
     @BeforeAll
     static void table(@Autowired JdbcTemplate jdbc) {
         cleanup = jdbc;
-        jdbc.execute("create table " + TABLE
-                + " (id bigserial primary key, principal text not null, client_key text not null, amount text)");
+        HttpTestApp.createCharges(jdbc, TABLE);
     }
 
     @AfterAll
