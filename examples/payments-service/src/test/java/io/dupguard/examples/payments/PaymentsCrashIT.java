@@ -158,14 +158,21 @@ class PaymentsCrashIT {
         }
     }
 
-    private static PaymentsProcess start(String mode, List<Path> logs, Attempt armedFor, List<String> args)
+    private static PaymentsProcess start(String chain, List<Path> logs, Attempt armedFor, List<String> args)
             throws IOException {
-        Path log = Path.of(
-                "target",
-                "crash-logs",
-                mode + "-" + logs.size() + "-" + (armedFor == null ? "last" : armedFor.point()) + ".log");
+        String crashAt = armedFor == null ? null : armedFor.point() + ":" + armedFor.ref();
+        String name = logs.size() + "-" + (armedFor == null ? "last" : armedFor.point());
+        Path log = Path.of("target", "crash-logs", chain, name + ".log");
         logs.add(log);
-        return PaymentsProcess.start(log, armedFor == null ? null : armedFor.point() + ":" + armedFor.ref(), args);
+        try {
+            return PaymentsProcess.start(log, crashAt, args);
+        } catch (RuntimeException | AssertionError e) {
+            // The shared servers may refuse a start now and then (PostgreSQL: too many clients): once more.
+            System.out.println("the service did not start (" + e.getMessage() + "); starting it again");
+            Path again = log.resolveSibling(name + "-again.log");
+            logs.add(again);
+            return PaymentsProcess.start(again, crashAt, args);
+        }
     }
 
     /** One request; the service may halt before it answers. */
