@@ -194,6 +194,7 @@ class PaymentsServiceIT {
             assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
             assertThat(r.headers().firstValue("WWW-Authenticate")).hasValue("Basic realm=\"payments\"");
             assertThat(r.body()).contains("unauthenticated").contains("\"status\":401");
+            assertThat(r.headers().firstValue("Set-Cookie")).as("no session").isEmpty();
         }
     }
 
