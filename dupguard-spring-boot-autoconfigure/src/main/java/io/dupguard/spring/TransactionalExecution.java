@@ -37,6 +37,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * already active on the calling thread, the front is skipped: the front would complete before that
  * transaction commits, and could then replay a result whose effect rolled back.
  *
+ * <p><b>Read-only transactions</b> ({@code @Transactional(readOnly = true)}, which read/write routing
+ * sends to a replica) cannot hold a claim: the work then runs in a new read-write transaction
+ * (REQUIRES_NEW), on the primary, with its record — the read-only one is suspended meanwhile.
+ *
  * <p>Thread-safe.
  */
 public final class TransactionalExecution implements IdempotentExecution {
@@ -44,6 +48,7 @@ public final class TransactionalExecution implements IdempotentExecution {
     private final IdempotentExecution front;
     private final SpringTransactionalIdempotency rows;
     private final TransactionTemplate template;
+    private final TransactionTemplate readWrite;
 
     private TransactionalExecution(
             Mode mode, Idempotency front, SpringTransactionalIdempotency rows, PlatformTransactionManager tm) {
@@ -52,6 +57,9 @@ public final class TransactionalExecution implements IdempotentExecution {
         this.rows = Objects.requireNonNull(rows, "rows");
         this.template = new TransactionTemplate(Objects.requireNonNull(tm, "transactionManager"));
         this.template.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+        this.readWrite = new TransactionTemplate(tm);
+        this.readWrite.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.readWrite.setReadOnly(false);
     }
 
     /**
@@ -134,7 +142,9 @@ public final class TransactionalExecution implements IdempotentExecution {
     @Override
     public <T, E extends Exception> Outcome<T> execute(
             IdempotencyKey key, Fingerprint fingerprint, Type type, IdempotentWork<T, E> work) throws E {
-        if (mode == Mode.TRANSACTIONAL || TransactionSynchronizationManager.isActualTransactionActive()) {
+        if (mode == Mode.TRANSACTIONAL
+                || (TransactionSynchronizationManager.isActualTransactionActive()
+                        && !TransactionSynchronizationManager.isCurrentTransactionReadOnly())) {
             return inTransaction(key, fingerprint, type, work);
         }
         boolean[] replayedBehind = {false};
@@ -157,8 +167,12 @@ public final class TransactionalExecution implements IdempotentExecution {
 
     private <T, E extends Exception> Outcome<T> inTransaction(
             IdempotencyKey key, Fingerprint fingerprint, Type type, IdempotentWork<T, E> work) throws E {
+        TransactionTemplate t = TransactionSynchronizationManager.isActualTransactionActive()
+                        && TransactionSynchronizationManager.isCurrentTransactionReadOnly()
+                ? readWrite
+                : template;
         try {
-            return template.execute(status -> {
+            return t.execute(status -> {
                 Outcome<T> outcome;
                 try {
                     outcome = rows.execute(key, fingerprint, type, work);

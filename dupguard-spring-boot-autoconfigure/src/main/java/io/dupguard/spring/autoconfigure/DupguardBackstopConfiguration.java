@@ -43,11 +43,17 @@ class DupguardBackstopConfiguration {
     }
 
     @Bean
-    Backstop dupguardBackstop(DataSource ds, DupguardProperties p, IdempotencyConfig config) {
+    Backstop dupguardBackstop(
+            DataSource ds,
+            ObjectProvider<DataSource> dataSources,
+            DupguardProperties p,
+            IdempotencyConfig config,
+            org.springframework.beans.factory.ListableBeanFactory beans) {
+        DataSource stores = JdbcStoreConfiguration.storeDataSource(dataSources, p, beans);
         JdbcIdempotencyStore store = InvalidDupguardPropertyException.check(
                 "dupguard.jdbc.idempotency-table",
                 p.getJdbc().getIdempotencyTable(),
-                () -> JdbcIdempotencyStore.builder(ds)
+                () -> JdbcIdempotencyStore.builder(stores)
                         .typicalRetention(p.getIdempotency().getRetention())
                         .tableName(p.getJdbc().getIdempotencyTable())
                         .createSchemaIfMissing(p.getJdbc().isCreateSchema())

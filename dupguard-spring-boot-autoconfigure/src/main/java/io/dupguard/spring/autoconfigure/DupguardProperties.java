@@ -754,6 +754,11 @@ public class DupguardProperties {
     public static class Jdbc {
         /** Create the tables when missing. */
         private boolean createSchema = true;
+        /**
+         * Name of the DataSource bean the stores use (the primary, with read/write routing that sends
+         * read-only transactions to a replica); empty: the application's single DataSource.
+         */
+        private String dataSource;
         /** Table of idempotency records. */
         private String idempotencyTable = "dupguard_idempotency";
         /** Table of locks and their fencing counters. */
@@ -767,6 +772,24 @@ public class DupguardProperties {
 
         /** The defaults of {@code dupguard.jdbc.*}. */
         public Jdbc() {}
+
+        /**
+         * Name of the DataSource bean the stores use ({@code dupguard.jdbc.data-source}).
+         *
+         * @return the bean name, or null for the application's single DataSource (the default)
+         */
+        public String getDataSource() {
+            return dataSource;
+        }
+
+        /**
+         * Sets {@code dupguard.jdbc.data-source}: name of the DataSource bean the stores use.
+         *
+         * @param dataSource the bean name; checked when the beans that use it are built
+         */
+        public void setDataSource(String dataSource) {
+            this.dataSource = dataSource;
+        }
 
         /**
          * Create the tables when missing ({@code dupguard.jdbc.create-schema}).

@@ -40,10 +40,15 @@ class DupguardRetryConfiguration {
     static class Jdbc {
         @Bean
         @ConditionalOnMissingBean(RetryStore.class)
-        SpringTransactionalRetryStore dupguardRetryStore(DataSource ds, DupguardProperties p) {
+        SpringTransactionalRetryStore dupguardRetryStore(
+                DataSource ds,
+                org.springframework.beans.factory.ObjectProvider<DataSource> dataSources,
+                DupguardProperties p,
+                org.springframework.beans.factory.ListableBeanFactory beans) {
             DupguardProperties.Retry r = p.getRetry();
+            DataSource stores = JdbcStoreConfiguration.storeDataSource(dataSources, p, beans);
             JdbcRetryStore store = InvalidDupguardPropertyException.check(
-                    "dupguard.retry.table", r.getTable(), () -> JdbcRetryStore.builder(ds)
+                    "dupguard.retry.table", r.getTable(), () -> JdbcRetryStore.builder(stores)
                             .tableName(r.getTable())
                             .createSchemaIfMissing(p.getJdbc().isCreateSchema())
                             .listenForNotifications(r.isListenForNotifications())

@@ -17,6 +17,7 @@ import io.dupguard.token.SubmitThrottle;
 import java.time.Duration;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -43,6 +44,27 @@ class JdbcStoreConfiguration {
         return ds;
     }
 
+    /**
+     * The DataSource of the stores: the bean named by dupguard.jdbc.data-source (the primary behind
+     * read/write routing), otherwise the application's single DataSource. Transactions are still
+     * joined on the application's DataSource, the one its transaction manager binds.
+     */
+    static DataSource storeDataSource(
+            ObjectProvider<DataSource> dataSources, DupguardProperties p, ListableBeanFactory beans) {
+        String name = p.getJdbc().getDataSource();
+        if (name == null || name.isBlank()) {
+            return dataSource(dataSources);
+        }
+        if (!beans.containsBean(name) || !beans.isTypeMatch(name, DataSource.class)) {
+            throw new InvalidDupguardPropertyException(
+                    "dupguard.jdbc.data-source",
+                    name,
+                    "names no DataSource bean; DataSource beans: "
+                            + java.util.Arrays.toString(beans.getBeanNamesForType(DataSource.class)));
+        }
+        return beans.getBean(name, DataSource.class);
+    }
+
     /** Builds a store on {@code table}, naming {@code property} if the table name is refused. */
     private static <B extends JdbcStoreBuilder<B, T>, T> T build(
             String property, String table, DupguardProperties p, Supplier<B> builder) {
@@ -54,10 +76,12 @@ class JdbcStoreConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(IdempotencyStore.class)
-    JdbcIdempotencyStore dupguardIdempotencyStore(ObjectProvider<DataSource> ds, DupguardProperties p) {
+    JdbcIdempotencyStore dupguardIdempotencyStore(
+            ObjectProvider<DataSource> ds, DupguardProperties p, ListableBeanFactory beans) {
         Duration retention = p.getIdempotency().getRetention();
         InvalidDupguardPropertyException.check(
-                "dupguard.idempotency.retention", retention, () -> JdbcIdempotencyStore.builder(dataSource(ds))
+                "dupguard.idempotency.retention", retention, () -> JdbcIdempotencyStore.builder(
+                                storeDataSource(ds, p, beans))
                         .typicalRetention(retention));
         return build(
                 "dupguard.jdbc.idempotency-table",
@@ -65,48 +89,52 @@ class JdbcStoreConfiguration {
                 p,
                 // The configured retention is what most completions use: the store then sets each row's
                 // indexed purge time once, at the claim, and completion changes no indexed column.
-                () -> JdbcIdempotencyStore.builder(dataSource(ds))
+                () -> JdbcIdempotencyStore.builder(storeDataSource(ds, p, beans))
                         .typicalRetention(p.getIdempotency().getRetention()));
     }
 
     @Bean
     @ConditionalOnMissingBean(LockProvider.class)
-    JdbcLockProvider dupguardLockProvider(ObjectProvider<DataSource> ds, DupguardProperties p) {
+    JdbcLockProvider dupguardLockProvider(
+            ObjectProvider<DataSource> ds, DupguardProperties p, ListableBeanFactory beans) {
         return build(
                 "dupguard.jdbc.lock-table",
                 p.getJdbc().getLockTable(),
                 p,
-                () -> JdbcLockProvider.builder(dataSource(ds)));
+                () -> JdbcLockProvider.builder(storeDataSource(ds, p, beans)));
     }
 
     @Bean
     @ConditionalOnMissingBean(SubmissionTokens.class)
-    SubmissionTokens dupguardSubmissionTokens(ObjectProvider<DataSource> ds, DupguardProperties p) {
+    SubmissionTokens dupguardSubmissionTokens(
+            ObjectProvider<DataSource> ds, DupguardProperties p, ListableBeanFactory beans) {
         return build(
                 "dupguard.jdbc.tokens-table",
                 p.getJdbc().getTokensTable(),
                 p,
-                () -> JdbcSubmissionTokens.builder(dataSource(ds)));
+                () -> JdbcSubmissionTokens.builder(storeDataSource(ds, p, beans)));
     }
 
     @Bean
     @ConditionalOnMissingBean(SubmitThrottle.class)
-    SubmitThrottle dupguardSubmitThrottle(ObjectProvider<DataSource> ds, DupguardProperties p) {
+    SubmitThrottle dupguardSubmitThrottle(
+            ObjectProvider<DataSource> ds, DupguardProperties p, ListableBeanFactory beans) {
         return build(
                 "dupguard.jdbc.throttle-table",
                 p.getJdbc().getThrottleTable(),
                 p,
-                () -> JdbcSubmitThrottle.builder(dataSource(ds)));
+                () -> JdbcSubmitThrottle.builder(storeDataSource(ds, p, beans)));
     }
 
     @Bean
     @ConditionalOnMissingBean(PreparedSubmissions.class)
-    JdbcPreparedSubmissions dupguardPreparedSubmissions(ObjectProvider<DataSource> ds, DupguardProperties p) {
+    JdbcPreparedSubmissions dupguardPreparedSubmissions(
+            ObjectProvider<DataSource> ds, DupguardProperties p, ListableBeanFactory beans) {
         return build(
                 "dupguard.jdbc.prepared-table",
                 p.getJdbc().getPreparedTable(),
                 p,
-                () -> JdbcPreparedSubmissions.builder(dataSource(ds)));
+                () -> JdbcPreparedSubmissions.builder(storeDataSource(ds, p, beans)));
     }
 
     @Bean
