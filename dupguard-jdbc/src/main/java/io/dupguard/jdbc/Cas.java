@@ -2,7 +2,6 @@ package io.dupguard.jdbc;
 
 import java.math.BigDecimal;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Objects;
 
@@ -10,7 +9,9 @@ import java.util.Objects;
  * Optimistic, replay-safe updates on the application's own tables (SPEC O1, O2, O4). Each is one
  * guarded {@code UPDATE}; {@code true} means this caller's write happened, {@code false} that the
  * guard failed (lost the race, not enough stock, stale balance) — nothing was changed. Table and
- * column names must be plain identifiers; values are always bound.
+ * column names must be plain identifiers; values are always bound. A connection to a read-only
+ * server (a replica or standby) is refused with {@link io.dupguard.ReadOnlyStoreException}: asked
+ * once per physical connection, and mapped from the write error after that (SPEC K7).
  */
 public final class Cas {
     private Cas() {}
@@ -47,15 +48,15 @@ public final class Cas {
         String v = SqlIdentifier.check(versionColumn, "versionColumn");
         String sql = "UPDATE " + SqlIdentifier.check(table, "table") + " SET " + requireSet(set) + ", " + v + " = " + v
                 + " + 1 WHERE " + SqlIdentifier.check(idColumn, "idColumn") + " = ? AND " + v + " = ?";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = 1;
-            for (Object p : params) {
-                ps.setObject(i++, p);
-            }
-            ps.setObject(i++, id);
-            ps.setLong(i, expectedVersion);
-            return ps.executeUpdate() == 1;
-        }
+        return ReadOnlyCheck.update(c, sql, ps -> {
+                    int i = 1;
+                    for (Object p : params) {
+                        ps.setObject(i++, p);
+                    }
+                    ps.setObject(i++, id);
+                    ps.setLong(i, expectedVersion);
+                })
+                == 1;
     }
 
     /**
@@ -84,12 +85,12 @@ public final class Cas {
         String col = SqlIdentifier.check(column, "column");
         String sql = "UPDATE " + SqlIdentifier.check(table, "table") + " SET " + col + " = " + col + " - ? WHERE "
                 + SqlIdentifier.check(idColumn, "idColumn") + " = ? AND " + col + " >= ?";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setBigDecimal(1, amount);
-            ps.setObject(2, id);
-            ps.setBigDecimal(3, amount);
-            return ps.executeUpdate() == 1;
-        }
+        return ReadOnlyCheck.update(c, sql, ps -> {
+                    ps.setBigDecimal(1, amount);
+                    ps.setObject(2, id);
+                    ps.setBigDecimal(3, amount);
+                })
+                == 1;
     }
 
     /**
@@ -135,12 +136,12 @@ public final class Cas {
         String col = SqlIdentifier.check(column, "column");
         String sql = "UPDATE " + SqlIdentifier.check(table, "table") + " SET " + col + " = ? WHERE "
                 + SqlIdentifier.check(idColumn, "idColumn") + " = ? AND " + col + " = ?";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setObject(1, newValue);
-            ps.setObject(2, id);
-            ps.setObject(3, expected);
-            return ps.executeUpdate() == 1;
-        }
+        return ReadOnlyCheck.update(c, sql, ps -> {
+                    ps.setObject(1, newValue);
+                    ps.setObject(2, id);
+                    ps.setObject(3, expected);
+                })
+                == 1;
     }
 
     private static String requireSet(String set) {

@@ -1,7 +1,6 @@
 package io.dupguard.jdbc;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Objects;
 
@@ -38,8 +37,9 @@ import java.util.Objects;
  *
  * <p>The set clause is caller SQL spliced into the statement: it must contain only column
  * assignments with {@code ?} placeholders ({@code "balance = ?, updated_at = ?"}), never values
- * concatenated from input. The table and column names must be plain identifiers. Immutable and
- * thread-safe.
+ * concatenated from input. The table and column names must be plain identifiers. A connection to
+ * a read-only server (a replica or standby) is refused with {@link
+ * io.dupguard.ReadOnlyStoreException} (SPEC K7). Immutable and thread-safe.
  */
 public final class Fence {
     private final String table;
@@ -75,7 +75,7 @@ public final class Fence {
      * {@code token} as the row's fence.
      *
      * @param connection the caller's connection; its transaction, commit and close stay the caller's
-     * @param id the row's id, bound with {@link PreparedStatement#setObject(int, Object)}
+     * @param id the row's id, bound with {@link java.sql.PreparedStatement#setObject(int, Object)}
      * @param token the lease's {@link io.dupguard.lock.Lease#fencingToken() fencing token}, positive
      * @param setClause column assignments with {@code ?} placeholders, e.g. {@code "balance = ?"}
      * @param params values for the placeholders of {@code setClause}, in order
@@ -95,16 +95,16 @@ public final class Fence {
         }
         String sql = "UPDATE " + table + " SET " + setClause + ", " + fenceColumn + " = ? WHERE " + idColumn
                 + " = ? AND (" + fenceColumn + " <= ? OR " + fenceColumn + " IS NULL)";
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            int i = 1;
-            for (Object p : params) {
-                ps.setObject(i++, p);
-            }
-            ps.setLong(i++, token);
-            ps.setObject(i++, id);
-            ps.setLong(i, token);
-            return ps.executeUpdate() > 0;
-        }
+        return ReadOnlyCheck.update(connection, sql, ps -> {
+                    int i = 1;
+                    for (Object p : params) {
+                        ps.setObject(i++, p);
+                    }
+                    ps.setLong(i++, token);
+                    ps.setObject(i++, id);
+                    ps.setLong(i, token);
+                })
+                > 0;
     }
 
     @Override

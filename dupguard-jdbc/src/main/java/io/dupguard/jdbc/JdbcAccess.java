@@ -1,5 +1,7 @@
 package io.dupguard.jdbc;
 
+import io.dupguard.DupguardException;
+import io.dupguard.ReadOnlyStoreException;
 import io.dupguard.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -8,14 +10,18 @@ import javax.sql.DataSource;
 
 /**
  * What every dupguard JDBC store shares: a data source, the dialect detected on first use, the
- * optional creation of its table from the shipped DDL, and the mapping of {@link SQLException} to
- * {@link StoreUnavailableException}.
+ * optional creation of its table from the shipped DDL, the refusal of a read-only server ({@link
+ * ReadOnlyCheck}: asked once, before the store's first statement) and the mapping of {@link
+ * SQLException} to {@link StoreUnavailableException} or, for a write refused as read-only, {@link
+ * ReadOnlyStoreException}.
  */
 final class JdbcAccess {
     private final DataSource dataSource;
     private final String table;
     private final SchemaInitializer schema;
     private volatile SqlDialect dialect;
+    /** Set once the server was found to take writes; a later failover shows in the write errors. */
+    private volatile boolean writable;
 
     JdbcAccess(DataSource dataSource, SqlDialect dialect, String defaultTable, String table, boolean createSchema) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -32,15 +38,28 @@ final class JdbcAccess {
         return table;
     }
 
-    /** The dialect, detecting it and creating the table on first use. */
+    /**
+     * The dialect, detecting it, refusing a read-only server and creating the table on first use.
+     *
+     * @throws ReadOnlyStoreException if the server behind {@code c} takes no writes
+     */
     SqlDialect dialect(Connection c) throws SQLException {
+        SqlDialect d = requireWritable(c);
+        if (schema != null) {
+            schema.ensure(c, d);
+        }
+        return d;
+    }
+
+    private SqlDialect requireWritable(Connection c) throws SQLException {
         SqlDialect d = dialect;
         if (d == null) {
             d = SqlDialect.detect(c);
             dialect = d;
         }
-        if (schema != null) {
-            schema.ensure(c, d);
+        if (!writable) {
+            ReadOnlyCheck.requireWritable(c, d, storeName());
+            writable = true;
         }
         return d;
     }
@@ -103,6 +122,7 @@ final class JdbcAccess {
 
     private <R> R run(String operation, Object subject, SqlFunction<R> fn, boolean transaction) {
         try (Connection c = dataSource.getConnection()) {
+            requireWritable(c);
             boolean autoCommit = c.getAutoCommit();
             if (transaction && autoCommit) {
                 c.setAutoCommit(false);
@@ -130,7 +150,7 @@ final class JdbcAccess {
                 }
             }
         } catch (SQLException e) {
-            throw unavailable(operation, subject, e);
+            throw failure(operation, subject, e);
         }
     }
 
@@ -171,15 +191,17 @@ final class JdbcAccess {
         }
     }
 
-    StoreUnavailableException unavailable(String operation, SQLException e) {
-        return unavailable(operation, null, e);
-    }
-
-    StoreUnavailableException unavailable(String operation, Object subject, SQLException e) {
+    /**
+     * The exception for {@code e}: {@link ReadOnlyStoreException} if the server refused a write as
+     * read-only, else {@link StoreUnavailableException}; the message names {@code operation} and
+     * {@code subject}.
+     */
+    DupguardException failure(String operation, Object subject, SQLException e) {
+        String what = operation + (subject == null ? "" : " " + subject);
+        if (ReadOnlyCheck.isReadOnlyRefusal(e)) {
+            return ReadOnlyCheck.refused(storeName(), what, e);
+        }
         return new StoreUnavailableException(
-                storeName(),
-                operation + (subject == null ? "" : " " + subject) + " failed: " + e.getMessage() + " (SQLState "
-                        + e.getSQLState() + ")",
-                e);
+                storeName(), what + " failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
     }
 }

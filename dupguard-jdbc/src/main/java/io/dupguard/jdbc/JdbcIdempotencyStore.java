@@ -1,5 +1,6 @@
 package io.dupguard.jdbc;
 
+import io.dupguard.DupguardException;
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.Claim;
@@ -49,8 +50,10 @@ import org.slf4j.LoggerFactory;
  * release and renew are single statements guarded by {@code status = 'P' AND owner = ?}.
  *
  * <p>Every {@link SQLException} except a unique violation during the claim insert surfaces as
- * {@link StoreUnavailableException} naming the operation and SQLState. The dialect is detected on
- * first use; the table can be created from the shipped DDL ({@link Builder#createSchemaIfMissing}).
+ * {@link StoreUnavailableException} naming the operation and SQLState — or, for a write the server
+ * refuses as read-only, {@link io.dupguard.ReadOnlyStoreException}. Before its first statement the
+ * store asks the server whether it takes writes and refuses a replica or standby (SPEC K7). The
+ * dialect is detected on first use; the table can be created from the shipped DDL ({@link Builder#createSchemaIfMissing}).
  * For one transaction spanning claim, the caller's SQL and completion use {@link
  * JdbcTransactionalIdempotency}. Thread-safe.
  */
@@ -580,8 +583,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
 
         @Override
-        public StoreUnavailableException unavailable(String operation, Object subject, SQLException e) {
-            return access.unavailable(operation, subject, e);
+        public DupguardException failure(String operation, Object subject, SQLException e) {
+            return access.failure(operation, subject, e);
         }
 
         @Override

@@ -52,7 +52,9 @@ import javax.sql.DataSource;
  *       those rows, so purging never waits for them nor they for it.
  * </ol>
  *
- * <p>Every {@link SQLException} surfaces as {@link StoreUnavailableException}. Thread-safe.
+ * <p>Every {@link SQLException} surfaces as {@link StoreUnavailableException}, except a write the
+ * server refuses as read-only: {@link io.dupguard.ReadOnlyStoreException}, as on a replica or
+ * standby, which the store also refuses before its first statement (SPEC K7). Thread-safe.
  */
 public final class JdbcRetryStore implements RetryStore {
     /** Default table name. */
@@ -144,7 +146,7 @@ public final class JdbcRetryStore implements RetryStore {
         try {
             e = RetryWrites.insert(connection, s, task, 0, null);
         } catch (SQLException ex) {
-            throw access.unavailable("enqueue retry task", task.type(), ex);
+            throw access.failure("enqueue retry task", task.type(), ex);
         }
         // PostgreSQL's notification arrives at commit; elsewhere wake now and let the workers poll
         // briefly, since the row becomes visible only when the caller commits.
@@ -302,7 +304,7 @@ public final class JdbcRetryStore implements RetryStore {
             bindGuard(ps, 1, task, s);
             rows = ps.executeUpdate();
         } catch (SQLException e) {
-            throw access.unavailable("complete retry task", task.id(), e);
+            throw access.failure("complete retry task", task.id(), e);
         }
         if (rows == 0) {
             throw leaseLost(task);

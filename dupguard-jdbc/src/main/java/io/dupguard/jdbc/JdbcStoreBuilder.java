@@ -71,8 +71,9 @@ public abstract class JdbcStoreBuilder<B extends JdbcStoreBuilder<B, T>, T> {
     }
 
     /**
-     * Builds the store. Opens no connection: the dialect is detected and the table created (if asked)
-     * on first use.
+     * Builds the store. Opens no connection: on first use the dialect is detected, the server is
+     * asked whether it takes writes — a read-only replica or standby is refused with {@link
+     * io.dupguard.ReadOnlyStoreException} (SPEC K7) — and the table is created (if asked).
      *
      * @return the store, thread-safe
      */

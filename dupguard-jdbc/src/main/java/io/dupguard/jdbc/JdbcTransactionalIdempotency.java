@@ -1,6 +1,6 @@
 package io.dupguard.jdbc;
 
-import io.dupguard.StoreUnavailableException;
+import io.dupguard.DupguardException;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.ClaimLostException;
 import io.dupguard.idempotency.FailurePolicy;
@@ -223,7 +223,7 @@ public final class JdbcTransactionalIdempotency {
         try {
             autoCommit = connection.getAutoCommit();
         } catch (SQLException e) {
-            throw sql.unavailable("check autocommit", null, e);
+            throw sql.failure("check autocommit", null, e);
         }
         if (autoCommit) {
             throw new IllegalStateException(
@@ -292,14 +292,14 @@ public final class JdbcTransactionalIdempotency {
         try {
             c = sql.dataSource().getConnection(); // step 1
         } catch (SQLException e) {
-            throw sql.unavailable("begin transaction for", key, e);
+            throw sql.failure("begin transaction for", key, e);
         }
         try {
             OwnTransaction own;
             try {
                 own = OwnTransaction.on(c, sql.dialect(c));
             } catch (SQLException e) {
-                throw sql.unavailable("begin transaction for", key, e);
+                throw sql.failure("begin transaction for", key, e);
             }
             Outcome<T> outcome;
             try {
@@ -311,7 +311,7 @@ public final class JdbcTransactionalIdempotency {
             try {
                 own.commit(); // step 6
             } catch (SQLException e) {
-                StoreUnavailableException failure = sql.unavailable("commit for", key, e);
+                DupguardException failure = sql.failure("commit for", key, e);
                 rollbackQuietly(own, failure);
                 throw failure;
             }
@@ -390,7 +390,7 @@ public final class JdbcTransactionalIdempotency {
             try {
                 return op.run();
             } catch (SQLException e) {
-                throw sql.unavailable(operation, key, e);
+                throw sql.failure(operation, key, e);
             }
         }
 

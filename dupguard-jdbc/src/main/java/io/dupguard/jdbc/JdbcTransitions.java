@@ -23,7 +23,9 @@ import java.util.Objects;
  *
  * <p>Of any number of concurrent callers applying the same transition, exactly one gets {@code
  * Applied}: the database serialises the guarded updates on the row. Runs on the caller's connection
- * and transaction; statuses are stored as the enum's {@code name()}. Immutable and thread-safe.
+ * and transaction; statuses are stored as the enum's {@code name()}. A connection to a read-only
+ * server (a replica or standby) is refused with {@link io.dupguard.ReadOnlyStoreException} (SPEC
+ * K7). Immutable and thread-safe.
  *
  * @param <S> the enum of states
  */
@@ -92,7 +94,7 @@ public final class JdbcTransitions<S extends Enum<S>> {
         machine.check(from, to);
         Objects.requireNonNull(id, "id");
         String extra = alsoSet == null || alsoSet.isBlank() ? "" : ", " + alsoSet;
-        try (PreparedStatement ps = c.prepareStatement(String.format(update, extra))) {
+        int rows = ReadOnlyCheck.update(c, String.format(update, extra), ps -> {
             int i = 1;
             ps.setString(i++, to.name());
             for (Object p : params) {
@@ -100,9 +102,9 @@ public final class JdbcTransitions<S extends Enum<S>> {
             }
             ps.setObject(i++, id);
             ps.setString(i, from.name());
-            if (ps.executeUpdate() == 1) {
-                return TransitionResult.applied(from, to);
-            }
+        });
+        if (rows == 1) {
+            return TransitionResult.applied(from, to);
         }
         S current = current(c, id);
         return current == to ? new TransitionResult.AlreadyApplied<>(to) : new TransitionResult.Rejected<>(current);

@@ -1,6 +1,6 @@
 package io.dupguard.jdbc;
 
-import io.dupguard.StoreUnavailableException;
+import io.dupguard.DupguardException;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
@@ -36,8 +36,12 @@ interface TransactionalSql {
      */
     SqlDialect dialect(Connection c) throws SQLException;
 
-    /** The store's exception for a failed operation, naming the store, the operation and {@code subject}. */
-    StoreUnavailableException unavailable(String operation, Object subject, SQLException e);
+    /**
+     * The store's exception for a failed operation, naming the store, the operation and {@code
+     * subject}: {@link io.dupguard.ReadOnlyStoreException} for a write refused as read-only, else
+     * {@link io.dupguard.StoreUnavailableException}.
+     */
+    DupguardException failure(String operation, Object subject, SQLException e);
 
     /** A plain (non-locking) read of the key's row, live or expired; null if there is none. */
     Found read(Connection c, IdempotencyKey key) throws SQLException;

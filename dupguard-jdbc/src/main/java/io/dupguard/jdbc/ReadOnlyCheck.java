@@ -1,0 +1,162 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.ReadOnlyStoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collections;
+import java.util.Locale;
+import java.util.Map;
+import java.util.WeakHashMap;
+
+/**
+ * Keeps dupguard off read-only servers (SPEC K7), in two steps:
+ *
+ * <ol>
+ *   <li>Before the first statement — once per store, or once per physical connection for the
+ *       helpers that run on the caller's connection — ask the server: PostgreSQL {@code
+ *       pg_is_in_recovery()} and {@code transaction_read_only}; MySQL/MariaDB {@code @@read_only}
+ *       and {@code @@innodb_read_only}. A write is not a test: a MariaDB/MySQL account with {@code
+ *       SUPER} or {@code READ_ONLY ADMIN} (root) writes to a read-only replica without an error.
+ *   <li>Afterwards, with no further round trip: a write the server refuses as read-only (SQLState
+ *       {@code 25006}; MySQL/MariaDB errors 1290 naming read-only, 1792, 1836; H2 90097) — a
+ *       failover that made the primary a replica — maps to the same {@link ReadOnlyStoreException}.
+ * </ol>
+ */
+final class ReadOnlyCheck {
+    private static final String FIX_POSTGRES = "dupguard must write to the primary: point the JDBC URL at it, or list"
+            + " every host with targetServerType=primary"
+            + " (jdbc:postgresql://host1:5432,host2:5432/db?targetServerType=primary)";
+    private static final String FIX_MYSQL = "dupguard must write to the primary: point the JDBC URL at it"
+            + " (MariaDB Connector/J: jdbc:mariadb:sequential://primary:3306,replica:3306/db tries the"
+            + " primary first), not at a replica or a read-only connection";
+    private static final String FIX_ANY = "dupguard must write to the primary: point the JDBC URL at it"
+            + " (PostgreSQL: targetServerType=primary on a multi-host URL), not at a replica or a"
+            + " read-only connection";
+
+    /** Physical connections found writable, with their dialect, for the helpers on the caller's connection. */
+    private static final Map<Connection, SqlDialect> WRITABLE = Collections.synchronizedMap(new WeakHashMap<>());
+
+    private ReadOnlyCheck() {}
+
+    /**
+     * Asks the server behind {@code c} whether it takes writes.
+     *
+     * @throws ReadOnlyStoreException if it does not, naming the cause and the fix
+     */
+    static void requireWritable(Connection c, SqlDialect dialect, String store) throws SQLException {
+        String cause =
+                switch (dialect) {
+                    case POSTGRESQL -> postgresCause(c);
+                    case MYSQL -> mysqlCause(c);
+                    case H2 -> null; // embedded: no replicas; a read-only file fails the write (90097)
+                };
+        if (cause != null) {
+            throw new ReadOnlyStoreException(
+                    store, cause + ": " + (dialect == SqlDialect.POSTGRESQL ? FIX_POSTGRES : FIX_MYSQL), null);
+        }
+    }
+
+    private static String postgresCause(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+                ResultSet rs =
+                        st.executeQuery("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')")) {
+            rs.next();
+            if (rs.getBoolean(1)) {
+                return "the DataSource points at a PostgreSQL hot standby (pg_is_in_recovery() = true)";
+            }
+            if ("on".equals(rs.getString(2))) {
+                return "the PostgreSQL session is read-only (transaction_read_only = on: a read-only"
+                        + " connection, or default_transaction_read_only for the user or database)";
+            }
+            return null;
+        }
+    }
+
+    private static String mysqlCause(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT @@read_only, @@innodb_read_only")) {
+            rs.next();
+            if (rs.getInt(1) != 0) {
+                return "the DataSource points at a read-only MySQL/MariaDB server (@@read_only = 1), a replica";
+            }
+            if (rs.getInt(2) != 0) {
+                return "the DataSource points at a MySQL/MariaDB server started read-only (@@innodb_read_only = 1)";
+            }
+            return null;
+        }
+    }
+
+    /** Whether the server refused {@code e}'s statement because it is read-only. */
+    static boolean isReadOnlyRefusal(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && isReadOnlyCode(s)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isReadOnlyCode(SQLException e) {
+        String state = e.getSQLState();
+        if ("25006".equals(state) || "90097".equals(state)) { // read_only_sql_transaction; H2 DATABASE_IS_READ_ONLY
+            return true;
+        }
+        return switch (e.getErrorCode()) {
+            // ER_OPTION_PREVENTS_STATEMENT also stands for --secure-file-priv and others
+            case 1290 -> String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("read-only");
+            case 1792, 1836 -> true; // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, ER_READ_ONLY_MODE
+            default -> false;
+        };
+    }
+
+    /** The exception for a write refused as read-only; {@code what} names the operation. */
+    static ReadOnlyStoreException refused(String store, String what, SQLException e) {
+        return new ReadOnlyStoreException(
+                store,
+                what + " was refused by a read-only server (SQLState " + e.getSQLState() + ", error "
+                        + e.getErrorCode() + ": " + e.getMessage() + "), a replica or standby (after a"
+                        + " failover?) or a read-only connection: " + FIX_ANY,
+                e);
+    }
+
+    /** A statement that binds its parameters. */
+    @FunctionalInterface
+    interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    /**
+     * Runs one {@code UPDATE} on the caller's connection after checking — once per physical
+     * connection — that its server takes writes; a write refused as read-only becomes a {@link
+     * ReadOnlyStoreException}.
+     *
+     * @return the update count
+     */
+    static int update(Connection c, String sql, Binder binder) throws SQLException {
+        SqlDialect dialect = requireWritable(c);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binder.bind(ps);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            if (isReadOnlyRefusal(e)) {
+                throw refused("jdbc(" + dialect.id() + ")", sql, e);
+            }
+            throw e;
+        }
+    }
+
+    private static SqlDialect requireWritable(Connection c) throws SQLException {
+        // A pool hands out a new proxy per borrow; the connection to the server is what was checked.
+        Connection physical = c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
+        SqlDialect dialect = WRITABLE.get(physical);
+        if (dialect == null) {
+            dialect = SqlDialect.detect(c);
+            requireWritable(c, dialect, "jdbc(" + dialect.id() + ")");
+            WRITABLE.put(physical, dialect);
+        }
+        return dialect;
+    }
+}
