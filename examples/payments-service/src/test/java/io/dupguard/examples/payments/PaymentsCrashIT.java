@@ -81,6 +81,7 @@ class PaymentsCrashIT {
                 "--payments.credits.queue=payments.credits.crash-" + mode,
                 "--dupguard.retry.table=example_crash_" + mode + "_retry_tasks",
                 "--spring.datasource.hikari.maximum-pool-size=6",
+                "--spring.datasource.hikari.minimum-idle=1",
                 // what a dead JVM held frees itself within seconds
                 "--dupguard.idempotency.in-flight-lease=3s",
                 "--dupguard.retry.lease=2s"));
@@ -164,14 +165,18 @@ class PaymentsCrashIT {
         String name = logs.size() + "-" + (armedFor == null ? "last" : armedFor.point());
         Path log = Path.of("target", "crash-logs", chain, name + ".log");
         logs.add(log);
-        try {
-            return PaymentsProcess.start(log, crashAt, args);
-        } catch (RuntimeException | AssertionError e) {
-            // The shared servers may refuse a start now and then (PostgreSQL: too many clients): once more.
-            System.out.println("the service did not start (" + e.getMessage() + "); starting it again");
-            Path again = log.resolveSibling(name + "-again.log");
-            logs.add(again);
-            return PaymentsProcess.start(again, crashAt, args);
+        // The shared servers may refuse a start now and then (PostgreSQL: too many clients): up to 3 tries.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return PaymentsProcess.start(log, crashAt, args);
+            } catch (RuntimeException | AssertionError e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+                System.out.println("the service did not start (" + e.getMessage() + "); starting it again");
+                log = log.resolveSibling(name + "-again-" + attempt + ".log");
+                logs.add(log);
+            }
         }
     }
 

@@ -22,11 +22,14 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /** The example service over real HTTP (Tomcat, java.net.http), PostgreSQL, Redis and RabbitMQ. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// closed after the class: its 40-connection pool, listeners and workers are not left running
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 class PaymentsServiceIT {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
@@ -35,6 +38,7 @@ class PaymentsServiceIT {
                 () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
         // 32 concurrent requests, each holding a connection while the first also calls the gateway
         r.add("spring.datasource.hikari.maximum-pool-size", () -> "40");
+        r.add("spring.datasource.hikari.minimum-idle", () -> "2");
     }
 
     @LocalServerPort
