@@ -6,9 +6,8 @@ import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RequestInFlightException;
+import io.dupguard.spring.DeliveryBatch;
 import io.dupguard.spring.IdempotentExecution;
-import java.lang.reflect.UndeclaredThrowableException;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -150,7 +149,7 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
         Fingerprint body = Fingerprint.of(message.getBody() == null ? new byte[0] : message.getBody());
         try {
             execution.execute(idempotencyKey, body, Void.class, () -> {
-                proceed(invocation);
+                DeliveryBatch.proceed(invocation);
                 return null;
             });
             return null;
@@ -165,8 +164,7 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
     }
 
     private Object invokeBatch(MethodInvocation invocation, Object[] args, List<?> batch) throws Throwable {
-        List<Message> messages = new ArrayList<>(batch.size());
-        List<IdempotencyKey> keys = new ArrayList<>(batch.size());
+        DeliveryBatch<Message> deliveries = new DeliveryBatch<>();
         Set<IdempotencyKey> seen = new HashSet<>();
         for (Object o : batch) {
             if (!(o instanceof Message m)) {
@@ -189,11 +187,13 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
                     continue;
                 }
             }
-            messages.add(m);
-            keys.add(ik);
+            deliveries.add(m, ik, Fingerprint.of(m.getBody() == null ? new byte[0] : m.getBody()));
         }
         try {
-            runBatch(invocation, args, messages, keys, 0, new ArrayList<>());
+            deliveries.run(execution, fresh -> {
+                args[1] = fresh;
+                DeliveryBatch.proceed(invocation);
+            });
             return null;
         } catch (RequestInFlightException e) {
             LOG.debug("batch holds a duplicate of {} still processing elsewhere; the batch is requeued", e.key());
@@ -201,44 +201,6 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
         } catch (PayloadMismatchException e) {
             throw new AmqpRejectAndDontRequeueException(
                     "batch message " + e.key() + " was already processed with a different body", e);
-        }
-    }
-
-    /**
-     * Claims message {@code i} and recurses inside its claim, so that the listener runs while every
-     * new key of the batch is claimed, and its failure releases them all. A duplicate is left out.
-     */
-    private void runBatch(
-            MethodInvocation invocation,
-            Object[] args,
-            List<Message> messages,
-            List<IdempotencyKey> keys,
-            int i,
-            List<Message> fresh)
-            throws Exception {
-        if (i == messages.size()) {
-            if (!fresh.isEmpty()) {
-                args[1] = List.copyOf(fresh);
-                proceed(invocation);
-            }
-            return;
-        }
-        Message m = messages.get(i);
-        IdempotencyKey k = keys.get(i);
-        List<Message> withThis = new ArrayList<>(fresh);
-        withThis.add(m);
-        if (k == null) {
-            runBatch(invocation, args, messages, keys, i + 1, withThis);
-            return;
-        }
-        boolean[] claimed = {false};
-        execution.execute(k, Fingerprint.of(m.getBody() == null ? new byte[0] : m.getBody()), Void.class, () -> {
-            claimed[0] = true;
-            runBatch(invocation, args, messages, keys, i + 1, withThis);
-            return null;
-        });
-        if (!claimed[0]) { // a duplicate: replayed, left out
-            runBatch(invocation, args, messages, keys, i + 1, fresh);
         }
     }
 
@@ -253,15 +215,5 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
                 queue);
         return new AmqpRejectAndDontRequeueException(
                 what + " without an idempotency key (message-id) from queue " + queue + " rejected");
-    }
-
-    private static void proceed(MethodInvocation invocation) throws Exception {
-        try {
-            invocation.proceed();
-        } catch (Exception | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new UndeclaredThrowableException(t);
-        }
     }
 }

@@ -1,9 +1,7 @@
 package io.dupguard.spring.autoconfigure;
 
-import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyStore;
-import io.dupguard.idempotency.InFlightPolicy;
 import io.dupguard.spring.IdempotentExecution;
 import io.dupguard.spring.amqp.IdempotentMessageInterceptor;
 import java.util.Arrays;
@@ -35,23 +33,11 @@ class DupguardAmqpConfiguration {
             DupguardProperties properties,
             ObjectProvider<ExecutionResolver> resolvers) {
         DupguardProperties.Amqp amqp = properties.getAmqp();
-        IdempotencyConfig.Builder b = IdempotencyConfig.from(config);
-        InvalidDupguardPropertyException.check(
-                "dupguard.amqp.in-flight-wait",
-                amqp.getInFlightWait(),
-                () -> b.inFlightPolicy(InFlightPolicy.waitUpTo(amqp.getInFlightWait())));
-        String scope = DupguardAutoConfiguration.scope("dupguard.amqp.scope", amqp.getScope());
-        IdempotentExecution execution = ExecutionResolver.choose(
-                resolvers,
-                "the AMQP listener dedup",
-                "dupguard.amqp.mode",
-                amqp.getMode(),
-                Idempotency.of(store, b.build()),
-                false,
-                true);
+        IdempotentExecution execution =
+                ExecutionResolver.listener(resolvers, "the AMQP listener dedup", "dupguard.amqp", amqp, store, config);
         return new IdempotentMessageInterceptor(
                 execution,
-                scope,
+                amqp.getScope(),
                 amqp.getKeyHeader() == null || amqp.getKeyHeader().isBlank()
                         ? IdempotentMessageInterceptor.messageId()
                         : IdempotentMessageInterceptor.header(amqp.getKeyHeader()),

@@ -37,6 +37,7 @@ import tools.jackson.databind.json.JsonMapper;
     DupguardReactiveWebConfiguration.class,
     DupguardObservabilityConfiguration.class,
     DupguardAmqpConfiguration.class,
+    DupguardKafkaConfiguration.class,
     DupguardRetryConfiguration.class,
     JdbcStoreConfiguration.class,
     DupguardBackstopConfiguration.class,

@@ -73,6 +73,7 @@ public class DupguardProperties {
     private final Aop aop = new Aop();
     private final Health health = new Health();
     private final Amqp amqp = new Amqp();
+    private final Kafka kafka = new Kafka();
     private final Retry retry = new Retry();
 
     /**
@@ -332,28 +333,35 @@ public class DupguardProperties {
     }
 
     /**
-     * The {@code dupguard.amqp.*} properties.
+     * The {@code dupguard.kafka.*} properties.
      *
      * @return the group; never null, changed through its setters
      */
-    public Amqp getAmqp() {
-        return amqp;
+    public Kafka getKafka() {
+        return kafka;
     }
 
-    /** RabbitMQ consumer dedup (Spring AMQP). */
-    public static class Amqp {
+    /** What identifies a Kafka record for the consumer dedup. */
+    public enum KafkaKey {
+        /** Topic, partition and offset: redeliveries of one record (not a producer's re-send). */
+        OFFSET,
+        /** A header the producer sets ({@code dupguard.kafka.key-header}): also a producer's re-sends. */
+        HEADER,
+        /** The record key, when it identifies the message. */
+        RECORD_KEY
+    }
+
+    /** What the consumer dedups of message listeners (AMQP, Kafka) share. */
+    public abstract static class ListenerDedup {
         /** Scope of the records the consumer dedup writes. */
-        private String scope = "amqp";
-        /** Header holding the key; empty: the AMQP message-id property. */
+        private String scope;
+        /** Header holding the key. */
         private String keyHeader;
-        /** How long a duplicate waits for the first delivery to finish before it is requeued. */
+        /** How long a duplicate waits for the first delivery to finish before it is handed back to the broker. */
         private Duration inFlightWait = Duration.ofSeconds(5);
-        /**
-         * Reject (no requeue: dead-lettered where the queue has a DLX) messages without a key instead
-         * of running the listener undeduplicated.
-         */
+        /** Refuse deliveries without a key (never requeued in a loop) instead of running them undeduplicated. */
         private boolean rejectWithoutKey = true;
-        /** Add the dedup to Boot's default rabbitListenerContainerFactory (otherwise opt in per factory). */
+        /** Add the dedup to Boot's default listener container factory (otherwise opt in per factory). */
         private boolean defaultFactory = false;
         /**
          * Where the records commit: auto (with the listener's database writes when the store is jdbc,
@@ -361,38 +369,28 @@ public class DupguardProperties {
          */
         private RecordMode mode = RecordMode.AUTO;
 
-        /** The defaults of {@code dupguard.amqp.*}. */
-        public Amqp() {}
-
         /**
-         * Where the records of the listener dedup commit ({@code dupguard.amqp.mode}).
+         * The shared defaults.
          *
-         * @return the value; default {@link RecordMode#AUTO}
+         * @param scope the default scope
+         * @param keyHeader the default key header, or null
          */
-        public RecordMode getMode() {
-            return mode;
+        protected ListenerDedup(String scope, String keyHeader) {
+            this.scope = scope;
+            this.keyHeader = keyHeader;
         }
 
         /**
-         * Sets {@code dupguard.amqp.mode}: where the records of the listener dedup commit.
+         * Scope of the records the consumer dedup writes ({@code dupguard.amqp.scope}, {@code dupguard.kafka.scope}).
          *
-         * @param mode the new value; checked when the beans that use it are built
-         */
-        public void setMode(RecordMode mode) {
-            this.mode = mode;
-        }
-
-        /**
-         * Scope of the records the consumer dedup writes ({@code dupguard.amqp.scope}).
-         *
-         * @return the value; default {@code "amqp"}
+         * @return the value; default {@code "amqp"} / {@code "kafka"}
          */
         public String getScope() {
             return scope;
         }
 
         /**
-         * Sets {@code dupguard.amqp.scope}: scope of the records the consumer dedup writes.
+         * Sets {@code dupguard.amqp.scope} or {@code dupguard.kafka.scope}: scope of the records the consumer dedup writes.
          *
          * @param scope the new value; checked when the beans that use it are built
          */
@@ -401,18 +399,16 @@ public class DupguardProperties {
         }
 
         /**
-         * Header holding the key; empty: the AMQP message-id property ({@code
-         * dupguard.amqp.key-header}).
+         * Header holding the key ({@code dupguard.amqp.key-header}, {@code dupguard.kafka.key-header}).
          *
-         * @return the value, or null when not set (the default)
+         * @return the value; default none (AMQP: the message-id property) / {@code "message-id"} (Kafka, with key=header)
          */
         public String getKeyHeader() {
             return keyHeader;
         }
 
         /**
-         * Sets {@code dupguard.amqp.key-header}: header holding the key; empty: the AMQP message-id
-         * property.
+         * Sets {@code dupguard.amqp.key-header} or {@code dupguard.kafka.key-header}: header holding the key.
          *
          * @param keyHeader the new value; checked when the beans that use it are built
          */
@@ -421,8 +417,7 @@ public class DupguardProperties {
         }
 
         /**
-         * How long a duplicate waits for the first delivery to finish before it is requeued ({@code
-         * dupguard.amqp.in-flight-wait}).
+         * How long a duplicate waits for the first delivery to finish before it is handed back to the broker ({@code dupguard.amqp.in-flight-wait}, {@code dupguard.kafka.in-flight-wait}).
          *
          * @return the value; default 5 s
          */
@@ -431,8 +426,7 @@ public class DupguardProperties {
         }
 
         /**
-         * Sets {@code dupguard.amqp.in-flight-wait}: how long a duplicate waits for the first
-         * delivery to finish before it is requeued.
+         * Sets {@code dupguard.amqp.in-flight-wait} or {@code dupguard.kafka.in-flight-wait}: how long a duplicate waits for the first delivery to finish before it is handed back to the broker.
          *
          * @param inFlightWait the new value; checked when the beans that use it are built
          */
@@ -441,18 +435,16 @@ public class DupguardProperties {
         }
 
         /**
-         * Reject (no requeue) messages without a key instead of running the listener ({@code
-         * dupguard.amqp.reject-without-key}).
+         * Refuse deliveries without a key instead of running them undeduplicated ({@code dupguard.amqp.reject-without-key}, {@code dupguard.kafka.reject-without-key}).
          *
-         * @return true if on; default {@code true}
+         * @return the value; default {@code true}
          */
         public boolean isRejectWithoutKey() {
             return rejectWithoutKey;
         }
 
         /**
-         * Sets {@code dupguard.amqp.reject-without-key}: reject (no requeue) messages without a key
-         * instead of running the listener.
+         * Sets {@code dupguard.amqp.reject-without-key} or {@code dupguard.kafka.reject-without-key}: refuse deliveries without a key instead of running them undeduplicated.
          *
          * @param rejectWithoutKey the new value; checked when the beans that use it are built
          */
@@ -461,24 +453,86 @@ public class DupguardProperties {
         }
 
         /**
-         * Add the dedup to Boot's default rabbitListenerContainerFactory (otherwise opt in per
-         * factory) ({@code dupguard.amqp.default-factory}).
+         * Add the dedup to Boot's default listener container factory ({@code dupguard.amqp.default-factory}, {@code dupguard.kafka.default-factory}).
          *
-         * @return true if on; default {@code false}
+         * @return the value; default {@code false}
          */
         public boolean isDefaultFactory() {
             return defaultFactory;
         }
 
         /**
-         * Sets {@code dupguard.amqp.default-factory}: add the dedup to Boot's default
-         * rabbitListenerContainerFactory (otherwise opt in per factory).
+         * Sets {@code dupguard.amqp.default-factory} or {@code dupguard.kafka.default-factory}: add the dedup to Boot's default listener container factory.
          *
          * @param defaultFactory the new value; checked when the beans that use it are built
          */
         public void setDefaultFactory(boolean defaultFactory) {
             this.defaultFactory = defaultFactory;
         }
+
+        /**
+         * Where the records of the listener dedup commit ({@code dupguard.amqp.mode}, {@code dupguard.kafka.mode}).
+         *
+         * @return the value; default {@link RecordMode#AUTO}
+         */
+        public RecordMode getMode() {
+            return mode;
+        }
+
+        /**
+         * Sets {@code dupguard.amqp.mode} or {@code dupguard.kafka.mode}: where the records of the listener dedup commit.
+         *
+         * @param mode the new value; checked when the beans that use it are built
+         */
+        public void setMode(RecordMode mode) {
+            this.mode = mode;
+        }
+    }
+
+    /** RabbitMQ consumer dedup (Spring AMQP); the key is the message-id property unless key-header names a header. */
+    public static class Amqp extends ListenerDedup {
+        /** The defaults of {@code dupguard.amqp.*}. */
+        public Amqp() {
+            super("amqp", null);
+        }
+    }
+
+    /** Kafka consumer dedup (Spring Kafka). */
+    public static class Kafka extends ListenerDedup {
+        /** What identifies a record: offset (topic-partition-offset), header or record-key. */
+        private KafkaKey key = KafkaKey.OFFSET;
+
+        /** The defaults of {@code dupguard.kafka.*}. */
+        public Kafka() {
+            super("kafka", "message-id");
+        }
+
+        /**
+         * What identifies a record ({@code dupguard.kafka.key}).
+         *
+         * @return the value; default {@link KafkaKey#OFFSET}
+         */
+        public KafkaKey getKey() {
+            return key;
+        }
+
+        /**
+         * Sets {@code dupguard.kafka.key}: what identifies a record.
+         *
+         * @param key the new value; checked when the beans that use it are built
+         */
+        public void setKey(KafkaKey key) {
+            this.key = key;
+        }
+    }
+
+    /**
+     * The {@code dupguard.amqp.*} properties.
+     *
+     * @return the group; never null, changed through its setters
+     */
+    public Amqp getAmqp() {
+        return amqp;
     }
 
     /**

@@ -92,4 +92,33 @@ interface ExecutionResolver {
         }
         return chosen;
     }
+
+    /**
+     * The execution of a message-listener dedup: its in-flight wait checked and applied, its mode
+     * resolved and logged.
+     *
+     * @param resolvers the resolver bean, if any
+     * @param integration the integration's name for the log
+     * @param prefix the properties' prefix, e.g. {@code dupguard.amqp}
+     * @param p the listener's properties
+     * @param store the idempotency store
+     * @param config the application's idempotency configuration
+     * @return the execution; never null
+     */
+    static IdempotentExecution listener(
+            ObjectProvider<ExecutionResolver> resolvers,
+            String integration,
+            String prefix,
+            DupguardProperties.ListenerDedup p,
+            io.dupguard.idempotency.IdempotencyStore store,
+            io.dupguard.idempotency.IdempotencyConfig config) {
+        io.dupguard.idempotency.IdempotencyConfig.Builder b = io.dupguard.idempotency.IdempotencyConfig.from(config);
+        InvalidDupguardPropertyException.check(
+                prefix + ".in-flight-wait",
+                p.getInFlightWait(),
+                () -> b.inFlightPolicy(io.dupguard.idempotency.InFlightPolicy.waitUpTo(p.getInFlightWait())));
+        DupguardAutoConfiguration.scope(prefix + ".scope", p.getScope());
+        return choose(
+                resolvers, integration, prefix + ".mode", p.getMode(), Idempotency.of(store, b.build()), false, true);
+    }
 }

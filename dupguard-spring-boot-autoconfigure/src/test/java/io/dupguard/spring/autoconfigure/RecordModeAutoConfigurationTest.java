@@ -45,7 +45,8 @@ class RecordModeAutoConfigurationTest {
             assertThat(filterMode(ctx)).isEqualTo(IdempotentExecution.Mode.TRANSACTIONAL);
             assertThat(output)
                     .contains("dupguard: the HTTP Idempotency-Key filter runs in transactional mode")
-                    .contains("dupguard: the AMQP listener dedup runs in transactional mode");
+                    .contains("dupguard: the AMQP listener dedup runs in transactional mode")
+                    .contains("dupguard: the Kafka listener dedup runs in transactional mode");
         });
     }
 
@@ -101,6 +102,16 @@ class RecordModeAutoConfigurationTest {
     @Test
     void theMemoryStoreRunsInStoreMode() {
         runner.run(ctx -> assertThat(filterMode(ctx)).isEqualTo(IdempotentExecution.Mode.STORE));
+    }
+
+    @Test
+    void theKafkaKeyHeaderMustBeNamedWithKeyHeader() {
+        withJdbcAndTransactions()
+                .withPropertyValues("dupguard.kafka.key=header", "dupguard.kafka.key-header= ")
+                .run(ctx -> {
+                    assertThat(ctx).hasFailed();
+                    assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("dupguard.kafka.key-header");
+                });
     }
 
     @Test

@@ -26,6 +26,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /** The Idempotency-Key filter over real HTTP (Tomcat on a random port, java.net.http client, PostgreSQL). */
 @SpringBootTest(classes = HttpTestApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@org.springframework.test.annotation.DirtiesContext // closes its pool: the module's ITs share one PostgreSQL
 class IdempotencyKeyFilterIT {
     static final String SUFFIX = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     static final String TABLE = "it_charges_" + SUFFIX;
