@@ -81,41 +81,4 @@ class CreditsMessaging {
         factory.setAdviceChain(withDedup);
         return factory;
     }
-
-    /**
-     * Boot's listener retry applies to failures of the listener, not to the dedup's decisions: a
-     * duplicate still in flight ({@link ImmediateRequeueAmqpException}) and a rejection ({@link
-     * AmqpRejectAndDontRequeueException}: no key, or a key reused with another body) go to the
-     * recoverer at once instead of being retried with backoff.
-     */
-    @Bean
-    RabbitListenerRetrySettingsCustomizer retryListenerFailuresOnly() {
-        return settings -> settings.setExceptionPredicate(e -> !causedBy(e, ImmediateRequeueAmqpException.class)
-                && !causedBy(e, AmqpRejectAndDontRequeueException.class));
-    }
-
-    /**
-     * After the last attempt: reject without requeue (the broker dead-letters the message), except a
-     * duplicate still in flight, which goes back to the queue — Boot's default recoverer would
-     * dead-letter it too.
-     */
-    @Bean
-    MessageRecoverer rejectOrRequeueInFlight() {
-        MessageRecoverer reject = new RejectAndDontRequeueRecoverer();
-        return (message, cause) -> {
-            if (causedBy(cause, ImmediateRequeueAmqpException.class)) {
-                throw new ImmediateRequeueAmqpException("a copy of this message is still being processed", cause);
-            }
-            reject.recover(message, cause);
-        };
-    }
-
-    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
-    }
 }

@@ -1,4 +1,4 @@
-package io.dupguard.examples.payments;
+package io.dupguard.spring.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,18 +11,14 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.retry.MessageRecoverer;
 import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
-import org.springframework.boot.retry.RetryPolicySettings;
 
-/** Boot's listener retry and recoverer, as the credits container uses them around dupguard's dedup. */
-class CreditsMessagingTest {
-    private final CreditsMessaging messaging = new CreditsMessaging("credits");
+/** Boot's listener retry and recoverer around dupguard's dedup, as the starter installs them. */
+class DedupAwareRetryTest {
     private final Message message = new Message(new byte[0], new MessageProperties());
 
     @Test
     void listenerFailuresAreRetriedButTheDedupsDecisionsAreNot() {
-        RetryPolicySettings settings = new RetryPolicySettings();
-        messaging.retryListenerFailuresOnly().customize(settings);
-        Predicate<Throwable> retried = settings.getExceptionPredicate();
+        Predicate<Throwable> retried = DedupAwareRetry.retried();
         assertThat(retried.test(new ListenerExecutionFailedException("db down", new IllegalStateException())))
                 .isTrue();
         assertThat(retried.test(new ImmediateRequeueAmqpException("in flight"))).isFalse();
@@ -34,14 +30,14 @@ class CreditsMessagingTest {
 
     @Test
     void aDuplicateStillInFlightGoesBackToTheQueueInsteadOfTheDeadLetters() {
-        MessageRecoverer recoverer = messaging.rejectOrRequeueInFlight();
+        MessageRecoverer recoverer = DedupAwareRetry.recoverer();
         assertThatThrownBy(() -> recoverer.recover(message, new ImmediateRequeueAmqpException("in flight")))
                 .isInstanceOf(ImmediateRequeueAmqpException.class);
     }
 
     @Test
     void anythingElseIsRejectedWithoutRequeueSoTheBrokerDeadLettersIt() {
-        MessageRecoverer recoverer = messaging.rejectOrRequeueInFlight();
+        MessageRecoverer recoverer = DedupAwareRetry.recoverer();
         assertThatThrownBy(() -> recoverer.recover(message, new IllegalStateException("poison")))
                 .isInstanceOf(ListenerExecutionFailedException.class)
                 .hasCauseInstanceOf(AmqpRejectAndDontRequeueException.class);
