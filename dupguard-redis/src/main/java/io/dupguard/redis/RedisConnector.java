@@ -10,9 +10,11 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -21,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -48,7 +51,8 @@ final class RedisConnector implements AutoCloseable {
     private record Open(
             StatefulConnection<String, byte[]> connection,
             RedisClusterCommands<String, byte[]> commands,
-            RedisClusterAsyncCommands<String, byte[]> async) {}
+            RedisClusterAsyncCommands<String, byte[]> async,
+            Function<String, RedisClusterCommands<String, byte[]>> owner) {}
 
     private final Supplier<Open> opener;
     private final Object lock = new Object();
@@ -76,7 +80,8 @@ final class RedisConnector implements AutoCloseable {
         return new RedisConnector(() -> {
             StatefulRedisConnection<String, byte[]> c =
                     uri == null ? client.connect(CODEC) : client.connect(CODEC, uri);
-            return new Open(c, c.sync(), c.async());
+            RedisClusterCommands<String, byte[]> sync = c.sync();
+            return new Open(c, sync, c.async(), key -> sync);
         });
     }
 
@@ -85,7 +90,7 @@ final class RedisConnector implements AutoCloseable {
         Objects.requireNonNull(client, "client");
         return new RedisConnector(() -> {
             StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
-            return new Open(c, c.sync(), c.async());
+            return new Open(c, c.sync(), c.async(), key -> masterOf(c, key));
         });
     }
 
@@ -102,14 +107,104 @@ final class RedisConnector implements AutoCloseable {
      * share one hash slot (one hash tag), or the server refuses the script with CROSSSLOT.
      */
     <T> T eval(RedisScript script, ScriptOutputType type, String[] keys, byte[]... args) {
-        return call(script.name(), c -> {
-            try {
-                return c.evalsha(script.sha1(), type, keys, args);
-            } catch (RedisNoScriptException e) {
-                // Server restarted, failed over or ran SCRIPT FLUSH: EVAL runs and re-caches it.
-                return c.eval(script.source(), type, keys, args);
+        return call(script.name(), c -> run(c, script, type, keys, args));
+    }
+
+    /**
+     * {@link #eval(RedisScript, ScriptOutputType, String[], byte[]...)} followed, if {@code wrote}
+     * says the script wrote, by {@code WAIT} as {@link #callAcked} describes; {@code acks} null: no
+     * {@code WAIT}.
+     */
+    <T> T evalAcked(
+            RedisScript script,
+            ScriptOutputType type,
+            String[] keys,
+            ReplicaAcks acks,
+            Predicate<T> wrote,
+            Runnable withdraw,
+            byte[]... args) {
+        return callAcked(script.name(), keys[0], acks, c -> run(c, script, type, keys, args), wrote, withdraw);
+    }
+
+    private static <T> T run(
+            RedisClusterCommands<String, byte[]> c,
+            RedisScript script,
+            ScriptOutputType type,
+            String[] keys,
+            byte[]... args) {
+        try {
+            return c.evalsha(script.sha1(), type, keys, args);
+        } catch (RedisNoScriptException e) {
+            // Server restarted, failed over or ran SCRIPT FLUSH: EVAL runs and re-caches it.
+            return c.eval(script.source(), type, keys, args);
+        }
+    }
+
+    /**
+     * Runs the write {@code op} on the connection to the master that owns {@code key} and, if {@code
+     * wrote} says it wrote, sends {@code WAIT replicas timeout} on that same connection: Redis counts
+     * the replicas that have acknowledged every write this connection sent so far. Fewer than {@code
+     * acks.replicas()} (or a {@code WAIT} that fails) runs {@code withdraw} (best effort: its own
+     * failure is added as suppressed) and throws {@link StoreUnavailableException}: the write is not
+     * known to be on any replica, so a failover could lose it. {@code acks} null: {@link #call}.
+     *
+     * <p>On Redis Cluster the write and its {@code WAIT} both go to the slot owner's own node
+     * connection, so they share a connection whatever the cluster connection's routing does; a
+     * write to a slot being moved is then refused with {@code MOVED} (an outage to retry).
+     */
+    <T> T callAcked(
+            String what,
+            String key,
+            ReplicaAcks acks,
+            Function<RedisClusterCommands<String, byte[]>, T> op,
+            Predicate<T> wrote,
+            Runnable withdraw) {
+        if (acks == null) {
+            return call(what, op);
+        }
+        RedisClusterCommands<String, byte[]> node;
+        T value;
+        try {
+            node = open().owner().apply(key);
+            value = op.apply(node);
+        } catch (RedisException e) {
+            throw new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
+        }
+        if (!wrote.test(value)) {
+            return value;
+        }
+        String why;
+        RedisException failure = null;
+        try {
+            Long acked = node.waitForReplication(acks.replicas(), acks.timeoutMillis());
+            long count = acked == null ? 0 : acked;
+            if (count >= acks.replicas()) {
+                return value;
             }
-        });
+            why = "acknowledged by " + count + " of " + acks;
+        } catch (RedisException e) {
+            failure = e;
+            why = "WAIT for " + acks + " failed: " + e.getMessage();
+        }
+        StoreUnavailableException notDurable = new StoreUnavailableException(
+                STORE, what + " on " + key + " not replicated (" + why + "); withdrawn", failure);
+        try {
+            withdraw.run();
+        } catch (RuntimeException e) {
+            notDurable.addSuppressed(e);
+        }
+        throw notDurable;
+    }
+
+    /** The sync commands of the node connection to the master owning {@code key}'s slot. */
+    private static RedisClusterCommands<String, byte[]> masterOf(
+            StatefulRedisClusterConnection<String, byte[]> c, String key) {
+        RedisClusterNode master = c.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+        if (master == null) {
+            throw new RedisException("no master known for the slot of " + key);
+        }
+        return c.getConnection(master.getUri().getHost(), master.getUri().getPort())
+                .sync();
     }
 
     /**
