@@ -71,7 +71,9 @@ import java.util.function.Supplier;
  * is treated as practically forever.
  *
  * <p>Failures: any Lettuce error (cannot connect, command timeout, server error) throws {@link
- * StoreUnavailableException}; no method answers "absent" without an answer from Redis. Command
+ * StoreUnavailableException}; no method answers "absent" without an answer from Redis. With {@link
+ * Builder#replicaAcks(int, Duration) replicaAcks}, so does a claim, completion or renewal that too
+ * few replicas acknowledged in time (a claim is released first). Command
  * timeouts, reconnect and TLS are the {@code RedisClient}'s settings ({@link RedisURI#setTimeout},
  * {@code ClientOptions}).
  *

@@ -56,8 +56,10 @@ import java.util.function.Supplier;
  * <p>Guarantees and limits: expiry is Redis's own clock ({@code PX}). Redis replication is
  * asynchronous, so after a failover the new master may not have the lock (a second holder can get
  * in) nor the last fence increments. Fencing tokens survive that as long as the clients' clocks are
- * roughly right (the microsecond floor); guard writes with the token. For a lock that must survive
- * a node failure use {@link RedlockProvider} or ZooKeeper.
+ * roughly right (the microsecond floor); guard writes with the token. {@link
+ * Builder#replicaAcks(int, Duration) replicaAcks} grants a lock only once replicas have acknowledged
+ * it, which keeps it across a failover to one of them (not across every failover: see there). For a
+ * lock that must survive a node failure use {@link RedlockProvider} or ZooKeeper.
  *
  * <p>Failures: any Lettuce error (cannot connect, command timeout, server error) throws {@link
  * StoreUnavailableException}; it never reads as "free" or "taken". Thread-safe. The provider opens
