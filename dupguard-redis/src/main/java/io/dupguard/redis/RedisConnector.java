@@ -48,7 +48,7 @@ final class RedisConnector implements AutoCloseable {
     static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
     /** An open connection and its sync commands (the same object for both topologies' callers). */
-    private record Open(
+    record Open(
             StatefulConnection<String, byte[]> connection,
             RedisClusterCommands<String, byte[]> commands,
             RedisClusterAsyncCommands<String, byte[]> async,
@@ -63,9 +63,12 @@ final class RedisConnector implements AutoCloseable {
     private RedisException lastFailure;
     private boolean closed;
     private volatile EvictionPolicyCheck evictionCheck = EvictionPolicyCheck.REFUSE;
+    private final ConnectionPool<Open> forWait;
 
     private RedisConnector(Supplier<Open> opener) {
         this.opener = opener;
+        this.forWait =
+                new ConnectionPool<>(this::openChecked, o -> o.connection().close());
     }
 
     /** Sets what happens when the server may evict keys; call before the first command. */
@@ -141,9 +144,11 @@ final class RedisConnector implements AutoCloseable {
     }
 
     /**
-     * Runs the write {@code op} on the connection to the master that owns {@code key} and, if {@code
-     * wrote} says it wrote, sends {@code WAIT replicas timeout} on that same connection: Redis counts
-     * the replicas that have acknowledged every write this connection sent so far. Fewer than {@code
+     * Runs the write {@code op} on a connection of the caller's own (from a pool: a {@code WAIT}
+     * would hold back every other thread's commands on the shared connection) to the master that
+     * owns {@code key} and, if {@code wrote} says it wrote, sends {@code WAIT replicas timeout} on
+     * that same connection: Redis counts the replicas that have acknowledged every write this
+     * connection sent so far. Fewer than {@code
      * acks.replicas()} (or a {@code WAIT} that fails) runs {@code withdraw} (best effort: its own
      * failure is added as suppressed) and throws {@link StoreUnavailableException}: the write is not
      * known to be on any replica, so a failover could lose it. {@code acks} null: {@link #call}.
@@ -162,29 +167,39 @@ final class RedisConnector implements AutoCloseable {
         if (acks == null) {
             return call(what, op);
         }
-        RedisClusterCommands<String, byte[]> node;
         T value;
-        try {
-            node = open().owner().apply(key);
-            value = op.apply(node);
-        } catch (RedisException e) {
-            throw new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
-        }
-        if (!wrote.test(value)) {
-            return value;
-        }
         String why;
         RedisException failure = null;
+        Open dedicated;
         try {
-            Long acked = node.waitForReplication(acks.replicas(), acks.timeoutMillis());
-            long count = acked == null ? 0 : acked;
-            if (count >= acks.replicas()) {
+            dedicated = forWait.borrow();
+        } catch (RedisException e) {
+            throw cannotConnect(e);
+        }
+        try {
+            RedisClusterCommands<String, byte[]> node;
+            try {
+                node = dedicated.owner().apply(key);
+                value = op.apply(node);
+            } catch (RedisException e) {
+                throw new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
+            }
+            if (!wrote.test(value)) {
                 return value;
             }
-            why = "acknowledged by " + count + " of " + acks;
-        } catch (RedisException e) {
-            failure = e;
-            why = "WAIT for " + acks + " failed: " + e.getMessage();
+            try {
+                Long acked = node.waitForReplication(acks.replicas(), acks.timeoutMillis());
+                long count = acked == null ? 0 : acked;
+                if (count >= acks.replicas()) {
+                    return value;
+                }
+                why = "acknowledged by " + count + " of " + acks;
+            } catch (RedisException e) {
+                failure = e;
+                why = "WAIT for " + acks + " failed: " + e.getMessage();
+            }
+        } finally {
+            forWait.giveBack(dedicated);
         }
         StoreUnavailableException notDurable = new StoreUnavailableException(
                 STORE, what + " on " + key + " not replicated (" + why + "); withdrawn", failure);
@@ -275,24 +290,28 @@ final class RedisConnector implements AutoCloseable {
                 if (failedAttempts != failuresSeen) {
                     throw cannotConnect(lastFailure);
                 }
-                Open opened;
                 try {
-                    opened = opener.get();
+                    open = openChecked();
                 } catch (RedisException e) {
                     lastFailure = e;
                     failedAttempts++;
                     throw cannotConnect(e);
                 }
-                try {
-                    EvictionPolicies.check(opened.connection(), evictionCheck);
-                } catch (RuntimeException refused) {
-                    opened.connection().close();
-                    throw refused;
-                }
-                open = opened;
             }
             return open;
         }
+    }
+
+    /** A new connection, refused (and closed) if the server may evict keys. */
+    private Open openChecked() {
+        Open opened = opener.get();
+        try {
+            EvictionPolicies.check(opened.connection(), evictionCheck);
+        } catch (RuntimeException refused) {
+            opened.connection().close();
+            throw refused;
+        }
+        return opened;
     }
 
     private static StoreUnavailableException cannotConnect(RedisException cause) {
@@ -311,5 +330,6 @@ final class RedisConnector implements AutoCloseable {
         if (toClose != null) {
             toClose.connection().close();
         }
+        forWait.close();
     }
 }

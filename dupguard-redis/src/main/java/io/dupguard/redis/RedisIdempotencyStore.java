@@ -423,8 +423,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
          * by a reconnect before its {@code WAIT} is sent is counted from the new connection, which
          * has written nothing, so that {@code WAIT} passes at once.
          *
-         * <p>Cost: one more round trip per write, and the {@code WAIT} holds back the commands
-         * queued behind it on the shared connection until the replicas answer (docs/benchmarks.md).
+         * <p>Cost: one more round trip per write, plus the replicas' answer. A write and its {@code
+         * WAIT} use a connection of their own (a {@code WAIT} blocks its connection), so the store
+         * keeps one more connection per concurrent write (docs/benchmarks.md).
          * Keep {@code timeout} well below the client's command timeout ({@link RedisURI#setTimeout},
          * 60 s by default), which otherwise cuts the {@code WAIT} short as an outage.
          *

@@ -350,8 +350,8 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
          * the lock and its {@code WAIT} makes the {@code WAIT} count from a connection that has
          * written nothing, and pass at once. Guard writes with the fencing token all the same.
          *
-         * <p>Cost: one more round trip per acquisition and renewal; the {@code WAIT} holds back
-         * commands queued behind it on the shared connection (docs/benchmarks.md). Keep {@code
+         * <p>Cost: one more round trip per acquisition and renewal, plus the replicas' answer; the
+         * provider keeps one more connection per concurrent acquisition (docs/benchmarks.md). Keep {@code
          * timeout} well below the client's command timeout ({@link RedisURI#setTimeout}).
          *
          * @param replicas how many replicas must acknowledge; at least 1

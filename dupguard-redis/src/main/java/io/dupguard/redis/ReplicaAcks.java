@@ -15,8 +15,8 @@ import java.util.Objects;
  */
 record ReplicaAcks(int replicas, long timeoutMillis) {
     /**
-     * Longest accepted timeout. A {@code WAIT} holds back every command queued behind it on the
-     * store's one shared connection, and it has to finish within the client's command timeout.
+     * Longest accepted timeout: a caller waits this long at most for its write to count, and the
+     * {@code WAIT} has to finish within the client's command timeout.
      */
     static final Duration MAX_TIMEOUT = Duration.ofSeconds(30);
 
