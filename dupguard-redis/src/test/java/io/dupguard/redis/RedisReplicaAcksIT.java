@@ -13,6 +13,7 @@ import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -151,6 +152,40 @@ class RedisReplicaAcksIT {
             assertThat(plainThrottle.tryAcquire(scope, "withdrawn", LEASE))
                     .as("the window was withdrawn")
                     .isTrue();
+        }
+    }
+
+    /**
+     * The shared Redis Cluster has no replicas: each {@code WAIT} goes to the node owning the key's
+     * slot, times out there, and the claims and locks are withdrawn on that node.
+     */
+    @Test
+    void onAClusterWithoutReplicasWritesAreWithdrawnOnTheNodeOwningTheKey() {
+        RedisClusterClient cluster = RedisFixtures.clusterClient();
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(cluster)
+                        .replicaAcks(1, Duration.ofMillis(50))
+                        .build();
+                RedisIdempotencyStore other = RedisIdempotencyStore.create(cluster);
+                RedisLockProvider locks = RedisLockProvider.builder(cluster)
+                        .replicaAcks(1, Duration.ofMillis(50))
+                        .build();
+                RedisLockProvider otherLocks = RedisLockProvider.create(cluster)) {
+            for (int i = 0; i < 3; i++) { // three slots, usually on more than one node
+                IdempotencyKey key = IdempotencyKey.of(scope, "cluster-" + i);
+                assertThatThrownBy(() -> store.claim(key, Fingerprint.none(), "first", LEASE))
+                        .isInstanceOf(StoreUnavailableException.class)
+                        .hasMessageContaining("acknowledged by 0 of 1");
+                assertThat(other.claim(key, Fingerprint.none(), "second", LEASE))
+                        .isEqualTo(Claim.FRESH);
+
+                String name = scope + ":cluster-lock-" + i;
+                assertThatThrownBy(() -> locks.tryAcquire(name)).isInstanceOf(StoreUnavailableException.class);
+                Optional<Lease> second = otherLocks.tryAcquire(name);
+                assertThat(second).isPresent();
+                second.get().close();
+            }
+        } finally {
+            cluster.shutdown();
         }
     }
 
