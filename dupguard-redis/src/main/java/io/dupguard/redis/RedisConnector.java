@@ -10,9 +10,11 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -21,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -45,10 +48,11 @@ final class RedisConnector implements AutoCloseable {
     static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
     /** An open connection and its sync commands (the same object for both topologies' callers). */
-    private record Open(
+    record Open(
             StatefulConnection<String, byte[]> connection,
             RedisClusterCommands<String, byte[]> commands,
-            RedisClusterAsyncCommands<String, byte[]> async) {}
+            RedisClusterAsyncCommands<String, byte[]> async,
+            Function<String, RedisClusterCommands<String, byte[]>> owner) {}
 
     private final Supplier<Open> opener;
     private final Object lock = new Object();
@@ -59,9 +63,12 @@ final class RedisConnector implements AutoCloseable {
     private RedisException lastFailure;
     private boolean closed;
     private volatile EvictionPolicyCheck evictionCheck = EvictionPolicyCheck.REFUSE;
+    private final ConnectionPool<Open> forWait;
 
     private RedisConnector(Supplier<Open> opener) {
         this.opener = opener;
+        this.forWait =
+                new ConnectionPool<>(this::openChecked, o -> o.connection().close());
     }
 
     /** Sets what happens when the server may evict keys; call before the first command. */
@@ -76,7 +83,8 @@ final class RedisConnector implements AutoCloseable {
         return new RedisConnector(() -> {
             StatefulRedisConnection<String, byte[]> c =
                     uri == null ? client.connect(CODEC) : client.connect(CODEC, uri);
-            return new Open(c, c.sync(), c.async());
+            RedisClusterCommands<String, byte[]> sync = c.sync();
+            return new Open(c, sync, c.async(), key -> sync);
         });
     }
 
@@ -85,7 +93,7 @@ final class RedisConnector implements AutoCloseable {
         Objects.requireNonNull(client, "client");
         return new RedisConnector(() -> {
             StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
-            return new Open(c, c.sync(), c.async());
+            return new Open(c, c.sync(), c.async(), key -> masterOf(c, key));
         });
     }
 
@@ -102,14 +110,116 @@ final class RedisConnector implements AutoCloseable {
      * share one hash slot (one hash tag), or the server refuses the script with CROSSSLOT.
      */
     <T> T eval(RedisScript script, ScriptOutputType type, String[] keys, byte[]... args) {
-        return call(script.name(), c -> {
+        return call(script.name(), c -> run(c, script, type, keys, args));
+    }
+
+    /**
+     * {@link #eval(RedisScript, ScriptOutputType, String[], byte[]...)} followed, if {@code wrote}
+     * says the script wrote, by {@code WAIT} as {@link #callAcked} describes; {@code acks} null: no
+     * {@code WAIT}.
+     */
+    <T> T evalAcked(
+            RedisScript script,
+            ScriptOutputType type,
+            String[] keys,
+            ReplicaAcks acks,
+            Predicate<T> wrote,
+            Runnable withdraw,
+            byte[]... args) {
+        return callAcked(script.name(), keys[0], acks, c -> run(c, script, type, keys, args), wrote, withdraw);
+    }
+
+    private static <T> T run(
+            RedisClusterCommands<String, byte[]> c,
+            RedisScript script,
+            ScriptOutputType type,
+            String[] keys,
+            byte[]... args) {
+        try {
+            return c.evalsha(script.sha1(), type, keys, args);
+        } catch (RedisNoScriptException e) {
+            // Server restarted, failed over or ran SCRIPT FLUSH: EVAL runs and re-caches it.
+            return c.eval(script.source(), type, keys, args);
+        }
+    }
+
+    /**
+     * Runs the write {@code op} on a connection of the caller's own (from a pool: a {@code WAIT}
+     * would hold back every other thread's commands on the shared connection) to the master that
+     * owns {@code key} and, if {@code wrote} says it wrote, sends {@code WAIT replicas timeout} on
+     * that same connection: Redis counts the replicas that have acknowledged every write this
+     * connection sent so far. Fewer than {@code
+     * acks.replicas()} (or a {@code WAIT} that fails) runs {@code withdraw} (best effort: its own
+     * failure is added as suppressed) and throws {@link StoreUnavailableException}: the write is not
+     * known to be on any replica, so a failover could lose it. {@code acks} null: {@link #call}.
+     *
+     * <p>On Redis Cluster the write and its {@code WAIT} both go to the slot owner's own node
+     * connection, so they share a connection whatever the cluster connection's routing does; a
+     * write to a slot being moved is then refused with {@code MOVED} (an outage to retry).
+     */
+    <T> T callAcked(
+            String what,
+            String key,
+            ReplicaAcks acks,
+            Function<RedisClusterCommands<String, byte[]>, T> op,
+            Predicate<T> wrote,
+            Runnable withdraw) {
+        if (acks == null) {
+            return call(what, op);
+        }
+        T value;
+        String why;
+        RedisException failure = null;
+        Open dedicated;
+        try {
+            dedicated = forWait.borrow();
+        } catch (RedisException e) {
+            throw cannotConnect(e);
+        }
+        try {
+            RedisClusterCommands<String, byte[]> node;
             try {
-                return c.evalsha(script.sha1(), type, keys, args);
-            } catch (RedisNoScriptException e) {
-                // Server restarted, failed over or ran SCRIPT FLUSH: EVAL runs and re-caches it.
-                return c.eval(script.source(), type, keys, args);
+                node = dedicated.owner().apply(key);
+                value = op.apply(node);
+            } catch (RedisException e) {
+                throw new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
             }
-        });
+            if (!wrote.test(value)) {
+                return value;
+            }
+            try {
+                Long acked = node.waitForReplication(acks.replicas(), acks.timeoutMillis());
+                long count = acked == null ? 0 : acked;
+                if (count >= acks.replicas()) {
+                    return value;
+                }
+                why = "acknowledged by " + count + " of " + acks;
+            } catch (RedisException e) {
+                failure = e;
+                why = "WAIT for " + acks + " failed: " + e.getMessage();
+            }
+        } finally {
+            forWait.giveBack(dedicated);
+        }
+        StoreUnavailableException notDurable = new StoreUnavailableException(
+                STORE, what + " on " + key + " not replicated (" + why + "); withdrawn", failure);
+        try {
+            withdraw.run();
+        } catch (RuntimeException e) {
+            notDurable.addSuppressed(e);
+        }
+        throw notDurable;
+    }
+
+    /** The sync commands of the node connection to the master owning {@code key}'s slot. */
+    private static RedisClusterCommands<String, byte[]> masterOf(
+            StatefulRedisClusterConnection<String, byte[]> c, String key) {
+        RedisClusterNode master = c.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+        if (master == null) {
+            throw new RedisException("no master known for the slot of " + key);
+        }
+        return c.getConnection(master.getUri().getHost(), master.getUri().getPort())
+                .sync();
     }
 
     /**
@@ -180,24 +290,28 @@ final class RedisConnector implements AutoCloseable {
                 if (failedAttempts != failuresSeen) {
                     throw cannotConnect(lastFailure);
                 }
-                Open opened;
                 try {
-                    opened = opener.get();
+                    open = openChecked();
                 } catch (RedisException e) {
                     lastFailure = e;
                     failedAttempts++;
                     throw cannotConnect(e);
                 }
-                try {
-                    EvictionPolicies.check(opened.connection(), evictionCheck);
-                } catch (RuntimeException refused) {
-                    opened.connection().close();
-                    throw refused;
-                }
-                open = opened;
             }
             return open;
         }
+    }
+
+    /** A new connection, refused (and closed) if the server may evict keys. */
+    private Open openChecked() {
+        Open opened = opener.get();
+        try {
+            EvictionPolicies.check(opened.connection(), evictionCheck);
+        } catch (RuntimeException refused) {
+            opened.connection().close();
+            throw refused;
+        }
+        return opened;
     }
 
     private static StoreUnavailableException cannotConnect(RedisException cause) {
@@ -216,5 +330,6 @@ final class RedisConnector implements AutoCloseable {
         if (toClose != null) {
             toClose.connection().close();
         }
+        forWait.close();
     }
 }

@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -70,7 +71,9 @@ import java.util.function.Supplier;
  * is treated as practically forever.
  *
  * <p>Failures: any Lettuce error (cannot connect, command timeout, server error) throws {@link
- * StoreUnavailableException}; no method answers "absent" without an answer from Redis. Command
+ * StoreUnavailableException}; no method answers "absent" without an answer from Redis. With {@link
+ * Builder#replicaAcks(int, Duration) replicaAcks}, so does a claim, completion or renewal that too
+ * few replicas acknowledged in time (a claim is released first). Command
  * timeouts, reconnect and TLS are the {@code RedisClient}'s settings ({@link RedisURI#setTimeout},
  * {@code ClientOptions}).
  *
@@ -86,12 +89,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
     private final RedisConnector redis;
     private final String keyPrefix;
+    private final ReplicaAcks acks; // null: no WAIT
     // False once a server refused SET … NX GET (before Redis 7.0): the claim then runs as a script.
     private volatile boolean nativeClaim;
 
-    private RedisIdempotencyStore(RedisConnector redis, String keyPrefix, boolean nativeClaim) {
+    private RedisIdempotencyStore(RedisConnector redis, String keyPrefix, ReplicaAcks acks, boolean nativeClaim) {
         this.redis = redis;
         this.keyPrefix = keyPrefix;
+        this.acks = acks;
         this.nativeClaim = nativeClaim;
     }
 
@@ -170,20 +175,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         long leaseMillis = ttlMillis(lease, "lease");
         String redisKey = redisKey(key);
         byte[] claimed = PackedRecord.inProgress(fingerprint, owner);
+        // Created, or this owner's own claim re-sent after a reconnect: either way the caller's.
+        Predicate<byte[]> ours = existing -> existing == null || Arrays.equals(existing, claimed);
+        Runnable withdraw = () -> release(key, owner);
         byte[] existing = nativeClaim
-                ? claimNatively(redisKey, claimed, leaseMillis)
-                : scriptClaim(redisKey, claimed, leaseMillis);
-        if (existing == null || Arrays.equals(existing, claimed)) {
-            return Claim.FRESH; // created, or this owner's own claim re-sent after a reconnect
+                ? claimNatively(redisKey, claimed, leaseMillis, ours, withdraw)
+                : scriptClaim(redisKey, claimed, leaseMillis, ours, withdraw);
+        if (ours.test(existing)) {
+            return Claim.FRESH;
         }
         return new Claim.Existing(unpack(key, existing));
     }
 
-    private byte[] claimNatively(String redisKey, byte[] claimed, long leaseMillis) {
+    private byte[] claimNatively(
+            String redisKey, byte[] claimed, long leaseMillis, Predicate<byte[]> ours, Runnable withdraw) {
         try {
-            return redis.call(
+            return redis.callAcked(
                     "claim",
-                    c -> c.setGet(redisKey, claimed, SetArgs.Builder.nx().px(leaseMillis)));
+                    redisKey,
+                    acks,
+                    c -> c.setGet(redisKey, claimed, SetArgs.Builder.nx().px(leaseMillis)),
+                    ours,
+                    withdraw);
         } catch (StoreUnavailableException e) {
             // Before Redis 7.0, SET refuses NX together with GET, without running anything.
             if (e.getCause() instanceof RedisCommandExecutionException refused
@@ -191,15 +204,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                             .toLowerCase(Locale.ROOT)
                             .contains("syntax error")) {
                 nativeClaim = false;
-                return scriptClaim(redisKey, claimed, leaseMillis);
+                return scriptClaim(redisKey, claimed, leaseMillis, ours, withdraw);
             }
             throw e;
         }
     }
 
-    private byte[] scriptClaim(String redisKey, byte[] claimed, long leaseMillis) {
-        return redis.eval(
-                IdempotencyScripts.CLAIM, ScriptOutputType.VALUE, redisKey, claimed, utf8(Long.toString(leaseMillis)));
+    private byte[] scriptClaim(
+            String redisKey, byte[] claimed, long leaseMillis, Predicate<byte[]> ours, Runnable withdraw) {
+        return redis.evalAcked(
+                IdempotencyScripts.CLAIM,
+                ScriptOutputType.VALUE,
+                new String[] {redisKey},
+                acks,
+                ours,
+                withdraw,
+                claimed,
+                utf8(Long.toString(leaseMillis)));
     }
 
     @Override
@@ -233,8 +254,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         byte[][] args = payload == null
                 ? new byte[][] {utf8(owner), state, ttl, fp}
                 : new byte[][] {utf8(owner), state, ttl, fp, payload};
-        Long done = redis.eval(IdempotencyScripts.COMPLETE, ScriptOutputType.INTEGER, redisKey(key), args);
-        if (done == null || done != 1L) {
+        if (!ownerWrite(IdempotencyScripts.COMPLETE, key, args)) {
             throw new LeaseLostException(
                     key.toString(), "claim on " + key + " ran out and was taken over by another caller");
         }
@@ -252,13 +272,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         Objects.requireNonNull(key, "key");
         checkOwner(owner);
         long leaseMillis = ttlMillis(lease, "lease");
-        Long renewed = redis.eval(
-                IdempotencyScripts.RENEW,
-                ScriptOutputType.INTEGER,
-                redisKey(key),
-                utf8(owner),
-                utf8(Long.toString(leaseMillis)));
-        return renewed != null && renewed == 1L;
+        return ownerWrite(IdempotencyScripts.RENEW, key, utf8(owner), utf8(Long.toString(leaseMillis)));
     }
 
     @Override
@@ -312,6 +326,27 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                 RedisConnector.STORE, "unreadable record at " + redisKey(key) + ": " + why, null);
     }
 
+    /**
+     * Runs a complete or renew script, answering 1 if it wrote. With replica acks, an unreplicated
+     * write is not withdrawn: a completion's work ran, and a renewal still holds on the master; the
+     * caller retries either (Idempotency a completion while the lease holds, the watchdog a renewal).
+     */
+    private boolean ownerWrite(RedisScript script, IdempotencyKey key, byte[]... args) {
+        Long done = redis.evalAcked(
+                script,
+                ScriptOutputType.INTEGER,
+                new String[] {redisKey(key)},
+                acks,
+                RedisIdempotencyStore::isOne,
+                () -> {},
+                args);
+        return isOne(done);
+    }
+
+    private static boolean isOne(Long answer) {
+        return answer != null && answer == 1L;
+    }
+
     private static void checkOwner(String owner) {
         Checks.text(owner, 64, "owner"); // no newline: it delimits the packed record
     }
@@ -331,6 +366,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private boolean nativeClaim = true;
         private EvictionPolicyCheck evictionCheck = EvictionPolicyCheck.REFUSE;
+        private ReplicaAcks acks;
 
         private Builder(Supplier<RedisConnector> connector) {
             this.connector = connector;
@@ -370,12 +406,48 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         }
 
         /**
+         * Waits for replicas after every write that counts (default: no waiting). After a claim that
+         * took the key, a completion and a renewal, the store sends {@code WAIT replicas timeout} on
+         * the connection that wrote. If fewer than {@code replicas} replicas acknowledge in time,
+         * the call throws {@link StoreUnavailableException} (the write is not known to be on a
+         * replica, so a failover could lose it): a claim is released first, so nothing ran and the
+         * key is free for a retry; a completion or renewal stays on the master and is retried by
+         * its caller ({@code Idempotency} retries a completion while the lease holds).
+         *
+         * <p>What it buys: a claim that succeeded is on at least {@code replicas} replicas, so a
+         * failover to one of them keeps it. What it does not: {@code WAIT} makes no write
+         * synchronous. Sentinel promotes the replica with the best replication offset, which has
+         * every acknowledged write only as long as an acknowledging replica is among the
+         * candidates; if every replica that acknowledged is down or cut off when the master fails,
+         * a promoted replica can still lack the claim. A claim answered by the master and followed
+         * by a reconnect before its {@code WAIT} is sent is counted from the new connection, which
+         * has written nothing, so that {@code WAIT} passes at once.
+         *
+         * <p>Cost: one more round trip per write, plus the replicas' answer. A write and its {@code
+         * WAIT} use a connection of their own (a {@code WAIT} blocks its connection), so the store
+         * keeps one more connection per concurrent write (docs/benchmarks.md).
+         * Keep {@code timeout} well below the client's command timeout ({@link RedisURI#setTimeout},
+         * 60 s by default), which otherwise cuts the {@code WAIT} short as an outage.
+         *
+         * @param replicas how many replicas must acknowledge each write; at least 1
+         * @param timeout how long to wait for them; positive, at most 30 s
+         * @return this builder
+         * @throws IllegalArgumentException if {@code replicas} is below 1 or {@code timeout} is not
+         *     positive or above 30 s
+         */
+        public Builder replicaAcks(int replicas, Duration timeout) {
+            this.acks = ReplicaAcks.of(replicas, timeout);
+            return this;
+        }
+
+        /**
          * Builds the store; connects on first use.
          *
          * @return the thread-safe store
          */
         public RedisIdempotencyStore build() {
-            return new RedisIdempotencyStore(connector.get().evictionCheck(evictionCheck), keyPrefix, nativeClaim);
+            return new RedisIdempotencyStore(
+                    connector.get().evictionCheck(evictionCheck), keyPrefix, acks, nativeClaim);
         }
     }
 }

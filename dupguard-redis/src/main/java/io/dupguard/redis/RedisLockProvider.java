@@ -56,8 +56,10 @@ import java.util.function.Supplier;
  * <p>Guarantees and limits: expiry is Redis's own clock ({@code PX}). Redis replication is
  * asynchronous, so after a failover the new master may not have the lock (a second holder can get
  * in) nor the last fence increments. Fencing tokens survive that as long as the clients' clocks are
- * roughly right (the microsecond floor); guard writes with the token. For a lock that must survive
- * a node failure use {@link RedlockProvider} or ZooKeeper.
+ * roughly right (the microsecond floor); guard writes with the token. {@link
+ * Builder#replicaAcks(int, Duration) replicaAcks} grants a lock only once replicas have acknowledged
+ * it, which keeps it across a failover to one of them (not across every failover: see there). For a
+ * lock that must survive a node failure use {@link RedlockProvider} or ZooKeeper.
  *
  * <p>Failures: any Lettuce error (cannot connect, command timeout, server error) throws {@link
  * StoreUnavailableException}; it never reads as "free" or "taken". Thread-safe. The provider opens
@@ -76,11 +78,13 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
     private final RedisConnector redis;
     private final ReleaseNotifications releases;
     private final LockKeys keys;
+    private final ReplicaAcks acks; // null: no WAIT
 
-    private RedisLockProvider(RedisConnector redis, ReleaseNotifications releases, String keyPrefix) {
+    private RedisLockProvider(RedisConnector redis, ReleaseNotifications releases, String keyPrefix, ReplicaAcks acks) {
         this.redis = redis;
         this.releases = releases;
         this.keys = new LockKeys(keyPrefix);
+        this.acks = acks;
     }
 
     /**
@@ -162,10 +166,13 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
 
     @Override
     protected OptionalLong tryLock(String name, String token, Duration lease) {
-        Long answer = redis.eval(
+        Long answer = redis.evalAcked(
                 LockScripts.LOCK,
                 ScriptOutputType.INTEGER,
                 new String[] {keys.lock(name), keys.fence(name), keys.waiters(name)},
+                acks,
+                fence -> fence != null && fence > 0,
+                () -> unlock(name, token),
                 LockScripts.utf8(token),
                 LockScripts.millis(lease),
                 LockScripts.fenceFloor(),
@@ -183,13 +190,21 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
 
     @Override
     protected boolean extend(String name, String token, Duration lease) {
-        Long done = redis.eval(
+        // Not withdrawn if unreplicated: the watchdog retries a renewal that threw until the lease ends.
+        Long done = redis.evalAcked(
                 LockScripts.EXTEND,
                 ScriptOutputType.INTEGER,
-                keys.lock(name),
+                new String[] {keys.lock(name)},
+                acks,
+                RedisLockProvider::isOne,
+                () -> {},
                 LockScripts.utf8(token),
                 LockScripts.millis(lease));
-        return done != null && done == 1L;
+        return isOne(done);
+    }
+
+    private static boolean isOne(Long answer) {
+        return answer != null && answer == 1L;
     }
 
     @Override
@@ -279,6 +294,7 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
         private final ScheduledExecutorService scheduler;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private EvictionPolicyCheck evictionCheck = EvictionPolicyCheck.REFUSE;
+        private ReplicaAcks acks;
 
         private Builder(
                 Supplier<RedisConnector> connector,
@@ -317,6 +333,39 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
         }
 
         /**
+         * Waits for replicas after every acquisition and renewal (default: no waiting): {@code WAIT
+         * replicas timeout} on the connection that wrote. If fewer than {@code replicas} replicas
+         * acknowledge in time, the call throws {@link StoreUnavailableException}: an acquisition
+         * releases the lock first (best effort), so the caller holds nothing and another caller can
+         * take it at once; a renewal stays on the master and the watchdog retries it until the lease
+         * runs out.
+         *
+         * <p>What it buys: a lock that was granted is on at least {@code replicas} replicas, so a
+         * failover to one of them keeps the holder (seed 004: without it, a lock taken just before
+         * the master fails can be missing on the promoted replica, and a second caller gets it).
+         * What it does not: {@code WAIT} makes no write synchronous. Sentinel promotes the replica
+         * with the best replication offset, which has every acknowledged write only as long as an
+         * acknowledging replica is among the candidates; if every replica that acknowledged is down
+         * or cut off when the master fails, the promoted one can lack the lock. A reconnect between
+         * the lock and its {@code WAIT} makes the {@code WAIT} count from a connection that has
+         * written nothing, and pass at once. Guard writes with the fencing token all the same.
+         *
+         * <p>Cost: one more round trip per acquisition and renewal, plus the replicas' answer; the
+         * provider keeps one more connection per concurrent acquisition (docs/benchmarks.md). Keep {@code
+         * timeout} well below the client's command timeout ({@link RedisURI#setTimeout}).
+         *
+         * @param replicas how many replicas must acknowledge; at least 1
+         * @param timeout how long to wait for them; positive, at most 30 s
+         * @return this builder
+         * @throws IllegalArgumentException if {@code replicas} is below 1 or {@code timeout} is not
+         *     positive or above 30 s
+         */
+        public Builder replicaAcks(int replicas, Duration timeout) {
+            this.acks = ReplicaAcks.of(replicas, timeout);
+            return this;
+        }
+
+        /**
          * Builds the provider; connects on first use.
          *
          * @return the thread-safe provider
@@ -325,7 +374,8 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
             return new RedisLockProvider(
                     connector.get().evictionCheck(evictionCheck),
                     new ReleaseNotifications(pubSub, scheduler),
-                    keyPrefix);
+                    keyPrefix,
+                    acks);
         }
     }
 }

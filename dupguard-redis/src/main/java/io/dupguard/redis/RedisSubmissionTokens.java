@@ -1,5 +1,6 @@
 package io.dupguard.redis;
 
+import io.dupguard.StoreUnavailableException;
 import io.dupguard.internal.Checks;
 import io.dupguard.internal.Tokens;
 import io.dupguard.token.SubmissionTokens;
@@ -12,20 +13,26 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
- * {@link SubmissionTokens} in Redis (SPEC T1), standalone or Cluster.
+ * {@link SubmissionTokens} in Redis (SPEC T1), standalone, Sentinel or Cluster.
  *
  * <ol>
  *   <li>Issue: {@code SET <prefix>{<scope>:<sha256(token)>} <subject> NX PX <ttl>} — only the hash of
  *       the token is in the key, and Redis expires it.
- *   <li>Consume: one script — delete the key only if it holds this subject; 1 ⇒ the first submit.
- *       Redis runs scripts one at a time, so of any number of concurrent submits exactly one gets 1;
- *       another subject's attempt leaves the token in place.
+ *   <li>Consume: one script — delete the key only if it holds this subject, answering its remaining
+ *       TTL; a positive answer ⇒ the first submit. Redis runs scripts one at a time, so of any number
+ *       of concurrent submits exactly one wins; another subject's attempt leaves the token in place.
  * </ol>
  *
- * <p>A store failure throws {@link io.dupguard.StoreUnavailableException}. Thread-safe; {@link
- * #close()} closes the connection it opened, not the client.
+ * <p>With {@link Builder#replicaAcks replicaAcks}, an issue and a consume each wait for replicas;
+ * if too few acknowledge, an issued token is deleted again and a consumed one put back with its
+ * remaining TTL (best effort), and the call throws {@link StoreUnavailableException}.
+ *
+ * <p>A store failure throws {@link StoreUnavailableException}. Thread-safe; {@link #close()} closes
+ * the connection it opened, not the client.
  */
 public final class RedisSubmissionTokens implements SubmissionTokens, AutoCloseable {
     /** Default key prefix. */
@@ -33,14 +40,23 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
 
     private static final RedisScript CONSUME = RedisScript.of(
             "consume token",
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end return 0");
+            """
+            if redis.call('GET', KEYS[1]) == ARGV[1] then
+              local ttl = redis.call('PTTL', KEYS[1])
+              redis.call('DEL', KEYS[1])
+              return math.max(ttl, 1)
+            end
+            return 0
+            """);
 
     private final RedisConnector redis;
     private final String prefix;
+    private final ReplicaAcks acks; // null: no WAIT
 
-    private RedisSubmissionTokens(RedisConnector redis, String prefix) {
+    private RedisSubmissionTokens(RedisConnector redis, String prefix, ReplicaAcks acks) {
         this.redis = redis;
         this.prefix = RedisKeyPrefix.check(prefix, "keyPrefix");
+        this.acks = acks;
     }
 
     /**
@@ -52,7 +68,7 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
      * @throws NullPointerException if {@code client} is null
      */
     public static RedisSubmissionTokens create(RedisClient client) {
-        return new RedisSubmissionTokens(RedisConnector.standalone(client, null), DEFAULT_KEY_PREFIX);
+        return builder(client).build();
     }
 
     /**
@@ -64,7 +80,29 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
      * @throws NullPointerException if {@code client} is null
      */
     public static RedisSubmissionTokens create(RedisClusterClient client) {
-        return new RedisSubmissionTokens(RedisConnector.cluster(client), DEFAULT_KEY_PREFIX);
+        return builder(client).build();
+    }
+
+    /**
+     * Builder for standalone Redis, or Sentinel, at the client's default URI.
+     *
+     * @param client the application's Lettuce client, owned by the caller; not null
+     * @return a new builder
+     */
+    public static Builder builder(RedisClient client) {
+        Objects.requireNonNull(client, "client");
+        return new Builder(() -> RedisConnector.standalone(client, null));
+    }
+
+    /**
+     * Builder for Redis Cluster.
+     *
+     * @param client the application's Lettuce cluster client, owned by the caller; not null
+     * @return a new builder
+     */
+    public static Builder builder(RedisClusterClient client) {
+        Objects.requireNonNull(client, "client");
+        return new Builder(() -> RedisConnector.cluster(client));
     }
 
     @Override
@@ -75,7 +113,13 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
         String token = Tokens.newToken();
         String key = key(scope, token);
         byte[] value = subject.getBytes(StandardCharsets.UTF_8);
-        redis.call("issue token", c -> c.set(key, value, SetArgs.Builder.nx().px(ttlMillis)));
+        redis.callAcked(
+                "issue token",
+                key,
+                acks,
+                c -> c.set(key, value, SetArgs.Builder.nx().px(ttlMillis)),
+                "OK"::equals,
+                () -> redis.eval(CONSUME, ScriptOutputType.INTEGER, key, value));
         return token;
     }
 
@@ -86,9 +130,21 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
         if (!Tokens.wellFormed(token)) {
             return false;
         }
-        Long deleted = redis.eval(
-                CONSUME, ScriptOutputType.INTEGER, key(scope, token), subject.getBytes(StandardCharsets.UTF_8));
-        return deleted != null && deleted == 1L;
+        String key = key(scope, token);
+        byte[] value = subject.getBytes(StandardCharsets.UTF_8);
+        long[] ttl = new long[1];
+        Long consumed = redis.evalAcked(
+                CONSUME,
+                ScriptOutputType.INTEGER,
+                new String[] {key},
+                acks,
+                left -> (ttl[0] = left == null ? 0 : left) > 0,
+                // Put back: a submit that fails here may be retried with the same token.
+                () -> redis.call(
+                        "put back token",
+                        c -> c.set(key, value, SetArgs.Builder.nx().px(ttl[0]))),
+                value);
+        return consumed != null && consumed > 0;
     }
 
     private String key(String scope, String token) {
@@ -107,5 +163,41 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
     @Override
     public void close() {
         redis.close();
+    }
+
+    /** Options of {@link RedisSubmissionTokens}; {@link #build()} does not connect yet. */
+    public static final class Builder {
+        private final Supplier<RedisConnector> connector;
+        private ReplicaAcks acks;
+
+        private Builder(Supplier<RedisConnector> connector) {
+            this.connector = connector;
+        }
+
+        /**
+         * {@code WAIT replicas timeout} after each issue and each consume (default: no waiting); too
+         * few acknowledgements undo the write and throw {@link StoreUnavailableException}. What it
+         * buys and its residual risk are those of {@link RedisIdempotencyStore.Builder#replicaAcks}:
+         * a consumed token that reached a replica stays consumed across a failover to it.
+         *
+         * @param replicas how many replicas must acknowledge; at least 1
+         * @param timeout how long to wait for them; positive, at most 30 s
+         * @return this builder
+         * @throws IllegalArgumentException if {@code replicas} is below 1 or {@code timeout} is not
+         *     positive or above 30 s
+         */
+        public Builder replicaAcks(int replicas, Duration timeout) {
+            this.acks = ReplicaAcks.of(replicas, timeout);
+            return this;
+        }
+
+        /**
+         * Builds the tokens; connects on first use.
+         *
+         * @return thread-safe tokens
+         */
+        public RedisSubmissionTokens build() {
+            return new RedisSubmissionTokens(connector.get(), DEFAULT_KEY_PREFIX, acks);
+        }
     }
 }

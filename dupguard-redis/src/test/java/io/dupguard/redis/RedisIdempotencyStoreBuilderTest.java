@@ -7,6 +7,9 @@ import io.dupguard.idempotency.IdempotencyKey;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,6 +68,33 @@ class RedisIdempotencyStoreBuilderTest {
         assertThatThrownBy(() -> RedisIdempotencyStore.create((RedisClusterClient) null))
                 .isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> RedisIdempotencyStore.create(client, null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void replicaAcksAreCheckedAtOnceNamingTheFieldAndTheLimit() {
+        List<BiConsumer<Integer, Duration>> options = List.of(
+                (n, t) -> RedisIdempotencyStore.builder(client).replicaAcks(n, t),
+                (n, t) -> RedisLockProvider.builder(client).replicaAcks(n, t),
+                (n, t) -> RedisSubmissionTokens.builder(client).replicaAcks(n, t),
+                (n, t) -> RedisSubmitThrottle.builder(client).replicaAcks(n, t));
+        for (BiConsumer<Integer, Duration> replicaAcks : options) {
+            assertThatThrownBy(() -> replicaAcks.accept(0, Duration.ofSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("replicaAcks replicas must be at least 1, was 0");
+            assertThatThrownBy(() -> replicaAcks.accept(1, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("replicaAcks timeout must be positive and at most PT30S, was PT0S");
+            assertThatThrownBy(() -> replicaAcks.accept(1, Duration.ofSeconds(31)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("replicaAcks timeout must be positive and at most PT30S, was PT31S");
+            assertThatThrownBy(() -> replicaAcks.accept(1, null))
+                    .isInstanceOf(NullPointerException.class)
+                    .hasMessageContaining("replicaAcks timeout");
+            replicaAcks.accept(2, Duration.ofSeconds(30));
+        }
+        assertThat(ReplicaAcks.of(1, Duration.ofNanos(1)).timeoutMillis())
+                .as("WAIT 0 would block forever")
+                .isEqualTo(1);
     }
 
     @Test

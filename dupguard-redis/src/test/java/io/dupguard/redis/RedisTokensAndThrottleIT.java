@@ -18,12 +18,26 @@ import org.junit.jupiter.api.TestInstance;
  * Tokens and throttle on standalone Redis; two clients stand in for two machines. The Cluster runs
  * the same contracts in {@link RedisClusterTokensAndThrottleIT}: nested classes with the same test
  * methods in one class would be counted once in the XML report's {@code tests="N"} (surefire 3.5.6).
+ * {@link RedisSentinelTokensAndThrottleIT} runs them through Sentinel discovery.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisTokensAndThrottleIT {
-    private final RedisClient a = RedisFixtures.standaloneClient();
-    private final RedisClient b = RedisFixtures.standaloneClient();
+    private final RedisClient a = newClient();
+    private final RedisClient b = newClient();
     private final RedisClient dead = RedisFixtures.deadStandaloneClient();
+
+    /** A client on the server under test, one per machine. */
+    RedisClient newClient() {
+        return RedisFixtures.standaloneClient();
+    }
+
+    RedisSubmissionTokens newTokens(RedisClient client) {
+        return RedisSubmissionTokens.create(client);
+    }
+
+    RedisSubmitThrottle newThrottle(RedisClient client) {
+        return RedisSubmitThrottle.create(client);
+    }
 
     @AfterAll
     void shutdown() {
@@ -34,9 +48,9 @@ class RedisTokensAndThrottleIT {
 
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-    class StandaloneTokens extends AbstractSubmissionTokensContractTest {
-        private final RedisSubmissionTokens one = RedisSubmissionTokens.create(a);
-        private final RedisSubmissionTokens two = RedisSubmissionTokens.create(b);
+    class Tokens extends AbstractSubmissionTokensContractTest {
+        private final RedisSubmissionTokens one = newTokens(a);
+        private final RedisSubmissionTokens two = newTokens(b);
 
         @Override
         protected SubmissionTokens tokens() {
@@ -51,9 +65,9 @@ class RedisTokensAndThrottleIT {
 
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-    class StandaloneThrottle extends AbstractSubmitThrottleContractTest {
-        private final RedisSubmitThrottle one = RedisSubmitThrottle.create(a);
-        private final RedisSubmitThrottle two = RedisSubmitThrottle.create(b);
+    class Throttle extends AbstractSubmitThrottleContractTest {
+        private final RedisSubmitThrottle one = newThrottle(a);
+        private final RedisSubmitThrottle two = newThrottle(b);
 
         @Override
         protected SubmitThrottle throttle() {

@@ -86,7 +86,11 @@ final class ThrowawayRedis implements AutoCloseable {
     @Override
     public void close() throws InterruptedException, IOException {
         kill();
-        Files.deleteIfExists(dir.resolve("redis.log"));
+        try (var files = Files.list(dir)) { // the log, and a replica's dump.rdb
+            for (Path file : files.toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
         Files.deleteIfExists(dir);
     }
 
@@ -100,20 +104,25 @@ final class ThrowawayRedis implements AutoCloseable {
 
     /** Pauses every client of the server at {@code host:port} for {@code duration}. */
     static void pause(String host, int port, Duration duration) {
+        command(host, port, "CLIENT PAUSE " + duration.toMillis() + " ALL");
+    }
+
+    /** Sends one inline command to the server at {@code host:port} and fails unless it answers OK. */
+    static void command(String host, int port, String command) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(host, port), 1000);
             s.setSoTimeout(2000);
             OutputStream out = s.getOutputStream();
-            out.write(("CLIENT PAUSE " + duration.toMillis() + " ALL\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             byte[] buf = new byte[64];
             int n = s.getInputStream().read(buf);
             String reply = n > 0 ? new String(buf, 0, n, StandardCharsets.US_ASCII) : "";
             if (!reply.startsWith("+OK")) {
-                throw new IllegalStateException("CLIENT PAUSE on " + host + ":" + port + " answered " + reply);
+                throw new IllegalStateException(command + " on " + host + ":" + port + " answered " + reply);
             }
         } catch (IOException e) {
-            throw new IllegalStateException("cannot pause Redis at " + host + ":" + port, e);
+            throw new IllegalStateException("cannot send " + command + " to Redis at " + host + ":" + port, e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.dupguard.spring.autoconfigure;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.spring.IdempotentExecution;
+import io.dupguard.spring.amqp.DedupAwareRetry;
 import io.dupguard.spring.amqp.IdempotentMessageInterceptor;
 import java.util.Arrays;
 import org.aopalliance.aop.Advice;
@@ -60,5 +61,21 @@ class DupguardAmqpConfiguration {
                 return bean;
             }
         };
+    }
+
+    /** Boot's listener retry around the dedup: the dedup's decisions are neither retried nor dead-lettered wrongly. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.amqp.autoconfigure.RabbitListenerRetrySettingsCustomizer")
+    static class Retry {
+        @Bean
+        org.springframework.boot.amqp.autoconfigure.RabbitListenerRetrySettingsCustomizer dupguardDedupAwareRetry() {
+            return settings -> settings.setExceptionPredicate(DedupAwareRetry.retried());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(org.springframework.amqp.rabbit.retry.MessageRecoverer.class)
+        org.springframework.amqp.rabbit.retry.MessageRecoverer dupguardDedupAwareRecoverer() {
+            return DedupAwareRetry.recoverer();
+        }
     }
 }

@@ -70,6 +70,13 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
     /** Header set on replayed responses. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
+    /**
+     * Request attribute holding the client's key as parsed (an sf-string unquoted), for the
+     * application to derive ids of its own from it before its transaction (K8): message ids,
+     * downstream idempotency keys.
+     */
+    public static final String CLIENT_KEY_ATTRIBUTE = "io.dupguard.spring.web.IdempotencyKeyFilter.CLIENT_KEY";
+
     private static final UrlPathHelper PATHS = UrlPathHelper.defaultInstance;
 
     /**
@@ -361,6 +368,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter {
         Fingerprint fingerprint = fingerprint(request, path, body);
         CapturedResponse captured = new CapturedResponse(response);
         CachedBodyRequest wrapped = new CachedBodyRequest(request, body);
+        wrapped.setAttribute(CLIENT_KEY_ATTRIBUTE, clientKey);
         Outcome<byte[]> outcome;
         io.dupguard.spring.DupguardActivity a = activity.get();
         long activityId = a == null ? 0 : a.begin(key, "http " + request.getMethod() + " " + path);

@@ -162,8 +162,11 @@ public class HttpTestApp {
 
         /** A 4xx that is an answer of an executed request (a declined card): stored and replayed. */
         @PostMapping("/decline")
-        public ResponseEntity<Map<String, Object>> decline(@RequestHeader("Idempotency-Key") String key) {
-            return ResponseEntity.status(402).body(Map.of("error", "card declined", "key", key));
+        public ResponseEntity<Map<String, Object>> decline(
+                @RequestHeader("Idempotency-Key") String key,
+                @org.springframework.web.bind.annotation.RequestAttribute(IdempotencyKeyFilter.CLIENT_KEY_ATTRIBUTE)
+                        String parsed) {
+            return ResponseEntity.status(402).body(Map.of("error", "card declined", "key", key, "parsed", parsed));
         }
 
         @PostMapping("/reject")

@@ -296,6 +296,8 @@ class IdempotencyKeyFilterIT {
         String quoted = "\"" + bare + "\"";
         HttpResponse<String> first = send(post("/decline", "alice", quoted, "{}"));
         HttpResponse<String> same = send(post("/decline", "alice", bare, "{}"));
+        // the application reads the key as parsed, unquoted (CLIENT_KEY_ATTRIBUTE)
+        assertThat(first.body()).contains("\"parsed\":\"" + bare + "\"");
         assertThat(first.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
                 .isEmpty();
         assertThat(same.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))

@@ -1,25 +1,28 @@
 package io.dupguard.examples.payments;
 
-import java.math.BigDecimal;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.stereotype.Component;
+import tools.jackson.databind.json.JsonMapper;
 
-/** Applies credits; deliveries are deduplicated by message-id (the dedupFactory). */
+/**
+ * Applies credits. Deliveries are deduplicated by message-id (the {@code dedupFactory}), and with
+ * dupguard's transactional AMQP mode the dedup claim, the credit and the completion commit in one
+ * transaction. A body that cannot be read fails every attempt and ends in the dead-letter queue.
+ */
 @Component
 public class CreditListener {
     private final Accounts accounts;
+    private final JsonMapper json;
 
-    public CreditListener(Accounts accounts) {
+    public CreditListener(Accounts accounts, JsonMapper json) {
         this.accounts = accounts;
+        this.json = json;
     }
 
-    @RabbitListener(queues = PaymentsApplication.CREDITS, containerFactory = "dedupFactory")
+    @RabbitListener(queues = "${payments.credits.queue}", containerFactory = "dedupFactory")
     public void onCredit(Message message) {
-        String[] parts = new String(message.getBody(), java.nio.charset.StandardCharsets.UTF_8).split(":");
-        accounts.credit(
-                parts[0],
-                new BigDecimal(parts[1]),
-                message.getMessageProperties().getMessageId());
+        Credit credit = json.readValue(message.getBody(), Credit.class);
+        accounts.credit(credit.account(), credit.amount(), credit.paymentRef());
     }
 }

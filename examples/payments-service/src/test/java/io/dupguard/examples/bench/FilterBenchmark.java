@@ -89,8 +89,7 @@ public final class FilterBenchmark {
         Map<Variant, List<Round>> results = new LinkedHashMap<>();
         try {
             for (Variant v : variants) {
-                List<Class<?>> sources =
-                        new ArrayList<>(List.of(PaymentsApplication.class, CheapPasswordsConfig.class));
+                List<Class<?>> sources = new ArrayList<>(List.of(PaymentsApplication.class));
                 sources.addAll(Arrays.asList(v.extra()));
                 List<String> props = new ArrayList<>(List.of(
                         "server.port=0",
@@ -278,10 +277,10 @@ public final class FilterBenchmark {
         StringBuilder md = new StringBuilder();
         md.append("# Benchmark: the HTTP Idempotency-Key filter\n\n")
                 .append("Requests/s and latency of the example service's `POST /payments` (Spring Security basic auth")
-                .append(" with the demo's `{noop}` passwords kept as stored — see `CheapPasswordsConfig`; with BCrypt")
+                .append(" with the demo's `{noop}` passwords kept as stored — see `ApiSecurity`; with BCrypt")
                 .append(" every row would measure ~70 ms of password hashing per request —")
                 .append(
-                        " a PostgreSQL insert, a RabbitMQ publish) without a filter, with dupguard's filter on Redis and")
+                        " a card-network call and a PostgreSQL insert, the credit enqueued in the retry log and published after the commit) without a filter, with dupguard's filter on Redis and")
                 .append(
                         " on PostgreSQL, and with a hand-written Redis filter — the ceiling: SET NX PX to claim, SET to")
                 .append(
@@ -375,7 +374,8 @@ public final class FilterBenchmark {
                 .append(" both make the same two round trips.\n\n")
                 .append("Before each app is measured the run checks its setup and stops otherwise: the demo password")
                 .append(" is still stored as `{noop}` (Spring Security upgrades it to BCrypt after the first login")
-                .append(" unless the encoder says not to; BCrypt costs ~70 ms of CPU per request and capped an idle")
+                .append(
+                        " when the user store is a `UserDetailsPasswordService`; BCrypt costs ~70 ms of CPU per request and capped an idle")
                 .append(" 2-core run at ~27 requests/s in every row), and two principals sending one key get two")
                 .append(" independent payments (key scoping on).\n");
         Files.writeString(out, md.toString());

@@ -3,40 +3,42 @@ package io.dupguard.examples.payments;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /** The example service over real HTTP (Tomcat, java.net.http), PostgreSQL, Redis and RabbitMQ. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// closed after the class: its 40-connection pool, listeners and workers are not left running
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 class PaymentsServiceIT {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
         r.add(
                 "spring.datasource.url",
                 () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        // 32 concurrent requests, each holding a connection while the first also calls the gateway
         r.add("spring.datasource.hikari.maximum-pool-size", () -> "40");
-        // The payment ids start at 1 in every fresh database, while Redis is shared by every run:
-        // keys of this run only, so an earlier run's stored credits are never replayed here.
-        String run = Long.toString(System.nanoTime(), 36);
-        r.add("dupguard.redis.idempotency-key-prefix", () -> "example:payments:" + run + ":idem:");
-        r.add("dupguard.redis.lock-key-prefix", () -> "example:payments:" + run + ":lock:");
+        r.add("spring.datasource.hikari.minimum-idle", () -> "2");
     }
 
     @LocalServerPort
@@ -48,33 +50,30 @@ class PaymentsServiceIT {
     @Autowired
     PaymentGateway gateway;
 
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    @Autowired
+    RabbitTemplate rabbit;
 
-    private HttpRequest pay(String client, String key, String account, String amount) {
-        String password = client.equals("shop-a") ? "secret-a" : "secret-b";
-        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/payments"))
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json")
-                .header(
-                        "Authorization",
-                        "Basic "
-                                + Base64.getEncoder()
-                                        .encodeToString((client + ":" + password).getBytes(StandardCharsets.UTF_8)))
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"account\":\"" + account + "\",\"amount\":\"" + amount + "\"}"))
-                .build();
+    @Value("${payments.credits.queue}")
+    String queue;
+
+    private PaymentsClient client;
+
+    @BeforeEach
+    void client() {
+        client = new PaymentsClient(port);
+    }
+
+    private HttpRequest pay(String who, String key, String account, String amount) {
+        return client.pay(who, key, account, amount);
     }
 
     private HttpResponse<String> send(HttpRequest request) throws Exception {
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
+        return client.send(request);
     }
 
     private int payments(String account) {
-        return jdbc.queryForObject("select count(*) from example_payments where account = ?", Integer.class, account);
+        return jdbc.queryForObject(
+                "select count(*) from example_payments_v2 where account = ?", Integer.class, account);
     }
 
     private BigDecimal balance(String account) {
@@ -85,7 +84,14 @@ class PaymentsServiceIT {
     }
 
     private int credits(String account) {
-        return jdbc.queryForObject("select count(*) from example_credits where account = ?", Integer.class, account);
+        return jdbc.queryForObject("select count(*) from example_credits_v2 where account = ?", Integer.class, account);
+    }
+
+    private int gatewayCalls(String client, String key) {
+        return jdbc.query(
+                "select calls from example_gateway_authorisations where auth_key = ?",
+                rs -> rs.next() ? rs.getInt(1) : 0,
+                PaymentController.reference(client, key).toString());
     }
 
     @Test
@@ -94,7 +100,8 @@ class PaymentsServiceIT {
         String key = UUID.randomUUID().toString();
         List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
         for (int i = 0; i < 32; i++) {
-            calls.add(http.sendAsync(pay("shop-a", key, account, "25.00"), HttpResponse.BodyHandlers.ofString()));
+            calls.add(client.http()
+                    .sendAsync(pay("shop-a", key, account, "25.00"), HttpResponse.BodyHandlers.ofString()));
         }
         String body = null;
         int conflicts = 0;
@@ -117,6 +124,8 @@ class PaymentsServiceIT {
             assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         }
         assertThat(payments(account)).isEqualTo(1);
+        assertThat(gatewayCalls("shop-a", key)).isEqualTo(1);
+        assertThat(body).contains("\"reference\":\"" + PaymentController.reference("shop-a", key) + "\"");
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> credits(account) == 1);
         assertThat(balance(account)).isEqualByComparingTo("25.00");
     }
@@ -149,16 +158,84 @@ class PaymentsServiceIT {
     }
 
     @Test
-    void aServerErrorLetsTheRetryRunAgain() throws Exception {
+    void aServerErrorLetsTheRetryRunAgainWithTheSameGatewayKey() throws Exception {
         String account = "acct-" + UUID.randomUUID();
         String key = UUID.randomUUID().toString();
         gateway.failNext(1);
         HttpResponse<String> failed = send(pay("shop-a", key, account, "3.00"));
         assertThat(failed.statusCode()).isEqualTo(502);
+        assertThat(failed.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(failed.body()).contains("gateway-unavailable");
         assertThat(payments(account)).isZero();
         HttpResponse<String> retry = send(pay("shop-a", key, account, "3.00"));
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
         assertThat(payments(account)).isEqualTo(1);
+        assertThat(gatewayCalls("shop-a", key)).isEqualTo(1);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> credits(account) == 1);
+    }
+
+    @Test
+    void anInvalidPaymentIsAProblem() throws Exception {
+        String account = "acct-" + UUID.randomUUID();
+        HttpResponse<String> r = send(pay("shop-a", UUID.randomUUID().toString(), account, "-1.00"));
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(r.body()).contains("invalid-payment").contains("\"status\":400");
+        assertThat(payments(account)).isZero();
+    }
+
+    @Test
+    void aMissingOrWrongPasswordIsAProblem() throws Exception {
+        HttpResponse<String> none =
+                send(client.request("/accounts/x", null).GET().build());
+        HttpResponse<String> wrong = send(client.request("/accounts/x", null)
+                .header("Authorization", "Basic c2hvcC1hOndyb25n") // shop-a:wrong
+                .GET()
+                .build());
+        for (HttpResponse<String> r : List.of(none, wrong)) {
+            assertThat(r.statusCode()).isEqualTo(401);
+            assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(r.headers().firstValue("WWW-Authenticate")).hasValue("Basic realm=\"payments\"");
+            assertThat(r.body()).contains("unauthenticated").contains("\"status\":401");
+            assertThat(r.headers().firstValue("Set-Cookie")).as("no session").isEmpty();
+        }
+    }
+
+    @Test
+    void aMessageWithoutAKeyIsDeadLetteredOnceAndNeverCredited() throws Exception {
+        String account = "acct-" + UUID.randomUUID();
+        String marker = UUID.randomUUID().toString();
+        MessageProperties props = new MessageProperties();
+        props.setCorrelationId(marker); // no message-id
+        rabbit.send("", queue, new Message(credit(marker, account), props));
+        Message dead = DeadLetters.takeOne(
+                rabbit,
+                queue + ".dlq",
+                m -> marker.equals(m.getMessageProperties().getCorrelationId()));
+        assertThat(DeadLetters.deaths(dead)).isEqualTo(1);
+        assertThat(credits(account)).isZero();
+        assertThat(balance(account)).isEqualByComparingTo("0");
+    }
+
+    @Test
+    void aPoisonMessageEndsInTheDeadLetterQueueAfterTheBoundedRetries() throws Exception {
+        String marker = UUID.randomUUID().toString();
+        MessageProperties props = new MessageProperties();
+        props.setMessageId(marker);
+        rabbit.send("", queue, new Message("not a credit".getBytes(StandardCharsets.UTF_8), props));
+        Message dead = DeadLetters.takeOne(
+                rabbit,
+                queue + ".dlq",
+                m -> marker.equals(m.getMessageProperties().getMessageId()));
+        assertThat(DeadLetters.deaths(dead)).isEqualTo(1);
+        assertThat(jdbc.queryForObject(
+                        "select count(*) from example_credits_v2 where payment_ref = ?", Integer.class, marker))
+                .isZero();
+    }
+
+    private static byte[] credit(String ref, String account) {
+        return ("{\"paymentRef\":\"" + ref + "\",\"account\":\"" + account + "\",\"amount\":\"5.00\"}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -1,0 +1,204 @@
+package io.dupguard.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.RecordStatus;
+import io.dupguard.lock.Lease;
+import io.dupguard.lock.LockOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * {@code replicaAcks} on the Sentinel-managed master and its two replicas ({@link SentinelRedis}):
+ * acknowledged writes count; writes the replicas cannot acknowledge (paused with {@code CLIENT
+ * PAUSE}, or more acknowledgements asked than replicas exist) fail with {@link
+ * StoreUnavailableException} and leave nothing behind, so another caller gets the key or lock at
+ * once. Every replica pause is ended in a finally block.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RedisReplicaAcksIT {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final Duration REPLICA_PAUSE = Duration.ofSeconds(5); // a bound: ended in a finally block
+
+    private final RedisClient acked = SentinelRedis.client();
+    private final RedisClient plain = SentinelRedis.client();
+    private final String scope =
+            "acks-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+    private List<RedisURI> replicas;
+
+    @BeforeAll
+    void bothReplicasAreUp() {
+        replicas = SentinelRedis.healthyReplicas(plain);
+    }
+
+    @AfterAll
+    void shutdown() {
+        acked.shutdown();
+        plain.shutdown();
+    }
+
+    @Test
+    void everyWriteAcknowledgedByBothReplicasCounts() {
+        IdempotencyKey key = IdempotencyKey.of(scope, "both");
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(acked)
+                        .replicaAcks(2, Duration.ofSeconds(1))
+                        .build();
+                RedisLockProvider locks = RedisLockProvider.builder(acked)
+                        .replicaAcks(2, Duration.ofSeconds(1))
+                        .build();
+                RedisSubmissionTokens tokens = RedisSubmissionTokens.builder(acked)
+                        .replicaAcks(2, Duration.ofSeconds(1))
+                        .build();
+                RedisSubmitThrottle throttle = RedisSubmitThrottle.builder(acked)
+                        .replicaAcks(2, Duration.ofSeconds(1))
+                        .build()) {
+            assertThat(store.claim(key, Fingerprint.none(), "owner-1", LEASE)).isEqualTo(Claim.FRESH);
+            assertThat(store.renew(key, "owner-1", LEASE)).isTrue();
+            store.complete(key, "owner-1", RecordStatus.COMPLETED, utf8("done"), LEASE);
+            assertThat(store.find(key))
+                    .hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.COMPLETED));
+
+            Optional<Lease> lease = locks.tryAcquire(scope + ":lock");
+            assertThat(lease).isPresent();
+            lease.get().close();
+
+            String token = tokens.issue(scope, "user", LEASE);
+            assertThat(tokens.consume(scope, "user", token)).isTrue();
+            assertThat(throttle.tryAcquire(scope, "user", LEASE)).isTrue();
+            assertThat(throttle.tryAcquire(scope, "user", LEASE)).isFalse();
+        }
+    }
+
+    @Test
+    void claimThatNoReplicaAcknowledgesFailsRunsNothingAndLeavesTheKeyFree() {
+        IdempotencyKey key = IdempotencyKey.of(scope, "paused");
+        AtomicInteger runs = new AtomicInteger();
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(acked)
+                        .replicaAcks(1, Duration.ofMillis(300))
+                        .build();
+                RedisIdempotencyStore other = RedisIdempotencyStore.create(plain)) {
+            withReplicasPaused(() -> {
+                assertThatThrownBy(() -> Idempotency.of(store)
+                                .execute(key, Fingerprint.none(), String.class, () -> "ran#" + runs.incrementAndGet()))
+                        .isInstanceOf(StoreUnavailableException.class)
+                        .hasMessageContaining("not replicated")
+                        .hasMessageContaining("acknowledged by 0 of 1 replica(s) within 300 ms");
+                assertThat(other.claim(key, Fingerprint.none(), "second", LEASE))
+                        .isEqualTo(Claim.FRESH);
+            });
+        }
+        assertThat(runs).hasValue(0);
+    }
+
+    @Test
+    void lockThatNoReplicaAcknowledgesIsNotGrantedAndAnotherCallerGetsItAtOnce() {
+        String name = scope + ":paused-lock";
+        try (RedisLockProvider locks = RedisLockProvider.builder(acked)
+                        .replicaAcks(1, Duration.ofMillis(300))
+                        .build();
+                RedisLockProvider other = RedisLockProvider.create(plain)) {
+            withReplicasPaused(() -> {
+                assertThatThrownBy(() -> locks.tryAcquire(name))
+                        .isInstanceOf(StoreUnavailableException.class)
+                        .hasMessageContaining("not replicated");
+                Optional<Lease> second = other.tryAcquire(name, LockOptions.ofDefaults());
+                assertThat(second).isPresent();
+                second.get().close();
+            });
+        }
+    }
+
+    /** More acknowledgements than the two replicas: a bounded wait, then the write is undone. */
+    @Test
+    void askingForMoreReplicasThanExistWithdrawsTokensAndWindows() {
+        Duration timeout = Duration.ofMillis(100);
+        try (RedisSubmissionTokens tokens = RedisSubmissionTokens.builder(acked)
+                        .replicaAcks(3, timeout)
+                        .build();
+                RedisSubmissionTokens plainTokens = RedisSubmissionTokens.create(plain);
+                RedisSubmitThrottle throttle = RedisSubmitThrottle.builder(acked)
+                        .replicaAcks(3, timeout)
+                        .build();
+                RedisSubmitThrottle plainThrottle = RedisSubmitThrottle.create(plain)) {
+            assertThatThrownBy(() -> tokens.issue(scope, "user", LEASE))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("acknowledged by 2 of 3 replica(s)");
+            String token = plainTokens.issue(scope, "user", LEASE);
+            assertThatThrownBy(() -> tokens.consume(scope, "user", token))
+                    .isInstanceOf(StoreUnavailableException.class);
+            assertThat(plainTokens.consume(scope, "user", token))
+                    .as("the consume was put back")
+                    .isTrue();
+
+            assertThatThrownBy(() -> throttle.tryAcquire(scope, "withdrawn", LEASE))
+                    .isInstanceOf(StoreUnavailableException.class);
+            assertThat(plainThrottle.tryAcquire(scope, "withdrawn", LEASE))
+                    .as("the window was withdrawn")
+                    .isTrue();
+        }
+    }
+
+    /**
+     * The shared Redis Cluster has no replicas: each {@code WAIT} goes to the node owning the key's
+     * slot, times out there, and the claims and locks are withdrawn on that node.
+     */
+    @Test
+    void onAClusterWithoutReplicasWritesAreWithdrawnOnTheNodeOwningTheKey() {
+        RedisClusterClient cluster = RedisFixtures.clusterClient();
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(cluster)
+                        .replicaAcks(1, Duration.ofMillis(50))
+                        .build();
+                RedisIdempotencyStore other = RedisIdempotencyStore.create(cluster);
+                RedisLockProvider locks = RedisLockProvider.builder(cluster)
+                        .replicaAcks(1, Duration.ofMillis(50))
+                        .build();
+                RedisLockProvider otherLocks = RedisLockProvider.create(cluster)) {
+            for (int i = 0; i < 3; i++) { // three slots, usually on more than one node
+                IdempotencyKey key = IdempotencyKey.of(scope, "cluster-" + i);
+                assertThatThrownBy(() -> store.claim(key, Fingerprint.none(), "first", LEASE))
+                        .isInstanceOf(StoreUnavailableException.class)
+                        .hasMessageContaining("acknowledged by 0 of 1");
+                assertThat(other.claim(key, Fingerprint.none(), "second", LEASE))
+                        .isEqualTo(Claim.FRESH);
+
+                String name = scope + ":cluster-lock-" + i;
+                assertThatThrownBy(() -> locks.tryAcquire(name)).isInstanceOf(StoreUnavailableException.class);
+                Optional<Lease> second = otherLocks.tryAcquire(name);
+                assertThat(second).isPresent();
+                second.get().close();
+            }
+        } finally {
+            cluster.shutdown();
+        }
+    }
+
+    private void withReplicasPaused(Runnable test) {
+        SentinelRedis.pauseReplicas(replicas, REPLICA_PAUSE);
+        try {
+            test.run();
+        } finally {
+            SentinelRedis.unpauseReplicas(replicas);
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

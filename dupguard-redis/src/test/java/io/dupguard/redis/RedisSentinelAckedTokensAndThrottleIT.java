@@ -1,0 +1,19 @@
+package io.dupguard.redis;
+
+import io.lettuce.core.RedisClient;
+import java.time.Duration;
+
+/** {@link RedisSentinelTokensAndThrottleIT} with every issue, consume and window acknowledged by both replicas. */
+class RedisSentinelAckedTokensAndThrottleIT extends RedisSentinelTokensAndThrottleIT {
+    private static final Duration TIMEOUT = Duration.ofSeconds(1);
+
+    @Override
+    RedisSubmissionTokens newTokens(RedisClient client) {
+        return RedisSubmissionTokens.builder(client).replicaAcks(2, TIMEOUT).build();
+    }
+
+    @Override
+    RedisSubmitThrottle newThrottle(RedisClient client) {
+        return RedisSubmitThrottle.builder(client).replicaAcks(2, TIMEOUT).build();
+    }
+}
