@@ -10,9 +10,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Seed 004 on a Sentinel-managed Redis of the lab's own (master, two replicas, three Sentinels),
- * failed over mid-storm — once by {@code SENTINEL FAILOVER}, once by killing the master — with the
- * Redis strategies connecting through the Sentinels. Replication is asynchronous, so no row is
- * {@code durable}; the fenced lock must still refuse every stale write. The tables live on the
+ * failed over mid-storm — once by {@code SENTINEL FAILOVER}, once by killing the master with every
+ * write waiting for a replica's acknowledgement ({@code replicaAcks(1, …)}) — with the Redis
+ * strategies connecting through the Sentinels. Replication stays asynchronous ({@code WAIT} does not
+ * make it consistent), so no row is {@code durable}; the fenced lock must still refuse every stale
+ * write. The tables live on the
  * PostgreSQL of {@link StormPostgresRedisIT}; {@code redis-server} missing fails the test.
  */
 class StormRedisFailoverIT {
@@ -29,7 +31,7 @@ class StormRedisFailoverIT {
                 "--strategy",
                 "idempotency-redis,redis-fenced",
                 "--faults",
-                "redis-failover,redis-failover-kill",
+                "redis-failover,redis-failover-kill-acks",
                 "--duration",
                 "1s",
                 "--clients",
@@ -54,9 +56,9 @@ class StormRedisFailoverIT {
         assertThat(rows.keySet())
                 .containsExactlyInAnyOrder(
                         "payment/idempotency-redis@redis-failover",
-                        "payment/idempotency-redis@redis-failover-kill",
+                        "payment/idempotency-redis@redis-failover-kill-acks",
                         "lock-backends/redis-fenced@redis-failover",
-                        "lock-backends/redis-fenced@redis-failover-kill");
-        assertThat(r.out()).contains("@redis-failover-kill");
+                        "lock-backends/redis-fenced@redis-failover-kill-acks");
+        assertThat(r.out()).contains("@redis-failover-kill-acks");
     }
 }

@@ -189,7 +189,15 @@ public final class LabEnvironment implements AutoCloseable {
      * restores the {@code --redis-url} target. For faults that need a Redis server of their own.
      */
     public AutoCloseable useRedis(String url) {
-        RedisTarget own = RedisTarget.connect(url);
+        return useRedis(url, 0);
+    }
+
+    /**
+     * As {@link #useRedis(String)}, with every Redis store, lock, token and throttle waiting for
+     * {@code replicaAcks} replicas to acknowledge each write (0: none).
+     */
+    public AutoCloseable useRedis(String url, int replicaAcks) {
+        RedisTarget own = RedisTarget.connect(url, replicaAcks);
         RedisTarget previous = redis;
         redis = own;
         return () -> {

@@ -180,18 +180,8 @@ public final class LabRedisSentinel implements AutoCloseable {
 
     private void startData(int port, List<String> extra) throws IOException {
         Path own = Files.createDirectories(dir.resolve(Integer.toString(port)));
-        List<String> command = new ArrayList<>(List.of(
-                "redis-server",
-                "--port",
-                Integer.toString(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                own.toString()));
+        List<String> command = LabRedisServer.command(port, own);
+        command.addAll(List.of("--appendonly", "no"));
         command.addAll(extra);
         data.put(port, start(command, own));
     }

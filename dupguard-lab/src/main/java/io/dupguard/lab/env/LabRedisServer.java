@@ -56,16 +56,7 @@ public final class LabRedisServer implements AutoCloseable {
 
     /** Starts the server and waits until it answers PING (its data reloaded, if persistent). */
     public synchronized void start() throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                "redis-server",
-                "--port",
-                Integer.toString(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--dir",
-                dir.toString()));
+        List<String> command = command(port, dir);
         if (persistent) {
             command.addAll(List.of("--appendonly", "yes", "--appendfsync", "always"));
         } else {
@@ -83,6 +74,20 @@ public final class LabRedisServer implements AutoCloseable {
             }
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
+    }
+
+    /** {@code redis-server} on {@code port} of 127.0.0.1, no RDB snapshots, files in {@code dir}. */
+    static List<String> command(int port, Path dir) {
+        return new ArrayList<>(List.of(
+                "redis-server",
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--dir",
+                dir.toString()));
     }
 
     /** Kills the server as a crash would (SIGKILL) and waits until it is gone. */

@@ -42,6 +42,7 @@ public final class RedisTarget implements AutoCloseable {
     private final String label;
     private final String url;
     private RedisClient withDefaultUri; // made on first use; guarded by this
+    private int replicaAcks; // set once, right after connecting: 0 for none
 
     private RedisTarget(RedisClient standalone, RedisURI uri, RedisClusterClient cluster, String label, String url) {
         this.standalone = standalone;
@@ -124,11 +125,32 @@ public final class RedisTarget implements AutoCloseable {
                 "cannot reach --redis-url " + shown + ": " + UnreachableException.rootMessage(e), e);
     }
 
+    /**
+     * As {@link #connect(String)}; every store, lock provider, token store and throttle made from
+     * it then waits for {@code replicas} replicas to acknowledge each write ({@code
+     * replicaAcks(replicas, }{@value #REPLICA_ACK_TIMEOUT_MILLIS}{@code  ms)}).
+     */
+    static RedisTarget connect(String url, int replicas) {
+        RedisTarget target = connect(url);
+        target.replicaAcks = replicas;
+        return target;
+    }
+
+    /** Well below the command timeout, which would otherwise cut a {@code WAIT} short as an outage. */
+    static final long REPLICA_ACK_TIMEOUT_MILLIS = 500;
+
+    private Duration ackTimeout() {
+        return Duration.ofMillis(REPLICA_ACK_TIMEOUT_MILLIS);
+    }
+
     /** A new store writing under {@code keyPrefix}; the caller closes it. */
     public RedisIdempotencyStore newIdempotencyStore(String keyPrefix) {
         RedisIdempotencyStore.Builder b = cluster != null
                 ? RedisIdempotencyStore.builder(cluster)
                 : RedisIdempotencyStore.builder(standalone, standaloneUri);
+        if (replicaAcks > 0) {
+            b.replicaAcks(replicaAcks, ackTimeout());
+        }
         return b.keyPrefix(keyPrefix).build();
     }
 
@@ -137,17 +159,31 @@ public final class RedisTarget implements AutoCloseable {
         RedisLockProvider.Builder b = cluster != null
                 ? RedisLockProvider.builder(cluster)
                 : RedisLockProvider.builder(standalone, standaloneUri);
+        if (replicaAcks > 0) {
+            b.replicaAcks(replicaAcks, ackTimeout());
+        }
         return b.keyPrefix(keyPrefix).build();
     }
 
     /** New submission tokens on this Redis (default key prefix; the lab scopes them per trial); the caller closes them. */
     public RedisSubmissionTokens newSubmissionTokens() {
-        return cluster != null ? RedisSubmissionTokens.create(cluster) : RedisSubmissionTokens.create(defaultClient());
+        RedisSubmissionTokens.Builder b = cluster != null
+                ? RedisSubmissionTokens.builder(cluster)
+                : RedisSubmissionTokens.builder(defaultClient());
+        if (replicaAcks > 0) {
+            b.replicaAcks(replicaAcks, ackTimeout());
+        }
+        return b.build();
     }
 
     /** A new submit throttle on this Redis (default key prefix; the lab scopes it per trial); the caller closes it. */
     public RedisSubmitThrottle newSubmitThrottle() {
-        return cluster != null ? RedisSubmitThrottle.create(cluster) : RedisSubmitThrottle.create(defaultClient());
+        RedisSubmitThrottle.Builder b =
+                cluster != null ? RedisSubmitThrottle.builder(cluster) : RedisSubmitThrottle.builder(defaultClient());
+        if (replicaAcks > 0) {
+            b.replicaAcks(replicaAcks, ackTimeout());
+        }
+        return b.build();
     }
 
     /** The tokens and throttle connect with their client's default URI: a client that has this one. */
@@ -239,7 +275,9 @@ public final class RedisTarget implements AutoCloseable {
 
     /** What the report calls it. */
     public String label() {
-        return label;
+        return replicaAcks > 0
+                ? label + " with replicaAcks(" + replicaAcks + ", " + REPLICA_ACK_TIMEOUT_MILLIS + " ms)"
+                : label;
     }
 
     /**

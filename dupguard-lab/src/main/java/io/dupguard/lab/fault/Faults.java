@@ -22,8 +22,10 @@ public final class Faults {
             new ReplicaLag(),
             new PgFailover(false),
             new PgFailover(true),
-            new RedisFailover(false),
-            new RedisFailover(true)
+            new RedisFailover(false, 0),
+            new RedisFailover(true, 0),
+            new RedisFailover(false, 1),
+            new RedisFailover(true, 1)
         }) {
             ALL.put(f.name(), f);
         }

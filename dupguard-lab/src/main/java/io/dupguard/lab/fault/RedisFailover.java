@@ -25,18 +25,27 @@ import java.util.SplittableRandom;
  * sent to the promoted replica is gone after the failover (seed 004: the lock taken on the master,
  * lost in the failover, gives two holders). So every row is {@code durable: false} — duplicate
  * effects or exclusion violations are the honest result; fenced writes must still be refused.
+ *
+ * <p>{@code -acks} variants: every Redis store, lock, token and throttle is built with {@code
+ * replicaAcks(1, 500 ms)}: a write counts only once a replica has acknowledged it ({@code WAIT}).
+ * Still {@code durable: false}: {@code WAIT} does not make Redis strongly consistent. Sentinel
+ * promotes the replica with the best offset, which has every write another replica acknowledged
+ * unless that replica is gone too; but the old master keeps accepting writes until the Sentinels
+ * reconfigure it, and the replica that acknowledged them may not be the one promoted.
  */
 final class RedisFailover implements Fault {
     private final boolean kill;
+    private final int replicaAcks;
     private LabRedisSentinel sentinel;
 
-    RedisFailover(boolean kill) {
+    RedisFailover(boolean kill, int replicaAcks) {
         this.kill = kill;
+        this.replicaAcks = replicaAcks;
     }
 
     @Override
     public String name() {
-        return kill ? "redis-failover-kill" : "redis-failover";
+        return (kill ? "redis-failover-kill" : "redis-failover") + (replicaAcks > 0 ? "-acks" : "");
     }
 
     @Override
@@ -67,7 +76,7 @@ final class RedisFailover implements Fault {
 
     @Override
     public AutoCloseable prepare(LabEnvironment env) throws Exception {
-        return Faults.using(new LabRedisSentinel(), s -> env.useRedis(s.url()), s -> sentinel = s);
+        return Faults.using(new LabRedisSentinel(), s -> env.useRedis(s.url(), replicaAcks), s -> sentinel = s);
     }
 
     @Override
