@@ -46,6 +46,7 @@ public final class StormJson {
         m.put("balance-init/retry-lock", "metrics.genuineAttemptsRefused");
         m.put("balance-init/retry-lock-requery", "metrics.genuineAttemptsRefused");
         m.put("form-submit/throttle", "metrics.differentSubmitsRefused");
+        m.put("form-submit/throttle-redis", "metrics.differentSubmitsRefused");
         m.put("lock-backends/*-unfenced", "metrics.staleWritesAccepted");
         return m;
     }

@@ -44,6 +44,7 @@ class StormPostgresRedisIT {
         List<String> payment = new ArrayList<>(expected.get("payment"));
         payment.add("idempotency-redis");
         expected.put("payment", payment);
+        expected.put("form-submit", List.of("none", "throttle", "throttle-redis", "token", "token-redis", "prepared"));
         StormJson.assertNaiveFailAndDupguardHolds(StormJson.read(json), expected);
         assertThat(r.out()).contains("on jdbc:postgresql://127.0.0.1:5432/test").contains("+ Redis redis://");
     }
