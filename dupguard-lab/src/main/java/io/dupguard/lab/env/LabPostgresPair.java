@@ -12,6 +12,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -29,9 +30,9 @@ import java.util.stream.Stream;
  *   <li>{@code initdb} and database {@code test} once per process (a template, copied for each pair);
  *   <li>the primary started with {@code pg_ctl};
  *   <li>{@code pg_basebackup -R -X stream --checkpoint=fast}: the standby, started, streaming;
- *   <li>{@link #failover()}: the primary stopped as a crash ({@code pg_ctl stop -m immediate}: no
- *       shutdown checkpoint, nothing more sent to the standby), the standby promoted ({@code pg_ctl
- *       promote -w}).
+ *   <li>{@link #failover(Duration)}: the primary's WAL sender held back for a moment (SIGSTOP), then
+ *       killed, the primary stopped as a crash ({@code pg_ctl stop -m immediate}: no shutdown checkpoint,
+ *       nothing more sent to the standby), the standby promoted ({@code pg_ctl promote -w}).
  * </ol>
  *
  * <p>With {@code synchronous}, the primary gets {@code synchronous_standby_names = '*'} (after the
@@ -117,10 +118,24 @@ public final class LabPostgresPair implements AutoCloseable {
     }
 
     /**
-     * Fails the primary over to the standby: the primary stops as a crash would, then the standby is
-     * promoted and answers as the new primary.
+     * Fails the primary over to the standby. First the primary stops sending WAL for {@code lag}
+     * (its WAL sender is stopped with SIGSTOP, as a slow network would hold WAL back): commits made
+     * meanwhile stay on the primary — an asynchronous primary acknowledges them, a synchronous one
+     * keeps them waiting for the standby. Then the WAL sender is killed with what it had not sent,
+     * the primary stops as a crash would, and the standby is promoted and answers as the new primary.
      */
-    public void failover() throws IOException {
+    public void failover(Duration lag) throws IOException, SQLException {
+        String sender;
+        try (Connection c = DriverManager.getConnection(adminUrl(primaryPort));
+                ResultSet rs = c.createStatement().executeQuery("SELECT pid FROM pg_stat_replication")) {
+            if (!rs.next()) {
+                throw new IOException("the primary on port " + primaryPort + " has no WAL sender");
+            }
+            sender = Long.toString(rs.getLong(1));
+        }
+        run(List.of("kill", "-STOP", sender), "sender-stop");
+        LockSupport.parkNanos(lag.toNanos());
+        run(List.of("kill", "-KILL", sender), "sender-kill");
         run(List.of(bin("pg_ctl"), "-D", base.resolve("primary").toString(), "-m", "immediate", "stop"), "stop");
         run(
                 List.of(

@@ -4,6 +4,7 @@ import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.env.LabPostgresPair;
 import io.dupguard.lab.storm.Strategy;
 import io.dupguard.lab.storm.Workload;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -11,7 +12,8 @@ import java.util.SplittableRandom;
  * {@code pg-failover} / {@code pg-failover-sync}: every table and JDBC store of the run lives on a
  * PostgreSQL primary + streaming standby the lab starts itself ({@link LabPostgresPair}), reached
  * through a multi-host URL with {@code targetServerType=primary}. At a seeded moment in the first
- * half of the run the primary stops as a crash and the standby is promoted; the pool's connections
+ * half of the run the primary stops sending WAL for 300 ms (its WAL sender is stopped, as a slow
+ * network holds WAL back), then the primary stops as a crash and the standby is promoted; the pool's connections
  * to the old primary fail, new ones find the new primary.
  *
  * <ul>
@@ -27,6 +29,9 @@ import java.util.SplittableRandom;
  * </ul>
  */
 final class PgFailover implements Fault {
+    /** How long the primary stops sending WAL before the crash: a network hop that holds WAL back. */
+    static final Duration REPLICATION_LAG = Duration.ofMillis(300);
+
     private final boolean synchronous;
     private LabPostgresPair pair;
 
@@ -74,7 +79,7 @@ final class PgFailover implements Fault {
             return;
         }
         long from = System.nanoTime();
-        pair.failover();
+        pair.failover(REPLICATION_LAG);
         env.renewConnections(); // idle connections to the old primary go now, busy ones when returned
         active.between(from, System.nanoTime());
     }
