@@ -12,9 +12,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * PostgreSQL failed over mid-storm on a primary + standby pair the lab starts itself (never the
  * shared 5442/5443 pair): the primary stops as a crash, the standby is promoted, the clients follow
- * through the multi-host URL. With asynchronous replication the rows are {@code durable: false}
- * (acknowledged commits may be lost); with a synchronous standby, the transactional mode keeps 0
- * duplicate effects and 0 lost. The PostgreSQL binaries missing fails the test (status 2).
+ * through the multi-host URL; for 300 ms before the crash the primary sends no WAL. With
+ * asynchronous replication the commits it acknowledged meanwhile are lost ({@code durable:
+ * false}); with a synchronous standby, the transactional mode keeps 0 duplicate effects and 0 lost.
+ * The PostgreSQL binaries missing fails the test (status 2).
  */
 class StormPgFailoverIT {
     @TempDir
@@ -47,6 +48,11 @@ class StormPgFailoverIT {
                     .isEqualTo(synchronous);
             if (StormJson.dupguard(row) && synchronous) {
                 StormJson.assertHolds(where, row);
+            }
+            if (!synchronous) {
+                assertThat(row.get("lost").asLong())
+                        .as(where + ": commits acknowledged while the primary held WAL back are gone")
+                        .isPositive();
             }
         });
         assertThat(rows.keySet())
