@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -25,7 +26,8 @@ final class BenchReport {
             String loadEnd,
             Map<Variant, List<Round>> results,
             double redisRtt,
-            double pgRtt)
+            double pgRtt,
+            Duration outboxWait)
             throws IOException {
         StringBuilder md = new StringBuilder();
         md.append("# Benchmark: the HTTP Idempotency-Key filter\n\n")
@@ -67,6 +69,10 @@ final class BenchReport {
                 .append(" s measured per app, the order reversed every other round. Each app's pool holds up to ")
                 .append(FilterBenchmark.POOL)
                 .append(" connections (a request holds one for its transaction and a second for the gateway's).")
+                .append(" Before each window the run waits until the retry log has published every credit due, so")
+                .append(" one app's outbox does not run in the next app's window (longest wait: ")
+                .append(String.format("%.1f s", outboxWait.toMillis() / 1000.0))
+                .append(").")
                 .append(" The table shows the **median** round of each row (requests/s, p50, p99); the last column")
                 .append(" lists every round's requests/s. *vs ceiling* divides a dupguard row by its hand-written")
                 .append(" ceiling (target ≥ 90 %).\n\n## Results\n\n")
