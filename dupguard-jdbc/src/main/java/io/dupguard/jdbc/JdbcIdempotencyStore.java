@@ -360,13 +360,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
         long purgeMillis = purgeMillis(leaseMillis);
         JdbcBatchClaims.checkDistinct(entries);
-        return withConnection("claim batch", entries.size() + " keys", c -> batch(c).claimAll(
-                        c,
-                        entries,
-                        owner,
-                        leaseMillis,
-                        purgeMillis,
-                        (key, fp) -> claim(c, false, key, fp, owner, leaseMillis, purgeMillis, false)));
+        return withConnection(
+                "claim batch",
+                entries.size() + " keys",
+                c -> claimAll(c, false, entries, owner, leaseMillis, purgeMillis));
     }
 
     /** One statement on PostgreSQL; one JDBC batch of the single-key completion elsewhere. */
@@ -390,6 +387,23 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             batch(c).releaseAll(c, keys, owner);
             return null;
         });
+    }
+
+    private List<Claim> claimAll(
+            Connection c,
+            boolean lockingRead,
+            List<BatchEntry> entries,
+            String owner,
+            long leaseMillis,
+            long purgeMillis)
+            throws SQLException {
+        return batch(c).claimAll(
+                        c,
+                        entries,
+                        owner,
+                        leaseMillis,
+                        purgeMillis,
+                        (key, fp) -> claim(c, lockingRead, key, fp, owner, leaseMillis, purgeMillis, false));
     }
 
     private JdbcBatchClaims batch(Connection c) throws SQLException {
@@ -725,6 +739,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         @Override
         public Optional<IdempotencyRecord> find(Connection c, IdempotencyKey key) throws SQLException {
             return JdbcIdempotencyStore.this.find(c, key);
+        }
+
+        @Override
+        public List<Claim> claimAll(Connection c, List<BatchEntry> entries, String owner, long retentionMillis)
+                throws SQLException {
+            JdbcBatchClaims.checkDistinct(entries);
+            return JdbcIdempotencyStore.this.claimAll(c, true, entries, owner, retentionMillis, retentionMillis);
+        }
+
+        @Override
+        public Set<IdempotencyKey> completeAll(
+                Connection c, List<BatchCompletion> completions, String owner, long retentionMillis)
+                throws SQLException {
+            return completions.isEmpty() ? Set.of() : batch(c).completeAll(c, completions, owner, retentionMillis);
+        }
+
+        @Override
+        public void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException {
+            if (!keys.isEmpty()) {
+                batch(c).releaseAll(c, keys, owner);
+            }
         }
     }
 
