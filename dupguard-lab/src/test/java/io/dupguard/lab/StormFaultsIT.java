@@ -24,8 +24,8 @@ class StormFaultsIT {
     @Test
     void dupguardStrategiesHoldUnderStoreStallsAndKilledConnections() throws Exception {
         Path json = dir.resolve("faults.json");
-        LabCli.Result r = LabCli.run(
-                "storm",
+        LabCli.Result r = LabCli.stormOnPostgresRedis(
+                json,
                 "--workload",
                 "payment,account-binding",
                 "--strategy",
@@ -36,16 +36,9 @@ class StormFaultsIT {
                 "1500ms",
                 "--clients",
                 "24",
-                "--jdbc-url",
-                StormPostgresRedisIT.PG,
-                "--redis-url",
-                StormPostgresRedisIT.REDIS,
-                "--json",
-                json.toString(),
                 "--html",
                 dir.resolve("faults.html").toString());
 
-        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         List<String> faultsSeen = new ArrayList<>();
         for (StormJson.Row each : StormJson.rows(json)) {
             JsonNode row = each.json();
@@ -78,8 +71,8 @@ class StormFaultsIT {
     @Test
     void aStoreErrorWhilePreparingARequestIsAnErrorTheClientSeesNotALabFailure() throws Exception {
         Path json = dir.resolve("form-faults.json");
-        LabCli.Result r = LabCli.run(
-                "storm",
+        LabCli.stormOnPostgresRedis(
+                json,
                 "--workload",
                 "form-submit",
                 "--strategy",
@@ -89,15 +82,8 @@ class StormFaultsIT {
                 "--duration",
                 "1500ms",
                 "--clients",
-                "24",
-                "--jdbc-url",
-                StormPostgresRedisIT.PG,
-                "--redis-url",
-                StormPostgresRedisIT.REDIS,
-                "--json",
-                json.toString());
+                "24");
 
-        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         for (StormJson.Row each : StormJson.rows(json)) {
             assertThat(each.json().get("fault").asText()).as(each.where()).isEqualTo("connection-kill");
             StormJson.assertHolds(each.where(), each.json());
@@ -112,8 +98,8 @@ class StormFaultsIT {
     @Test
     void redisRestartShowsTheDurabilityLimitWithoutPersistenceAndHoldsWithAnAppendOnlyFile() throws Exception {
         Path json = dir.resolve("restart.json");
-        LabCli.Result r = LabCli.run(
-                "storm",
+        LabCli.stormOnPostgresRedis(
+                json,
                 "--workload",
                 "payment",
                 "--strategy",
@@ -123,15 +109,8 @@ class StormFaultsIT {
                 "--duration",
                 "2s",
                 "--clients",
-                "32",
-                "--jdbc-url",
-                StormPostgresRedisIT.PG,
-                "--redis-url",
-                StormPostgresRedisIT.REDIS,
-                "--json",
-                json.toString());
+                "32");
 
-        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         JsonNode rows = StormJson.read(json).get("workloads").get(0).get("strategies");
         assertThat(rows).hasSize(2);
         for (JsonNode row : rows) {
@@ -161,8 +140,8 @@ class StormFaultsIT {
     @Test
     void aCrashedInstancesClaimsAndLocksAreTakenOverAndEveryOperationTakesEffectOnce() throws Exception {
         Path json = dir.resolve("crash.json");
-        LabCli.Result r = LabCli.run(
-                "storm",
+        LabCli.stormOnPostgresRedis(
+                json,
                 "--workload",
                 "payment,account-binding",
                 "--strategy",
@@ -172,15 +151,8 @@ class StormFaultsIT {
                 "--duration",
                 "2s",
                 "--clients",
-                "24",
-                "--jdbc-url",
-                StormPostgresRedisIT.PG,
-                "--redis-url",
-                StormPostgresRedisIT.REDIS,
-                "--json",
-                json.toString());
+                "24");
 
-        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         List<String> rows = new ArrayList<>();
         for (StormJson.Row each : StormJson.rows(json)) {
             JsonNode row = each.json();
@@ -219,8 +191,8 @@ class StormFaultsIT {
     @ExpectedWarnings("ZooKeeper and Curator log the crashed instance's dropped session and its expiry")
     void aCrashedInstancesLocksAreTakenOverOnEveryBackendAndStaleTokensRefused() throws Exception {
         Path json = dir.resolve("crash-locks.json");
-        LabCli.Result r = LabCli.run(
-                "storm",
+        LabCli.Result r = LabCli.stormOnPostgresRedis(
+                json,
                 "--workload",
                 "lock-backends,balance-init",
                 "--strategy",
@@ -232,18 +204,11 @@ class StormFaultsIT {
                 "2s",
                 "--clients",
                 "24",
-                "--jdbc-url",
-                StormPostgresRedisIT.PG,
-                "--redis-url",
-                StormPostgresRedisIT.REDIS,
                 "--redlock-urls",
                 StormLockBackendsIT.REDLOCK,
                 "--zookeeper",
-                "embedded",
-                "--json",
-                json.toString());
+                "embedded");
 
-        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         List<String> rows = new ArrayList<>();
         for (StormJson.Row each : StormJson.rows(json)) {
             JsonNode row = each.json();

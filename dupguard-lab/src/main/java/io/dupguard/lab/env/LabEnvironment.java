@@ -126,6 +126,16 @@ public final class LabEnvironment implements AutoCloseable {
     }
 
     /**
+     * Replaces every pooled connection: the idle ones are closed now, those in use when they come
+     * back. The pool hands out a connection used in the last 500 ms without checking it, so after a
+     * fault that terminated connections on the server, this keeps a dead one from reaching what runs
+     * next (the retry job, the checker, the next trial's setup).
+     */
+    public void renewConnections() {
+        database.dataSource.getHikariPoolMXBean().softEvictConnections();
+    }
+
+    /**
      * The server database's JDBC URL and the lab's own connections to it (for faults); empty for
      * the embedded H2.
      */

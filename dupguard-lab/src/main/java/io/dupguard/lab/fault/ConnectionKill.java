@@ -69,6 +69,10 @@ final class ConnectionKill implements Fault {
                 long now = System.nanoTime();
                 active.between(now, now);
             }
+        } finally {
+            // The fault ends here: a connection it killed while idle must not fail the lab's own
+            // retry job, check or next setup (Redis clients reconnect by themselves).
+            env.renewConnections();
         }
     }
 

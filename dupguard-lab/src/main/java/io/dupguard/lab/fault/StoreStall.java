@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * {@code store-stall}: once per run, at a seeded moment in its first half, every store stops
  * answering for {@link #STALL} — far longer than the clients' timeout, so they retry while the
  * first attempts are stuck and may still complete. Redis: {@code CLIENT PAUSE … ALL}. PostgreSQL and
- * MariaDB: a side connection locks every {@code dupguard*} table ({@code LOCK TABLE … ACCESS
+ * MariaDB: a side connection locks every table the lab created, {@code dupguard_lab_*} ({@code LOCK TABLE … ACCESS
  * EXCLUSIVE} / {@code LOCK TABLES … WRITE}) and holds the lock. Embedded H2: the side connection
  * takes the database exclusively ({@code SET EXCLUSIVE 1}).
  */
@@ -29,6 +29,8 @@ final class StoreStall implements Fault {
     private static final String DEADLOCK = "40P01";
 
     private static final int MAX_LOCK_ATTEMPTS = 10;
+    /** How the name of every table the lab creates begins. */
+    private static final String LAB_TABLES = "dupguard_lab_";
 
     @Override
     public String name() {
@@ -133,7 +135,13 @@ final class StoreStall implements Fault {
         }
     }
 
-    /** The lab's and dupguard's tables in the current schema (their names are plain identifiers). */
+    /**
+     * The lab's tables in the current schema: its workloads' own and the dupguard stores it creates,
+     * all named after their trial ({@value #LAB_TABLES}…, plain identifiers). Not the other
+     * {@code dupguard*} tables a shared database may hold: another client's transaction on one of
+     * them would keep the stall waiting (and fail the fault on its lock timeout), and the stall
+     * would stop that client.
+     */
     private static List<String> labTables(Connection c, SqlDialect dialect) throws SQLException {
         String sql = dialect == SqlDialect.POSTGRESQL
                 ? "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'dupguard%'"
@@ -144,7 +152,7 @@ final class StoreStall implements Fault {
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String name = rs.getString(1);
-                if (name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                if (name.startsWith(LAB_TABLES) && name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
                     out.add(name);
                 }
             }

@@ -4,6 +4,7 @@ import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RequestInFlightException;
 import io.dupguard.lock.LockUnavailableException;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -171,16 +172,16 @@ public final class StormDriver {
     }
 
     /**
-     * The next request. Preparing it may itself reach the store (a form rendered with its token or
-     * prepared submission), so under a store fault it can fail: the client then sees an error page
-     * and loads the page again. Such a failure counts as an error surfaced to the client, never as a
-     * failure of the lab; null if the storm ended meanwhile.
+     * The next request. Preparing it may itself reach the store (the order to pay, a form rendered
+     * with its token or prepared submission), so under a store fault it can fail: the client then
+     * sees an error page and loads the page again. Such a failure counts as an error surfaced to the
+     * client, never as a failure of the lab; null if the storm ended meanwhile.
      */
     private Request newRequest(int client, long seq, SplittableRandom random, long endNanos) {
         while (true) {
             try {
                 return trial.newRequest(client, seq, random);
-            } catch (StoreUnavailableException e) {
+            } catch (StoreUnavailableException | SQLException e) {
                 errors.increment();
                 timeline.error(System.nanoTime());
                 firstError.compareAndSet(null, "preparing a request: " + describe(e));

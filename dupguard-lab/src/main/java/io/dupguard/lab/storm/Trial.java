@@ -1,5 +1,6 @@
 package io.dupguard.lab.storm;
 
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -16,8 +17,15 @@ public interface Trial extends AutoCloseable {
     /**
      * Logical request {@code seq} of client {@code client}; unique within the trial. Draw every
      * random choice from {@code random} so that a seed reproduces the same requests.
+     *
+     * <p>Preparing a request may reach the store (the order the user is about to pay, a form
+     * rendered with its token), and under a fault that can fail: throw the {@link SQLException} or
+     * {@link io.dupguard.StoreUnavailableException}. The client then sees an error page and asks
+     * again for the same {@code seq}, so preparing it twice must be harmless.
+     *
+     * @throws SQLException if the lab's own tables could not be written
      */
-    Request newRequest(int client, long seq, SplittableRandom random);
+    Request newRequest(int client, long seq, SplittableRandom random) throws SQLException;
 
     /**
      * A tampered duplicate of an acknowledged request: the same key with a different payload, which

@@ -2,6 +2,7 @@ package io.dupguard.lab.storm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +27,7 @@ class StormDriverTest {
         record Req(String key, boolean tampered) implements Request {}
 
         @Override
-        public Request newRequest(int client, long seq, SplittableRandom random) {
+        public Request newRequest(int client, long seq, SplittableRandom random) throws SQLException {
             return new Req(client + "-" + seq + "-" + random.nextInt(1000), false);
         }
 
@@ -137,6 +138,35 @@ class StormDriverTest {
         assertThat(seen.errors()).isEqualTo(3 * seen.requests());
         assertThat(seen.acknowledged()).isZero();
         assertThat(seen.firstError()).isEqualTo("IllegalStateException: database on fire");
+    }
+
+    /**
+     * The order-payment storm under connection-kill once ended here: the order's own create met a
+     * killed connection, and "a storm client failed" stopped the whole run.
+     */
+    @Test
+    void aStoreErrorWhilePreparingARequestIsAnErrorAndTheSameRequestIsPreparedAgain() throws InterruptedException {
+        Map<String, AtomicInteger> prepared = new ConcurrentHashMap<>();
+        FakeTrial trial = new FakeTrial() {
+            @Override
+            public Request newRequest(int client, long seq, SplittableRandom random) throws SQLException {
+                String order = client + "-" + seq;
+                if (prepared.computeIfAbsent(order, k -> new AtomicInteger()).incrementAndGet() == 1) {
+                    throw new SQLException("FATAL: terminating connection due to administrator command", "57P01");
+                }
+                return new Req(order, false);
+            }
+        };
+        Observed seen = new StormDriver(trial, settings(Duration.ofMillis(2), Duration.ofSeconds(1), 0, 0, 9)).run();
+
+        assertThat(seen.requests()).isPositive();
+        assertThat(seen.acknowledged()).isEqualTo(seen.requests());
+        assertThat(seen.ledger()).allSatisfy(sent -> assertThat(
+                        prepared.get(sent.request().key()))
+                .as("%s prepared again after its failure", sent.request().key())
+                .hasValue(2));
+        assertThat(seen.errors()).isBetween(seen.requests(), seen.requests() + 4); // + one per client at the end
+        assertThat(seen.firstError()).startsWith("preparing a request: SQLException: FATAL: terminating connection");
     }
 
     @Test

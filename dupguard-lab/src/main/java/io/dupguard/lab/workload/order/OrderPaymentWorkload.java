@@ -92,18 +92,18 @@ public final class OrderPaymentWorkload implements Workload {
             OrderTable orders, PaymentPlatform platform, OrderStrategy strategy, Map<String, Pay> requests)
             implements Trial {
 
+        /**
+         * The order exists, READY, before the user presses Pay. A create that fails under a fault is
+         * an error page; the client asks again for the same order, which is created at most once.
+         */
         @Override
-        public Request newRequest(int client, long seq, SplittableRandom random) {
-            Pay p = new Pay(
+        public Request newRequest(int client, long seq, SplittableRandom random) throws SQLException {
+            Pay drawn = new Pay(
                     String.format("ord-%03d-%07d", client, seq),
                     100 + random.nextLong(100_000),
                     PlatformScript.draw(random.nextDouble()));
-            try {
-                orders.create(p); // the order exists, READY, before the user presses Pay
-            } catch (SQLException e) {
-                throw new IllegalStateException("cannot create order " + p.orderId(), e);
-            }
-            requests.put(p.orderId(), p);
+            Pay p = requests.computeIfAbsent(drawn.orderId(), id -> drawn);
+            orders.create(p);
             return p;
         }
 

@@ -59,7 +59,8 @@ final class OrderStrategies {
      * Seed 002 §6.1 with dupguard: try-lock on the order (fail ⇒ "already processing"), READY →
      * PAYING with {@link JdbcTransitions}, the platform call outside any transaction (R5), PAYING →
      * SUCCESS with the charge id or → FAIL for a decline, release in {@code finally}. A retryable
-     * failure leaves the order PAYING and logs a retry; whoever resumes a PAYING order — a client
+     * failure — of the platform, or of the database under the lock — leaves the order PAYING (or
+     * READY) and logs a retry; whoever resumes a PAYING order — a client
      * retry or the retry job, running this same code — first asks the platform whether the earlier
      * call charged.
      */
@@ -88,28 +89,41 @@ final class OrderStrategies {
                 throw new Refused("order " + p.orderId() + " is already processing");
             }
             try {
-                TransitionResult<OrderStatus> started = transition(p, OrderStatus.READY, OrderStatus.PAYING, null);
-                if (started instanceof TransitionResult.Rejected<OrderStatus> r) {
-                    return finished(p, r.current()); // already paid, or already declined
-                }
-                // AlreadyApplied: an earlier attempt left it PAYING, so it may have charged.
-                OptionalLong earlier = started.applied() ? OptionalLong.empty() : platform.find(p.orderId());
-                long chargeId;
+                return payLocked(p, service);
+            } catch (SQLException e) {
+                // A store error is as retryable as the platform's: it may leave the order PAYING, and
+                // without a retry only a later attempt of the user would resume it.
                 try {
-                    chargeId = earlier.isPresent() ? earlier.getAsLong() : platform.charge(p, service);
-                } catch (PlatformException e) {
-                    if (e.retryable()) {
-                        orders.logRetry(p.orderId(), e.getMessage());
-                        return PayAnswer.pending();
-                    }
-                    complete(p, OrderStatus.FAIL, null);
-                    return PayAnswer.declined();
+                    orders.logRetry(p.orderId(), "store error " + e.getSQLState());
+                } catch (SQLException again) {
+                    e.addSuppressed(again);
                 }
-                complete(p, OrderStatus.SUCCESS, chargeId);
-                return PayAnswer.paid(chargeId);
+                throw e;
             } finally {
                 lease.get().close();
             }
+        }
+
+        private PayAnswer payLocked(Pay p, Service service) throws SQLException {
+            TransitionResult<OrderStatus> started = transition(p, OrderStatus.READY, OrderStatus.PAYING, null);
+            if (started instanceof TransitionResult.Rejected<OrderStatus> r) {
+                return finished(p, r.current()); // already paid, or already declined
+            }
+            // AlreadyApplied: an earlier attempt left it PAYING, so it may have charged.
+            OptionalLong earlier = started.applied() ? OptionalLong.empty() : platform.find(p.orderId());
+            long chargeId;
+            try {
+                chargeId = earlier.isPresent() ? earlier.getAsLong() : platform.charge(p, service);
+            } catch (PlatformException e) {
+                if (e.retryable()) {
+                    orders.logRetry(p.orderId(), e.getMessage());
+                    return PayAnswer.pending();
+                }
+                complete(p, OrderStatus.FAIL, null);
+                return PayAnswer.declined();
+            }
+            complete(p, OrderStatus.SUCCESS, chargeId);
+            return PayAnswer.paid(chargeId);
         }
 
         private PayAnswer finished(Pay p, OrderStatus status) throws SQLException {

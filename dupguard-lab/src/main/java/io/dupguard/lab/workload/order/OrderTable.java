@@ -23,12 +23,14 @@ final class OrderTable {
     final String name;
     final String retryLog;
     final DataSource dataSource;
+    private final String create;
     private final String logRetry;
 
     OrderTable(LabEnvironment env, String name) {
         this.name = name;
         this.retryLog = name + "_retry";
         this.dataSource = env.dataSource();
+        this.create = env.sql().insertIgnore(name, "id, amount_cents, status", "?, ?, ?");
         this.logRetry = env.sql().insertIgnore(retryLog, "order_id, reason", "?, ?");
     }
 
@@ -42,13 +44,12 @@ final class OrderTable {
                         + " created_at " + sql.createdAt() + ")");
     }
 
-    /** The order the user is about to pay, READY. */
+    /**
+     * The order the user is about to pay, READY. Insert-if-absent: a create whose connection was
+     * killed after the commit is asked again, and finds its order there.
+     */
     void create(Pay p) throws SQLException {
-        update(
-                "INSERT INTO " + name + " (id, amount_cents, status) VALUES (?, ?, ?)",
-                p.orderId(),
-                p.amountCents(),
-                OrderStatus.READY.name());
+        update(create, p.orderId(), p.amountCents(), OrderStatus.READY.name());
     }
 
     Order find(String id) throws SQLException {
