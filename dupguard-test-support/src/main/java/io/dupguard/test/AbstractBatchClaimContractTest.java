@@ -118,7 +118,9 @@ public abstract class AbstractBatchClaimContractTest {
         List<Claim> claims =
                 otherMachineStore().claimAll(entries("crashed", "fresh"), "rescuer", Duration.ofMinutes(1));
 
-        assertThat(claims).containsExactly(Claim.TAKEOVER, Claim.FRESH);
+        // Whether the first is reported as a takeover is the store's: on Redis an expired record is gone.
+        assertThat(claims).allMatch(c -> c instanceof Claim.Claimed);
+        assertThat(claims.get(1)).isEqualTo(Claim.FRESH);
         byte[] late = "late".getBytes(StandardCharsets.UTF_8);
         assertThat(store.completeAll(
                         List.of(new BatchCompletion(key("crashed"), Fingerprint.none(), RecordStatus.COMPLETED, late)),
