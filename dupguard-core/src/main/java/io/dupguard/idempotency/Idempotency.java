@@ -48,6 +48,10 @@ import java.util.concurrent.locks.LockSupport;
  * again; to make the side effect and the record atomic, keep both in one database transaction
  * ({@code JdbcTransactionalIdempotency} in {@code dupguard-jdbc}).
  *
+ * <p>A batch of keys (the messages of a Kafka or RabbitMQ batch) is claimed in one round trip with
+ * {@link #claimBatch} or {@link #executeBatch}, which report per entry what it found ({@link
+ * BatchResult}) and complete and release the batch in one round trip each.
+ *
  * <p>Thread-safe; share one instance per store and configuration (creating one is cheap too).
  */
 public final class Idempotency {
