@@ -170,10 +170,7 @@ public final class TransactionalExecution implements IdempotentExecution {
         if (!batches()) {
             return IdempotentExecution.super.executeBatch(entries, work);
         }
-        TransactionTemplate t = TransactionSynchronizationManager.isActualTransactionActive()
-                        && TransactionSynchronizationManager.isCurrentTransactionReadOnly()
-                ? readWrite
-                : template;
+        TransactionTemplate t = template();
         try {
             return t.execute(status -> {
                 try {
@@ -192,6 +189,14 @@ public final class TransactionalExecution implements IdempotentExecution {
         }
     }
 
+    /** A read-write transaction of its own inside a read-only one; otherwise join or begin one. */
+    private TransactionTemplate template() {
+        return TransactionSynchronizationManager.isActualTransactionActive()
+                        && TransactionSynchronizationManager.isCurrentTransactionReadOnly()
+                ? readWrite
+                : template;
+    }
+
     /** Carries a checked exception of the work through the transaction template. */
     private static final class Checked extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -203,10 +208,7 @@ public final class TransactionalExecution implements IdempotentExecution {
 
     private <T, E extends Exception> Outcome<T> inTransaction(
             IdempotencyKey key, Fingerprint fingerprint, Type type, IdempotentWork<T, E> work) throws E {
-        TransactionTemplate t = TransactionSynchronizationManager.isActualTransactionActive()
-                        && TransactionSynchronizationManager.isCurrentTransactionReadOnly()
-                ? readWrite
-                : template;
+        TransactionTemplate t = template();
         try {
             return t.execute(status -> {
                 Outcome<T> outcome;
