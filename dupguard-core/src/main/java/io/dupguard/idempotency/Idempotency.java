@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -47,9 +48,16 @@ import java.util.concurrent.locks.LockSupport;
  * again; to make the side effect and the record atomic, keep both in one database transaction
  * ({@code JdbcTransactionalIdempotency} in {@code dupguard-jdbc}).
  *
+ * <p>A batch of keys (the messages of a Kafka or RabbitMQ batch) is claimed in one round trip with
+ * {@link #claimBatch} or {@link #executeBatch}, which report per entry what it found ({@link
+ * BatchResult}) and complete and release the batch in one round trip each.
+ *
  * <p>Thread-safe; share one instance per store and configuration (creating one is cheap too).
  */
 public final class Idempotency {
+    /** The most entries one batch may hold ({@link #claimBatch}, {@link #executeBatch}). */
+    public static final int MAX_BATCH_SIZE = 1000;
+
     private static final long MIN_POLL_NANOS = Duration.ofMillis(1).toNanos();
     private static final long MAX_POLL_NANOS = Duration.ofMillis(50).toNanos();
 
@@ -150,7 +158,7 @@ public final class Idempotency {
                 return replay(key, fingerprint, type, RecordStatus.COMPLETED, hit.fingerprint, hit.payload);
             }
         }
-        String owner = OWNER_PREFIX + OWNER_SEQUENCE.incrementAndGet();
+        String owner = newOwner();
         // maxWait is at most 100 years (InFlightPolicy), so this cannot overflow.
         long deadline =
                 config.clock().millis() + config.inFlightPolicy().maxWait().toMillis();
@@ -224,6 +232,92 @@ public final class Idempotency {
          * @throws E what the work throws
          */
         void run() throws E;
+    }
+
+    /**
+     * Claims every entry's key in one round trip (on stores that support it; others loop) and
+     * reports per entry what it found: {@link BatchResult.Claimed} (this call owns the key),
+     * {@link BatchResult.Replayed} (the stored result, decoded), {@link BatchResult.ReplayedFailure},
+     * {@link BatchResult.InFlight} (never waited for, whatever the {@link InFlightPolicy}), {@link
+     * BatchResult.Mismatch}, or {@link BatchResult.DuplicateInBatch} for a later copy of a key. The
+     * caller completes or releases the claimed entries through the returned object, and closes it.
+     *
+     * @param <T> the result type
+     * @param entries the batch, 1 to {@link #MAX_BATCH_SIZE} entries; not null, no null entries
+     * @param type the result type, used to decode replays; not null
+     * @return the claim; close it (try-with-resources) to release what was not completed
+     * @throws IllegalArgumentException if the batch is empty or larger than {@link #MAX_BATCH_SIZE}
+     * @throws io.dupguard.StoreUnavailableException the store could not be used (any claims this
+     *     call made are withdrawn)
+     */
+    public <T> BatchClaim<T> claimBatch(List<BatchEntry> entries, Class<T> type) {
+        checkBatch(entries);
+        Objects.requireNonNull(type, "type");
+        config.codec().checkSupported(type);
+        return new BatchClaim<>(store, config, type, entries, newOwner());
+    }
+
+    /**
+     * Claims the batch in one round trip, runs {@code work} on the entries this call claimed, then
+     * records their results in one round trip and releases the rest in one more. Entries that found
+     * something else get the results of {@link #claimBatch}; the executed ones get {@link
+     * BatchResult.First} or {@link BatchResult.Failed}.
+     *
+     * <p>Partial failure: {@code work} reports each entry through {@link BatchWork.Progress} as it
+     * finishes. If it throws, the entries reported done (and failures the {@link FailurePolicy} calls
+     * final) are recorded, every other claim is released so a redelivery runs it, and the exception
+     * propagates. If it returns, an entry it did not report is released and reported as {@link
+     * BatchResult.Failed} with an {@link IllegalStateException}. As with {@link #execute}, a crash
+     * before the recording leaves the claims to expire after their lease, and a retry runs the
+     * work again.
+     *
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param entries the batch, 1 to {@link #MAX_BATCH_SIZE} entries; not null, no null entries
+     * @param type the result type, used to encode results and decode replays; not null
+     * @param work the work on the claimed entries, not called when none was claimed; not null
+     * @return one result per entry, in the batch's order; never null
+     * @throws IllegalArgumentException if the batch is empty or larger than {@link #MAX_BATCH_SIZE}
+     * @throws LeaseLostException naming the entries another caller took over (the others are recorded)
+     * @throws io.dupguard.StoreUnavailableException the store could not be used
+     * @throws E what {@code work} threw, after done entries were recorded and the others released
+     */
+    public <T, E extends Exception> List<BatchResult<T>> executeBatch(
+            List<BatchEntry> entries, Class<T> type, BatchWork<T, E> work) throws E {
+        Objects.requireNonNull(work, "work");
+        try (BatchClaim<T> batch = claimBatch(entries, type)) {
+            List<BatchEntry> claimed = batch.claimed();
+            if (!claimed.isEmpty()) {
+                BatchRun.run(batch, claimed, work);
+            }
+            return batch.results();
+        }
+    }
+
+    private static void checkBatch(List<BatchEntry> entries) {
+        Objects.requireNonNull(entries, "entries");
+        if (entries.isEmpty()) {
+            throw new IllegalArgumentException("entries must not be empty");
+        }
+        if (entries.size() > MAX_BATCH_SIZE) {
+            throw new IllegalArgumentException(
+                    "entries must hold at most MAX_BATCH_SIZE = " + MAX_BATCH_SIZE + " entries, was " + entries.size());
+        }
+        for (BatchEntry e : entries) {
+            Objects.requireNonNull(e, "entries must not contain null");
+        }
+    }
+
+    static String newOwner() {
+        return OWNER_PREFIX + OWNER_SEQUENCE.incrementAndGet();
+    }
+
+    /** The exception a duplicate of a stored final failure gets. */
+    static ReplayedFailureException replayedFailure(IdempotencyKey key, byte[] payload) {
+        String text = new String(payload, StandardCharsets.UTF_8);
+        int nl = text.indexOf('\n');
+        return new ReplayedFailureException(
+                key, nl < 0 ? text : text.substring(0, nl), nl < 0 ? null : text.substring(nl + 1));
     }
 
     /** The first call's outcome, or null if an optimistic claim lost to a concurrent call. */
@@ -341,10 +435,7 @@ public final class Idempotency {
         }
         if (status == RecordStatus.FAILED) {
             listener.onReplay(key);
-            String text = new String(payload, StandardCharsets.UTF_8);
-            int nl = text.indexOf('\n');
-            throw new ReplayedFailureException(
-                    key, nl < 0 ? text : text.substring(0, nl), nl < 0 ? null : text.substring(nl + 1));
+            throw replayedFailure(key, payload);
         }
         T value = config.codec().decode(payload, type);
         if (cache != null) {
@@ -378,7 +469,7 @@ public final class Idempotency {
         return config.clock().millis() + ttl.toMillis();
     }
 
-    private static byte[] encodeFailure(Throwable failure) {
+    static byte[] encodeFailure(Throwable failure) {
         String message = failure.getMessage();
         String text = failure.getClass().getName() + (message == null ? "" : "\n" + message);
         return text.getBytes(StandardCharsets.UTF_8);
@@ -391,7 +482,7 @@ public final class Idempotency {
     }
 
     @SuppressWarnings("unchecked")
-    private static <X extends Throwable> RuntimeException sneaky(Throwable t) throws X {
+    static <X extends Throwable> RuntimeException sneaky(Throwable t) throws X {
         throw (X) t;
     }
 }

@@ -2,7 +2,11 @@ package io.dupguard.idempotency;
 
 import io.dupguard.LeaseLostException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Where idempotency records live. A backend implements this; applications use {@link Idempotency}.
@@ -20,6 +24,11 @@ import java.util.Optional;
  *   <li>Any failure to reach or use the store throws {@link io.dupguard.StoreUnavailableException};
  *       no method ever answers "absent" because the store could not be asked.
  * </ul>
+ *
+ * <p>The batch methods ({@link #claimAll}, {@link #completeAll}, {@link #releaseAll}) default to a
+ * loop over the single-key ones, so every store supports them; a store overrides them to answer a
+ * whole batch in one round trip. Each key of a batch has exactly the semantics of the single-key
+ * method; a batch need not be atomic as a whole.
  *
  * <p>Implementations are thread-safe.
  */
@@ -110,4 +119,58 @@ public interface IdempotencyStore {
      * @return the record, or empty if there is none or it expired
      */
     Optional<IdempotencyRecord> find(IdempotencyKey key);
+
+    /**
+     * {@link #claim} for each entry, under one owner token. The keys must be distinct ({@link
+     * Idempotency#claimBatch} removes duplicates first); a store overriding this answers in as few
+     * round trips as it can.
+     *
+     * @param entries the keys and fingerprints, distinct keys; not null, not empty
+     * @param owner the batch's unique owner id; not null
+     * @param lease the in-progress lease, counted from now; positive
+     * @return one claim per entry, in the entries' order; never null
+     * @throws io.dupguard.StoreUnavailableException if the store could not be used; some keys may
+     *     then be claimed, and the caller releases them
+     */
+    default List<Claim> claimAll(List<BatchEntry> entries, String owner, Duration lease) {
+        List<Claim> claims = new ArrayList<>(entries.size());
+        for (BatchEntry e : entries) {
+            claims.add(claim(e.key(), e.fingerprint(), owner, lease));
+        }
+        return claims;
+    }
+
+    /**
+     * {@link #complete(IdempotencyKey, Fingerprint, String, RecordStatus, byte[], Duration)} for each
+     * item. A key no longer held by {@code owner} is not completed and is returned; the others are
+     * recorded.
+     *
+     * @param completions what to record, distinct keys; not null
+     * @param owner the owner id the keys were claimed with; not null
+     * @param retention how long the records are kept, counted from now; positive
+     * @return the keys another owner took over (lease lost); empty when all were recorded
+     */
+    default Set<IdempotencyKey> completeAll(List<BatchCompletion> completions, String owner, Duration retention) {
+        Set<IdempotencyKey> lost = new LinkedHashSet<>();
+        for (BatchCompletion c : completions) {
+            try {
+                complete(c.key(), c.fingerprint(), owner, c.status(), c.payload(), retention);
+            } catch (LeaseLostException e) {
+                lost.add(c.key());
+            }
+        }
+        return lost;
+    }
+
+    /**
+     * {@link #release} for each key.
+     *
+     * @param keys the keys; not null
+     * @param owner the owner id the keys were claimed with; not null
+     */
+    default void releaseAll(List<IdempotencyKey> keys, String owner) {
+        for (IdempotencyKey key : keys) {
+            release(key, owner);
+        }
+    }
 }

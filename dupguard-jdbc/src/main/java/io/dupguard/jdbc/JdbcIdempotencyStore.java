@@ -3,6 +3,8 @@ package io.dupguard.jdbc;
 import io.dupguard.DupguardException;
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.BatchCompletion;
+import io.dupguard.idempotency.BatchEntry;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyConfig;
@@ -20,7 +22,9 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +74,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final long typicalRetentionMillis;
     private volatile IdempotencySql sql;
     private final TransactionalSql lent = new Lent();
+    private volatile JdbcBatchClaims batch;
 
     private JdbcIdempotencyStore(Builder b) {
         this.access = b.access();
@@ -348,6 +353,68 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /** One statement on PostgreSQL and MariaDB 10.5+, two on MySQL; H2 claims key by key ({@link JdbcBatchClaims}). */
+    @Override
+    public List<Claim> claimAll(List<BatchEntry> entries, String owner, Duration lease) {
+        checkOwner(owner);
+        long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
+        long purgeMillis = purgeMillis(leaseMillis);
+        JdbcBatchClaims.checkDistinct(entries);
+        return withConnection(
+                "claim batch",
+                entries.size() + " keys",
+                c -> claimAll(c, false, entries, owner, leaseMillis, purgeMillis));
+    }
+
+    /** One statement on PostgreSQL; one JDBC batch of the single-key completion elsewhere. */
+    @Override
+    public Set<IdempotencyKey> completeAll(List<BatchCompletion> completions, String owner, Duration retention) {
+        long retentionMillis = Checks.millis(Checks.positive(retention, "retention"));
+        if (completions.isEmpty()) {
+            return Set.of();
+        }
+        return withConnection("complete batch", completions.size() + " keys", c -> batch(c).completeAll(
+                        c, completions, owner, retentionMillis));
+    }
+
+    /** One statement on PostgreSQL; one JDBC batch of the single-key release elsewhere. */
+    @Override
+    public void releaseAll(List<IdempotencyKey> keys, String owner) {
+        if (keys.isEmpty()) {
+            return;
+        }
+        withConnection("release batch", keys.size() + " keys", c -> {
+            batch(c).releaseAll(c, keys, owner);
+            return null;
+        });
+    }
+
+    private List<Claim> claimAll(
+            Connection c,
+            boolean lockingRead,
+            List<BatchEntry> entries,
+            String owner,
+            long leaseMillis,
+            long purgeMillis)
+            throws SQLException {
+        return batch(c).claimAll(
+                        c,
+                        entries,
+                        owner,
+                        leaseMillis,
+                        purgeMillis,
+                        (key, fp) -> claim(c, lockingRead, key, fp, owner, leaseMillis, purgeMillis, false));
+    }
+
+    private JdbcBatchClaims batch(Connection c) throws SQLException {
+        JdbcBatchClaims b = batch;
+        if (b == null) {
+            b = new JdbcBatchClaims(sql(c), access.table());
+            batch = b;
+        }
+        return b;
+    }
+
     @Override
     public void release(IdempotencyKey key, String owner) {
         withConnection("release", key, c -> {
@@ -470,6 +537,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (!rs.next()) {
             return null;
         }
+        return row(rs, s, withLiveFlag);
+    }
+
+    /** The result set's current row ({@code status, fingerprint, owner, payload, live, …}), or null if it has none (an outer join's empty side). */
+    static Row readCurrentRow(ResultSet rs, IdempotencySql s) throws SQLException {
+        return rs.getString(1) == null ? null : row(rs, s, true);
+    }
+
+    private static Row row(ResultSet rs, IdempotencySql s, boolean withLiveFlag) throws SQLException {
         return new Row(
                 rs.getString(1),
                 s.binaryFingerprint ? HEX.formatHex(rs.getBytes(2)) : rs.getString(2),
@@ -478,7 +554,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 !withLiveFlag || rs.getInt(5) == 1);
     }
 
-    private record Row(String status, String fingerprint, String owner, byte[] payload, boolean live) {
+    record Row(String status, String fingerprint, String owner, byte[] payload, boolean live) {
         IdempotencyRecord toRecord(IdempotencyKey key) {
             RecordStatus st =
                     switch (status.trim()) {
@@ -491,8 +567,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private static void bindKey(PreparedStatement ps, int index, IdempotencyKey key, IdempotencySql s)
-            throws SQLException {
+    static void bindKey(PreparedStatement ps, int index, IdempotencyKey key, IdempotencySql s) throws SQLException {
         ps.setString(index, key.scope());
         if (s.dialect == SqlDialect.MYSQL) {
             ps.setBytes(index + 1, key.key().getBytes(StandardCharsets.UTF_8));
@@ -502,8 +577,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /** The fingerprint as the column holds it: the hash's bytes (MySQL/MariaDB layout), else hex text. */
-    private static void bindFingerprint(PreparedStatement ps, int index, Fingerprint fp, IdempotencySql s)
-            throws SQLException {
+    static void bindFingerprint(PreparedStatement ps, int index, Fingerprint fp, IdempotencySql s) throws SQLException {
         if (s.binaryFingerprint) {
             ps.setBytes(index, HEX.parseHex(fp.hex()));
         } else {
@@ -665,6 +739,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         @Override
         public Optional<IdempotencyRecord> find(Connection c, IdempotencyKey key) throws SQLException {
             return JdbcIdempotencyStore.this.find(c, key);
+        }
+
+        @Override
+        public List<Claim> claimAll(Connection c, List<BatchEntry> entries, String owner, long retentionMillis)
+                throws SQLException {
+            JdbcBatchClaims.checkDistinct(entries);
+            return JdbcIdempotencyStore.this.claimAll(c, true, entries, owner, retentionMillis, retentionMillis);
+        }
+
+        @Override
+        public Set<IdempotencyKey> completeAll(
+                Connection c, List<BatchCompletion> completions, String owner, long retentionMillis)
+                throws SQLException {
+            return completions.isEmpty() ? Set.of() : batch(c).completeAll(c, completions, owner, retentionMillis);
+        }
+
+        @Override
+        public void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException {
+            if (!keys.isEmpty()) {
+                batch(c).releaseAll(c, keys, owner);
+            }
         }
     }
 

@@ -1,6 +1,10 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.DupguardException;
+import io.dupguard.idempotency.BatchCompletion;
+import io.dupguard.idempotency.BatchEntry;
+import io.dupguard.idempotency.BatchResult;
+import io.dupguard.idempotency.BatchWork;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.ClaimLostException;
 import io.dupguard.idempotency.FailurePolicy;
@@ -18,8 +22,10 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Idempotency in the caller's database transaction: the claim row, the caller's own SQL and the
@@ -218,6 +224,41 @@ public final class JdbcTransactionalIdempotency {
     public <T, E extends Exception> Outcome<T> execute(
             Connection connection, IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work)
             throws E {
+        checkCallerTransaction(connection);
+        return run(connection, null, key, fingerprint, type, work);
+    }
+
+    /**
+     * {@link Idempotency#executeBatch} inside the transaction of {@code connection}, which the
+     * caller owns: the batch's claim rows (one statement on PostgreSQL and MariaDB, as in autocommit,
+     * their expiry the retention), the work's writes and the completion (one statement on
+     * PostgreSQL) are all in that transaction, so they commit or roll back together — a table of
+     * processed messages that cannot disagree with the effects. The work reports each claimed entry
+     * through {@link BatchWork.Progress}: done entries are completed, failed ones released (or, when
+     * the {@link FailurePolicy} calls the failure final, recorded as failed) in the same transaction;
+     * a failed entry's own writes are the work's to undo (a savepoint per entry, say). When the work
+     * throws, the exception propagates and the caller rolls back: nothing of the batch remains.
+     * Concurrent duplicates wait on the claim rows' locks until this transaction ends, then replay
+     * (commit) or claim (rollback). This method never commits or rolls back.
+     *
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param connection the caller's connection to the store's database, autocommit off; not null
+     * @param entries the batch, 1 to {@link Idempotency#MAX_BATCH_SIZE} entries; not null
+     * @param type the result type, used to encode results and decode replays; not null
+     * @param work the work on the claimed entries, which writes through {@code connection}; not null
+     * @return one result per entry, in the batch's order; never null
+     * @throws IllegalStateException if the connection is in autocommit mode
+     * @throws E what {@code work} threw; roll the transaction back
+     */
+    public <T, E extends Exception> List<BatchResult<T>> executeBatch(
+            Connection connection, List<BatchEntry> entries, Class<T> type, BatchWork<T, E> work) throws E {
+        checkCallerTransaction(connection);
+        return Idempotency.of(new BoundStore(sql, connection, config.retention(), null, false, true), config)
+                .executeBatch(entries, type, work);
+    }
+
+    private void checkCallerTransaction(Connection connection) {
         Objects.requireNonNull(connection, "connection");
         boolean autoCommit;
         try {
@@ -230,7 +271,6 @@ public final class JdbcTransactionalIdempotency {
                     "transactional idempotency needs a connection with autocommit off; the caller owns the transaction");
         }
         ensureStoreReady();
-        return run(connection, null, key, fingerprint, type, work);
     }
 
     private <T, E extends Exception> Outcome<T> run(
@@ -534,6 +574,28 @@ public final class JdbcTransactionalIdempotency {
         @Override
         public Optional<IdempotencyRecord> find(IdempotencyKey key) {
             return run("find", key, () -> sql.find(connection, key));
+        }
+
+        // The batch methods serve executeBatch(connection, …) only: the caller's transaction, no
+        // savepoints (a final failure is recorded in that transaction, with the other entries).
+
+        @Override
+        public List<Claim> claimAll(List<BatchEntry> entries, String owner, Duration lease) {
+            return run("claim batch", null, () -> sql.claimAll(connection, entries, owner, retentionMillis));
+        }
+
+        @Override
+        public Set<IdempotencyKey> completeAll(List<BatchCompletion> completions, String owner, Duration retention) {
+            long millis = Checks.millis(Checks.positive(retention, "retention"));
+            return run("complete batch", null, () -> sql.completeAll(connection, completions, owner, millis));
+        }
+
+        @Override
+        public void releaseAll(List<IdempotencyKey> keys, String owner) {
+            run("release batch", null, () -> {
+                sql.releaseAll(connection, keys, owner);
+                return null;
+            });
         }
     }
 

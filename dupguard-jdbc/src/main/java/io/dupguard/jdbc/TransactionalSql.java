@@ -1,6 +1,8 @@
 package io.dupguard.jdbc;
 
 import io.dupguard.DupguardException;
+import io.dupguard.idempotency.BatchCompletion;
+import io.dupguard.idempotency.BatchEntry;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
@@ -8,7 +10,9 @@ import io.dupguard.idempotency.IdempotencyRecord;
 import io.dupguard.idempotency.RecordStatus;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -128,4 +132,19 @@ interface TransactionalSql {
 
     /** The key's live record, if any. */
     Optional<IdempotencyRecord> find(Connection c, IdempotencyKey key) throws SQLException;
+
+    /**
+     * Claims a batch of distinct keys on {@code c} with the store's batch statement, the rows'
+     * expiry and purge time set to the retention; keys the statement leaves open go through {@link
+     * #claim} with a locking re-read.
+     */
+    List<Claim> claimAll(Connection c, List<BatchEntry> entries, String owner, long retentionMillis)
+            throws SQLException;
+
+    /** Completes a batch on {@code c}; returns the keys not held by {@code owner}. */
+    Set<IdempotencyKey> completeAll(Connection c, List<BatchCompletion> completions, String owner, long retentionMillis)
+            throws SQLException;
+
+    /** Deletes the owner's in-progress rows of {@code keys} on {@code c}. */
+    void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException;
 }

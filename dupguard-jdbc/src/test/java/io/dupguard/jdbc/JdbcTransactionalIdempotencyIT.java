@@ -71,16 +71,8 @@ class JdbcTransactionalIdempotencyIT {
     }
 
     private int orders(String orderNo) throws SQLException {
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT COUNT(*) FROM dupguard_test_orders WHERE order_no = ? AND scope = ?")) {
-            ps.setString(1, orderNo);
-            ps.setString(2, scope);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+        return TestDatabases.count(
+                ds, "SELECT COUNT(*) FROM dupguard_test_orders WHERE order_no = ? AND scope = ?", orderNo, scope);
     }
 
     @ParameterizedTest

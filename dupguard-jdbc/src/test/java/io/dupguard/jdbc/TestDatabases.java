@@ -70,4 +70,18 @@ final class TestDatabases {
     static JdbcRetryStore retries(DataSource ds) {
         return JdbcRetryStore.builder(ds).createSchemaIfMissing(true).build();
     }
+
+    /** The first column of the first row of {@code query} (a {@code COUNT(*)}), with string parameters. */
+    static int count(DataSource ds, String query, String... params) throws java.sql.SQLException {
+        try (java.sql.Connection c = ds.getConnection();
+                java.sql.PreparedStatement ps = c.prepareStatement(query)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setString(i + 1, params[i]);
+            }
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
 }

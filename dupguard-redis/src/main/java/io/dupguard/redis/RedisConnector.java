@@ -18,6 +18,8 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -260,6 +262,82 @@ final class RedisConnector implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new StoreUnavailableException(STORE, script.name() + " interrupted while waiting for Redis", e);
         }
+    }
+
+    /**
+     * Sends one command per element of {@code ops} on the shared connection without waiting, then
+     * waits for every answer: a batch pipelined into one round trip of latency (on Redis Cluster,
+     * Lettuce sends each command to its slot's node, the nodes answering in parallel). A script
+     * answered with NOSCRIPT is sent again as {@code EVAL} on its own. Any failure throws {@link
+     * StoreUnavailableException} once every answer has arrived (some commands may have run).
+     */
+    <T> List<T> pipeline(String what, List<Function<RedisClusterAsyncCommands<String, byte[]>, RedisFuture<T>>> ops) {
+        Open current = open();
+        List<RedisFuture<T>> futures = new ArrayList<>(ops.size());
+        try {
+            for (Function<RedisClusterAsyncCommands<String, byte[]>, RedisFuture<T>> op : ops) {
+                futures.add(op.apply(current.async()));
+            }
+        } catch (RedisException e) {
+            throw new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
+        }
+        long deadline = System.nanoTime() + current.connection().getTimeout().toNanos();
+        List<T> answers = new ArrayList<>(futures.size());
+        RuntimeException failure = null;
+        for (RedisFuture<T> f : futures) {
+            try {
+                answers.add(f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause() == null ? e : e.getCause();
+                answers.add(null);
+                if (failure == null) {
+                    failure = new StoreUnavailableException(STORE, what + " failed: " + cause.getMessage(), cause);
+                }
+            } catch (TimeoutException e) {
+                f.cancel(false);
+                answers.add(null);
+                if (failure == null) {
+                    failure = new StoreUnavailableException(
+                            STORE,
+                            what + " timed out after " + current.connection().getTimeout(),
+                            e);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StoreUnavailableException(STORE, what + " interrupted while waiting for Redis", e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return answers;
+    }
+
+    /**
+     * {@link #pipeline} of one script per key ({@code EVALSHA}; a NOSCRIPT answer sends the whole
+     * batch again with {@code EVAL}, which re-caches the script: the scripts are idempotent per owner).
+     */
+    <T> List<T> pipelineScript(RedisScript script, ScriptOutputType type, List<String> keys, List<byte[][]> args) {
+        List<Function<RedisClusterAsyncCommands<String, byte[]>, RedisFuture<T>>> ops = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            String[] key = {keys.get(i)};
+            byte[][] a = args.get(i);
+            ops.add(c -> c.evalsha(script.sha1(), type, key, a));
+        }
+        try {
+            return pipeline(script.name(), ops);
+        } catch (StoreUnavailableException e) {
+            if (!(e.getCause() instanceof RedisNoScriptException)) {
+                throw e;
+            }
+        }
+        ops.clear();
+        for (int i = 0; i < keys.size(); i++) {
+            String[] key = {keys.get(i)};
+            byte[][] a = args.get(i);
+            ops.add(c -> c.eval(script.source(), type, key, a));
+        }
+        return pipeline(script.name(), ops);
     }
 
     /** Runs {@code op} on the shared connection; {@code what} names it in the error message. */

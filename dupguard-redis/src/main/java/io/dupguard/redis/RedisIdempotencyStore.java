@@ -2,6 +2,8 @@ package io.dupguard.redis;
 
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.BatchCompletion;
+import io.dupguard.idempotency.BatchEntry;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
@@ -11,16 +13,23 @@ import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.internal.Checks;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -57,6 +66,11 @@ import java.util.function.Supplier;
  *   <li><b>renew</b> (Lua): if in progress under the caller's owner, {@code PEXPIRE} by the lease.
  *   <li><b>find</b>: {@code GET}.
  * </ol>
+ *
+ * <p>Batches ({@link #claimAll}, {@link #completeAll}, {@link #releaseAll}) send the same
+ * command or script for every key, pipelined: all are written before any answer is awaited, so a
+ * batch costs one round trip of latency; on Redis Cluster each goes to its key's node (every key
+ * is its own hash tag, so a batch spans slots and no multi-key script could hold it).
  *
  * <p>One string rather than a hash with a field each: the claim is then a single native command,
  * and complete one {@code GET} + {@code SET} inside its script. Measured against the earlier layout
@@ -198,16 +212,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                     ours,
                     withdraw);
         } catch (StoreUnavailableException e) {
-            // Before Redis 7.0, SET refuses NX together with GET, without running anything.
-            if (e.getCause() instanceof RedisCommandExecutionException refused
-                    && String.valueOf(refused.getMessage())
-                            .toLowerCase(Locale.ROOT)
-                            .contains("syntax error")) {
+            if (refusedNativeClaim(e)) {
                 nativeClaim = false;
                 return scriptClaim(redisKey, claimed, leaseMillis, ours, withdraw);
             }
             throw e;
         }
+    }
+
+    /** Before Redis 7.0, SET refuses NX together with GET, without running anything. */
+    private static boolean refusedNativeClaim(StoreUnavailableException e) {
+        return e.getCause() instanceof RedisCommandExecutionException refused
+                && String.valueOf(refused.getMessage()).toLowerCase(Locale.ROOT).contains("syntax error");
     }
 
     private byte[] scriptClaim(
@@ -258,6 +274,99 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             throw new LeaseLostException(
                     key.toString(), "claim on " + key + " ran out and was taken over by another caller");
         }
+    }
+
+    /** {@link #claim} per entry, pipelined: one round trip of latency for the batch (with replicaAcks: key by key, each waiting for its replicas). */
+    @Override
+    public List<Claim> claimAll(List<BatchEntry> entries, String owner, Duration lease) {
+        checkOwner(owner);
+        if (acks != null) {
+            // each claim waits for its replicas and is withdrawn alone: key by key
+            return IdempotencyStore.super.claimAll(entries, owner, lease);
+        }
+        long leaseMillis = ttlMillis(lease, "lease");
+        List<byte[]> claimed = new ArrayList<>(entries.size());
+        List<String> keys = new ArrayList<>(entries.size());
+        for (BatchEntry e : entries) {
+            claimed.add(PackedRecord.inProgress(e.fingerprint(), owner));
+            keys.add(redisKey(e.key()));
+        }
+        List<byte[]> existing;
+        if (nativeClaim) {
+            List<Function<RedisClusterAsyncCommands<String, byte[]>, RedisFuture<byte[]>>> ops = new ArrayList<>();
+            for (int i = 0; i < keys.size(); i++) {
+                String k = keys.get(i);
+                byte[] v = claimed.get(i);
+                ops.add(c -> c.setGet(k, v, SetArgs.Builder.nx().px(leaseMillis)));
+            }
+            try {
+                existing = redis.pipeline("claim batch", ops);
+            } catch (StoreUnavailableException e) {
+                if (!refusedNativeClaim(e)) {
+                    throw e;
+                }
+                nativeClaim = false;
+                return claimAll(entries, owner, lease);
+            }
+        } else {
+            byte[] ttl = utf8(Long.toString(leaseMillis));
+            existing = redis.pipelineScript(
+                    IdempotencyScripts.CLAIM,
+                    ScriptOutputType.VALUE,
+                    keys,
+                    claimed.stream().map(v -> new byte[][] {v, ttl}).toList());
+        }
+        List<Claim> claims = new ArrayList<>(entries.size());
+        for (int i = 0; i < entries.size(); i++) {
+            byte[] found = existing.get(i);
+            claims.add(
+                    found == null || Arrays.equals(found, claimed.get(i))
+                            ? Claim.FRESH
+                            : new Claim.Existing(unpack(entries.get(i).key(), found)));
+        }
+        return claims;
+    }
+
+    /** The completion script per key, pipelined; the keys another owner holds are returned. */
+    @Override
+    public Set<IdempotencyKey> completeAll(List<BatchCompletion> completions, String owner, Duration retention) {
+        checkOwner(owner);
+        if (acks != null) {
+            return IdempotencyStore.super.completeAll(completions, owner, retention);
+        }
+        byte[] ttl = utf8(Long.toString(ttlMillis(retention, "retention")));
+        List<String> keys = new ArrayList<>(completions.size());
+        List<byte[][]> args = new ArrayList<>(completions.size());
+        for (BatchCompletion c : completions) {
+            keys.add(redisKey(c.key()));
+            args.add(new byte[][] {
+                utf8(owner),
+                utf8(c.status() == RecordStatus.COMPLETED ? "C" : "F"),
+                ttl,
+                utf8(c.fingerprint().hex()),
+                c.payload()
+            });
+        }
+        List<Long> done = redis.pipelineScript(IdempotencyScripts.COMPLETE, ScriptOutputType.INTEGER, keys, args);
+        Set<IdempotencyKey> lost = new LinkedHashSet<>();
+        for (int i = 0; i < completions.size(); i++) {
+            if (done.get(i) == null || done.get(i) != 1L) {
+                lost.add(completions.get(i).key());
+            }
+        }
+        return lost;
+    }
+
+    /** The release script per key, pipelined. */
+    @Override
+    public void releaseAll(List<IdempotencyKey> keys, String owner) {
+        checkOwner(owner);
+        byte[][] args = {utf8(owner)};
+        redis.pipelineScript(
+                IdempotencyScripts.RELEASE,
+                ScriptOutputType.INTEGER,
+                keys.stream().map(this::redisKey).toList(),
+                keys.stream().map(k -> args).toList());
     }
 
     @Override

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.BatchCompletion;
+import io.dupguard.idempotency.BatchEntry;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyConfig;
@@ -16,6 +18,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -251,6 +254,30 @@ class RedisIdempotencyStoreRedisIT {
                     .isInstanceOfSatisfying(
                             Claim.Existing.class,
                             e -> assertThat(e.record().payload()).containsExactly(9));
+        }
+    }
+
+    /** A batch on an older server's script claim, pipelined. */
+    @Test
+    void aBatchOnTheScriptClaimBehavesLikeTheNativeOne() {
+        try (RedisIdempotencyStore old =
+                RedisIdempotencyStore.builder(client).scriptClaim().build()) {
+            old.claim(key("b-taken"), FP, "owner-a", LEASE);
+            List<Claim> claims = old.claimAll(
+                    List.of(new BatchEntry(key("b-new"), FP), new BatchEntry(key("b-taken"), FP)), "owner-b", LEASE);
+            assertThat(claims.get(0)).isEqualTo(Claim.FRESH);
+            assertThat(claims.get(1)).isInstanceOfSatisfying(Claim.Existing.class, e -> assertThat(
+                            e.record().owner())
+                    .isEqualTo("owner-a"));
+            assertThat(old.completeAll(
+                            List.of(
+                                    new BatchCompletion(key("b-new"), FP, RecordStatus.COMPLETED, new byte[] {7}),
+                                    new BatchCompletion(key("b-taken"), FP, RecordStatus.COMPLETED, new byte[] {8})),
+                            "owner-b",
+                            RETENTION))
+                    .containsExactly(key("b-taken"));
+            assertThat(old.find(key("b-new")))
+                    .hasValueSatisfying(r -> assertThat(r.payload()).containsExactly(7));
         }
     }
 

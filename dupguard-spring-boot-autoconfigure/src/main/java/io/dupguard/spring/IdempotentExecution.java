@@ -73,6 +73,36 @@ public interface IdempotentExecution {
             IdempotencyKey key, Fingerprint fingerprint, Type type, IdempotentWork<T, E> work) throws E;
 
     /**
+     * Whether {@link #executeBatch} claims a batch in one round trip; otherwise batches are claimed
+     * key by key through {@link #execute}.
+     *
+     * @return true if {@link #executeBatch} is supported
+     */
+    default boolean batches() {
+        return false;
+    }
+
+    /**
+     * Claims a batch of keys in one round trip, runs {@code work} on the claimed ones and records
+     * what it reports ({@link io.dupguard.idempotency.Idempotency#executeBatch}); in the
+     * transactional mode in one database transaction with the work's writes.
+     *
+     * @param entries the keys and fingerprints, distinct keys, at most {@link
+     *     io.dupguard.idempotency.Idempotency#MAX_BATCH_SIZE}; not null, not empty
+     * @param work the work on the claimed entries; not null
+     * @return one result per entry, in order; never null
+     * @throws Exception what the work threw (its done entries recorded, the others released; in the
+     *     transactional mode the whole transaction rolled back)
+     * @throws UnsupportedOperationException if {@link #batches()} is false
+     */
+    default java.util.List<io.dupguard.idempotency.BatchResult<Void>> executeBatch(
+            java.util.List<io.dupguard.idempotency.BatchEntry> entries,
+            io.dupguard.idempotency.BatchWork<Void, Exception> work)
+            throws Exception {
+        throw new UnsupportedOperationException(mode() + " mode claims batches key by key");
+    }
+
+    /**
      * One line for the start-up log: the mode and what it means for a crash.
      *
      * @return a description; never null
@@ -106,6 +136,19 @@ public interface IdempotentExecution {
             public String describe() {
                 return "store mode: the record completes in the idempotency store after the work returns,"
                         + " outside any database transaction of the application";
+            }
+
+            @Override
+            public boolean batches() {
+                return true;
+            }
+
+            @Override
+            public java.util.List<io.dupguard.idempotency.BatchResult<Void>> executeBatch(
+                    java.util.List<io.dupguard.idempotency.BatchEntry> entries,
+                    io.dupguard.idempotency.BatchWork<Void, Exception> work)
+                    throws Exception {
+                return idempotency.executeBatch(entries, Void.class, work);
             }
         };
     }

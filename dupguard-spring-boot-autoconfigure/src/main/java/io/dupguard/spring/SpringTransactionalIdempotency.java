@@ -118,6 +118,36 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
         return run(executor, key, fingerprint, ResultTypes.raw(type), work);
     }
 
+    /**
+     * Claims a batch in the current transaction in one statement, runs {@code work} on the claimed
+     * entries and records what it reports, all in that transaction ({@link
+     * JdbcTransactionalIdempotency#executeBatch}).
+     *
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param entries the keys and fingerprints; not null, not empty
+     * @param type the result type; not null
+     * @param work the work on the claimed entries; not null
+     * @return one result per entry, in order; never null
+     * @throws IllegalStateException if no transaction on this DataSource is active
+     * @throws E what {@code work} threw (the caller's transaction should then roll back)
+     */
+    public <T, E extends Exception> java.util.List<io.dupguard.idempotency.BatchResult<T>> executeBatch(
+            java.util.List<io.dupguard.idempotency.BatchEntry> entries,
+            Class<T> type,
+            io.dupguard.idempotency.BatchWork<T, E> work)
+            throws E {
+        if (!inTransaction()) {
+            throw new IllegalStateException("no Spring transaction on dupguard's DataSource is active");
+        }
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            return plain.executeBatch(connection, entries, type, work);
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+
     private <T, E extends Exception> Outcome<T> run(
             JdbcTransactionalIdempotency executor,
             IdempotencyKey key,

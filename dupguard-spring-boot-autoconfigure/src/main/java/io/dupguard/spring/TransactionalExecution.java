@@ -156,6 +156,47 @@ public final class TransactionalExecution implements IdempotentExecution {
         return replayedBehind[0] && !outer.isReplay() ? Outcome.replayed(outer.value()) : outer;
     }
 
+    /** The transactional mode claims a batch in one statement in the transaction; backstop key by key. */
+    @Override
+    public boolean batches() {
+        return mode == Mode.TRANSACTIONAL;
+    }
+
+    @Override
+    public java.util.List<io.dupguard.idempotency.BatchResult<Void>> executeBatch(
+            java.util.List<io.dupguard.idempotency.BatchEntry> entries,
+            io.dupguard.idempotency.BatchWork<Void, Exception> work)
+            throws Exception {
+        if (!batches()) {
+            return IdempotentExecution.super.executeBatch(entries, work);
+        }
+        TransactionTemplate t = template();
+        try {
+            return t.execute(status -> {
+                try {
+                    return rows.executeBatch(entries, Void.class, work);
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new Checked(e);
+                }
+            });
+        } catch (Checked c) {
+            throw (Exception) c.getCause();
+        } catch (CannotCreateTransactionException e) {
+            throw new StoreUnavailableException(
+                    "jdbc", "could not begin a transaction on the application's DataSource; nothing ran", e);
+        }
+    }
+
+    /** A read-write transaction of its own inside a read-only one; otherwise join or begin one. */
+    private TransactionTemplate template() {
+        return TransactionSynchronizationManager.isActualTransactionActive()
+                        && TransactionSynchronizationManager.isCurrentTransactionReadOnly()
+                ? readWrite
+                : template;
+    }
+
     /** Carries a checked exception of the work through the transaction template. */
     private static final class Checked extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -167,10 +208,7 @@ public final class TransactionalExecution implements IdempotentExecution {
 
     private <T, E extends Exception> Outcome<T> inTransaction(
             IdempotencyKey key, Fingerprint fingerprint, Type type, IdempotentWork<T, E> work) throws E {
-        TransactionTemplate t = TransactionSynchronizationManager.isActualTransactionActive()
-                        && TransactionSynchronizationManager.isCurrentTransactionReadOnly()
-                ? readWrite
-                : template;
+        TransactionTemplate t = template();
         try {
             return t.execute(status -> {
                 Outcome<T> outcome;

@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
  * <p>Time-dependent cases use short leases and wait for the store's own expiry with Awaitility;
  * concurrency cases coordinate threads with latches, never with sleeps.
  */
-public abstract class AbstractIdempotencyStoreContractTest {
+public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatchClaimContractTest {
     protected static final Duration SHORT = Duration.ofMillis(300);
     private static final int THREADS = 32;
 
@@ -58,12 +58,14 @@ public abstract class AbstractIdempotencyStoreContractTest {
     private ExecutorService pool;
 
     /** The store under test; called once per test. */
+    @Override
     protected abstract IdempotencyStore store();
 
     /**
      * A second store on the same server through separate connections, standing in for another
      * machine. Defaults to {@link #store()}.
      */
+    @Override
     protected IdempotencyStore otherMachineStore() {
         return store();
     }
@@ -89,6 +91,7 @@ public abstract class AbstractIdempotencyStoreContractTest {
         pool.shutdownNow();
     }
 
+    @Override
     protected IdempotencyKey key(String k) {
         return IdempotencyKey.of(scope, k);
     }

@@ -965,9 +965,55 @@ public class DupguardProperties {
          * refuse, warn or off.
          */
         private EvictionCheck evictionPolicyCheck = EvictionCheck.REFUSE;
+        /**
+         * Replicas that must acknowledge each claim, lock, token and throttle write (Redis WAIT)
+         * before it counts; 0: off.
+         */
+        private int replicaAcks = 0;
+        /** With replica-acks: how long a write waits for the acknowledgements. */
+        private Duration replicaAcksTimeout = Duration.ofSeconds(1);
 
         /** The defaults of {@code dupguard.redis.*}. */
         public Redis() {}
+
+        /**
+         * Replicas that must acknowledge each write before it counts ({@code dupguard.redis.replica-acks}).
+         *
+         * @return the value; default 0 (off)
+         */
+        public int getReplicaAcks() {
+            return replicaAcks;
+        }
+
+        /**
+         * Sets {@code dupguard.redis.replica-acks}: replicas that must acknowledge each write before it
+         * counts; 0: off.
+         *
+         * @param replicaAcks the new value; checked when the beans that use it are built
+         */
+        public void setReplicaAcks(int replicaAcks) {
+            this.replicaAcks = replicaAcks;
+        }
+
+        /**
+         * How long a write waits for the replicas' acknowledgements ({@code
+         * dupguard.redis.replica-acks-timeout}).
+         *
+         * @return the value; default 1 s
+         */
+        public Duration getReplicaAcksTimeout() {
+            return replicaAcksTimeout;
+        }
+
+        /**
+         * Sets {@code dupguard.redis.replica-acks-timeout}: how long a write waits for the replicas'
+         * acknowledgements.
+         *
+         * @param replicaAcksTimeout the new value; checked when the beans that use it are built
+         */
+        public void setReplicaAcksTimeout(Duration replicaAcksTimeout) {
+            this.replicaAcksTimeout = replicaAcksTimeout;
+        }
 
         /**
          * Key prefix of idempotency records ({@code dupguard.redis.idempotency-key-prefix}).

@@ -40,6 +40,21 @@ class RedisStoreConfiguration {
         return DupguardRedisConnection.from(d, timeout);
     }
 
+    /** Applies dupguard.redis.replica-acks to a builder, naming the property of a bad value. */
+    private static void replicaAcks(DupguardProperties p, java.util.function.BiConsumer<Integer, Duration> builder) {
+        int acks = p.getRedis().getReplicaAcks();
+        if (acks < 0) {
+            throw new InvalidDupguardPropertyException("dupguard.redis.replica-acks", acks, "must be 0 (off) or more");
+        }
+        if (acks > 0) {
+            InvalidDupguardPropertyException.check(
+                    "dupguard.redis.replica-acks-timeout", p.getRedis().getReplicaAcksTimeout(), () -> {
+                        builder.accept(acks, p.getRedis().getReplicaAcksTimeout());
+                        return null;
+                    });
+        }
+    }
+
     private static EvictionPolicyCheck eviction(DupguardProperties p) {
         return EvictionPolicyCheck.valueOf(p.getRedis().getEvictionPolicyCheck().name());
     }
@@ -52,6 +67,7 @@ class RedisStoreConfiguration {
             RedisIdempotencyStore.Builder b = redis.isCluster()
                     ? RedisIdempotencyStore.builder((RedisClusterClient) redis.client())
                     : RedisIdempotencyStore.builder((RedisClient) redis.client(), redis.uri());
+            replicaAcks(p, b::replicaAcks);
             return b.keyPrefix(prefix).evictionPolicyCheck(eviction(p)).build();
         });
     }
@@ -64,23 +80,28 @@ class RedisStoreConfiguration {
             RedisLockProvider.Builder b = redis.isCluster()
                     ? RedisLockProvider.builder((RedisClusterClient) redis.client())
                     : RedisLockProvider.builder((RedisClient) redis.client(), redis.uri());
+            replicaAcks(p, b::replicaAcks);
             return b.keyPrefix(prefix).evictionPolicyCheck(eviction(p)).build();
         });
     }
 
     @Bean
     @ConditionalOnMissingBean(SubmissionTokens.class)
-    SubmissionTokens dupguardSubmissionTokens(DupguardRedisConnection redis) {
-        return redis.isCluster()
-                ? RedisSubmissionTokens.create((RedisClusterClient) redis.client())
-                : RedisSubmissionTokens.create(redis.uriBoundClient());
+    SubmissionTokens dupguardSubmissionTokens(DupguardRedisConnection redis, DupguardProperties p) {
+        RedisSubmissionTokens.Builder b = redis.isCluster()
+                ? RedisSubmissionTokens.builder((RedisClusterClient) redis.client())
+                : RedisSubmissionTokens.builder(redis.uriBoundClient());
+        replicaAcks(p, b::replicaAcks);
+        return b.build();
     }
 
     @Bean
     @ConditionalOnMissingBean(SubmitThrottle.class)
-    SubmitThrottle dupguardSubmitThrottle(DupguardRedisConnection redis) {
-        return redis.isCluster()
-                ? RedisSubmitThrottle.create((RedisClusterClient) redis.client())
-                : RedisSubmitThrottle.create(redis.uriBoundClient());
+    SubmitThrottle dupguardSubmitThrottle(DupguardRedisConnection redis, DupguardProperties p) {
+        RedisSubmitThrottle.Builder b = redis.isCluster()
+                ? RedisSubmitThrottle.builder((RedisClusterClient) redis.client())
+                : RedisSubmitThrottle.builder(redis.uriBoundClient());
+        replicaAcks(p, b::replicaAcks);
+        return b.build();
     }
 }

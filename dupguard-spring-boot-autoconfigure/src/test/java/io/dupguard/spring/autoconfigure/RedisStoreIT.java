@@ -84,4 +84,40 @@ class RedisStoreIT {
             exercise(ctx);
         });
     }
+
+    @Test
+    void replicaAcksReachEveryStoreAndAServerWithoutReplicasRefusesTheWrites() {
+        // 6379 has no replicas: a claim, a lock and a token asking one acknowledgement are withdrawn
+        String url = System.getProperty("dupguard.redis.url", "redis://127.0.0.1:6379");
+        runner().withPropertyValues(
+                        "spring.data.redis.url=" + url,
+                        "dupguard.redis.replica-acks=1",
+                        "dupguard.redis.replica-acks-timeout=50ms")
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    IdempotencyKey key =
+                            IdempotencyKey.of("quotes", UUID.randomUUID().toString());
+                    java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> ctx.getBean(Idempotency.class)
+                                    .execute(
+                                            key,
+                                            Fingerprint.none(),
+                                            String.class,
+                                            () -> "ran " + ran.incrementAndGet()))
+                            .isInstanceOf(io.dupguard.StoreUnavailableException.class)
+                            .hasMessageContaining("replica");
+                    assertThat(ran).hasValue(0);
+                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> ctx.getBean(LockProvider.class)
+                                    .acquire(prefix + "acked", io.dupguard.lock.LockOptions.ofDefaults()))
+                            .isInstanceOf(io.dupguard.StoreUnavailableException.class);
+                    org.assertj.core.api.Assertions.assertThatThrownBy(
+                                    () -> ctx.getBean(SubmissionTokens.class).issue("it", "u1", Duration.ofMinutes(1)))
+                            .isInstanceOf(io.dupguard.StoreUnavailableException.class);
+                });
+        runner().withPropertyValues("spring.data.redis.url=" + url, "dupguard.redis.replica-acks=-1")
+                .run(ctx -> {
+                    assertThat(ctx).hasFailed();
+                    assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("dupguard.redis.replica-acks");
+                });
+    }
 }

@@ -1,36 +1,72 @@
 package io.dupguard.examples.bench;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import org.springframework.mock.web.DelegatingServletInputStream;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
- * The benchmark's ceiling: the leanest correct Idempotency-Key filter an expert would write by hand
- * on Redis — SET NX PX to claim (one round trip), the work, SET of "fingerprint|status|body" to
- * complete (one round trip), DEL on 5xx; a duplicate reads the value (GET) and replays, answers 409
- * or 422. Keys per principal. No lease renewal, no header selection, no problem+json: what dupguard
- * adds on top must cost no extra round trips.
+ * The benchmark's ceilings: the leanest correct Idempotency-Key filters an expert would write by
+ * hand for POST /payments, keys per principal, the fingerprint a SHA-256 of the body. Three designs,
+ * each the counterpart of one dupguard mode:
+ *
+ * <ul>
+ *   <li>{@link #redis}: {@link RedisFront} claims, the request runs, the answer is SET (DEL on a 5xx).
+ *       A duplicate gets 409 while in flight, then the replay. (dupguard's store mode on Redis.)
+ *   <li>{@link #transactional}: one transaction of the application's transaction manager — {@link
+ *       KeyRows} claims the row, the request runs in the transaction (the controller's
+ *       {@code @Transactional} joins it), the row is updated with the answer, commit; the response
+ *       leaves after the commit. A 5xx, an exception or a rollback-only transaction rolls it all
+ *       back. A duplicate waits on the row lock, then replays. (dupguard's transactional mode.)
+ *   <li>{@link #backstop}: the Redis claim first, then the transactional design, then Redis SET of
+ *       the answer after the commit (DEL if nothing committed). (dupguard's backstop mode.)
+ * </ul>
+ *
+ * <p>Not included: lease renewal, stored headers, problem+json, expiry and purge of rows — what
+ * dupguard adds on top must cost no extra round trips.
  */
-class HandWrittenIdempotencyFilter extends OncePerRequestFilter {
-    private static final String IN_PROGRESS = "-";
-    private final RedisCommands<String, String> redis;
+final class HandWrittenIdempotencyFilter extends OncePerRequestFilter {
+    private static final TransactionDefinition REQUIRED = TransactionDefinition.withDefaults();
 
-    HandWrittenIdempotencyFilter(RedisClient client) {
-        StatefulRedisConnection<String, String> connection = client.connect();
-        this.redis = connection.sync();
+    private final RedisFront front; // null: no Redis
+    private final KeyRows rows; // null: no row in the request's transaction
+    private final PlatformTransactionManager transactions;
+
+    private HandWrittenIdempotencyFilter(RedisFront front, KeyRows rows, PlatformTransactionManager transactions) {
+        this.front = front;
+        this.rows = rows;
+        this.transactions = transactions;
     }
+
+    static HandWrittenIdempotencyFilter redis(RedisFront front) {
+        return new HandWrittenIdempotencyFilter(front, null, null);
+    }
+
+    static HandWrittenIdempotencyFilter transactional(KeyRows rows, PlatformTransactionManager transactions) {
+        return new HandWrittenIdempotencyFilter(null, rows, transactions);
+    }
+
+    static HandWrittenIdempotencyFilter backstop(
+            RedisFront front, KeyRows rows, PlatformTransactionManager transactions) {
+        return new HandWrittenIdempotencyFilter(front, rows, transactions);
+    }
+
+    /** What a keyed request came to: this request's answer, or the one stored before. */
+    private record Outcome(Answer answer, boolean replayed) {}
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
@@ -43,36 +79,105 @@ class HandWrittenIdempotencyFilter extends OncePerRequestFilter {
         byte[] body = request.getInputStream().readAllBytes();
         String fingerprint = sha256(body);
         String key = "bench:ceiling:" + request.getUserPrincipal().getName() + ":" + header;
-        if (!"OK".equals(redis.set(key, IN_PROGRESS, SetArgs.Builder.nx().px(30_000)))) {
-            String stored = redis.get(key);
-            if (stored == null || IN_PROGRESS.equals(stored)) {
-                response.sendError(409);
-            } else if (!stored.startsWith(fingerprint + "|")) {
-                response.sendError(422);
-            } else {
-                String[] parts = stored.split("\\|", 3);
-                response.setStatus(Integer.parseInt(parts[1]));
-                response.setContentType("application/json");
-                response.setHeader("Idempotent-Replayed", "true");
-                response.getOutputStream().write(parts[2].getBytes(StandardCharsets.UTF_8));
+        if (front != null) {
+            String held = front.claim(key);
+            if (held != null) {
+                answer(response, RedisFront.IN_PROGRESS.equals(held) ? null : Answer.decode(held), fingerprint);
+                return;
             }
-            return;
         }
         ContentCachingResponseWrapper captured = new ContentCachingResponseWrapper(response);
+        HttpServletRequest wrapped = new HttpServletRequestWrapper(request) {
+            @Override
+            public ServletInputStream getInputStream() {
+                return new DelegatingServletInputStream(new ByteArrayInputStream(body)); // read again
+            }
+        };
+        Outcome outcome;
         try {
-            chain.doFilter(new ReplayBody(request, body), captured);
+            outcome = rows == null
+                    ? ran(run(chain, wrapped, captured, fingerprint))
+                    : inTransaction(key, fingerprint, chain, wrapped, captured);
         } catch (IOException | ServletException | RuntimeException e) {
-            redis.del(key);
+            if (front != null) {
+                front.release(key);
+            }
             throw e;
         }
-        if (captured.getStatus() >= 500) {
-            redis.del(key);
-        } else {
-            String value = fingerprint + "|" + captured.getStatus() + "|"
-                    + new String(captured.getContentAsByteArray(), StandardCharsets.UTF_8);
-            redis.set(key, value, SetArgs.Builder.px(86_400_000));
+        if (front != null) {
+            if (outcome == null) {
+                front.release(key);
+            } else {
+                front.complete(key, outcome.answer().encode());
+            }
         }
-        captured.copyBodyToResponse();
+        if (outcome != null && outcome.replayed()) {
+            answer(response, outcome.answer(), fingerprint);
+        } else {
+            captured.copyBodyToResponse();
+        }
+    }
+
+    private static Outcome ran(Answer answer) {
+        return answer == null ? null : new Outcome(answer, false);
+    }
+
+    /** The claim, the request and the completion in one transaction; null if nothing committed. */
+    private Outcome inTransaction(
+            String key,
+            String fingerprint,
+            FilterChain chain,
+            HttpServletRequest request,
+            ContentCachingResponseWrapper captured)
+            throws IOException, ServletException {
+        TransactionStatus tx = transactions.getTransaction(REQUIRED);
+        try {
+            Answer stored = rows.claim(key, fingerprint);
+            if (stored != null) {
+                transactions.commit(tx);
+                return new Outcome(stored, true);
+            }
+            Answer mine = run(chain, request, captured, fingerprint);
+            if (mine == null || tx.isRollbackOnly()) {
+                transactions.rollback(tx);
+                return null;
+            }
+            rows.complete(key, mine);
+            transactions.commit(tx);
+            return new Outcome(mine, false);
+        } finally {
+            if (!tx.isCompleted()) {
+                transactions.rollback(tx);
+            }
+        }
+    }
+
+    /** Runs the request; its answer, or null for a 5xx (not stored: the key is released). */
+    private static Answer run(
+            FilterChain chain, HttpServletRequest request, ContentCachingResponseWrapper captured, String fingerprint)
+            throws IOException, ServletException {
+        chain.doFilter(request, captured);
+        if (captured.getStatus() >= 500) {
+            return null;
+        }
+        return new Answer(
+                fingerprint,
+                captured.getStatus(),
+                new String(captured.getContentAsByteArray(), StandardCharsets.UTF_8));
+    }
+
+    /** 409 while in flight (null), 422 for another body, else the stored response replayed. */
+    private static void answer(HttpServletResponse response, Answer stored, String fingerprint) throws IOException {
+        if (stored == null) {
+            response.sendError(409);
+        } else if (!stored.fingerprint().equals(fingerprint)) {
+            response.sendError(422);
+        } else {
+            response.setStatus(stored.status());
+            response.setContentType("application/json");
+            response.setHeader("Idempotent-Replayed", "true");
+            response.getOutputStream().write(stored.body().getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     private static String sha256(byte[] body) {
@@ -80,40 +185,6 @@ class HandWrittenIdempotencyFilter extends OncePerRequestFilter {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** Serves the body read for the fingerprint again. */
-    private static final class ReplayBody extends jakarta.servlet.http.HttpServletRequestWrapper {
-        private final byte[] body;
-
-        ReplayBody(HttpServletRequest request, byte[] body) {
-            super(request);
-            this.body = body;
-        }
-
-        @Override
-        public jakarta.servlet.ServletInputStream getInputStream() {
-            java.io.ByteArrayInputStream in = new java.io.ByteArrayInputStream(body);
-            return new jakarta.servlet.ServletInputStream() {
-                @Override
-                public int read() {
-                    return in.read();
-                }
-
-                @Override
-                public boolean isFinished() {
-                    return in.available() == 0;
-                }
-
-                @Override
-                public boolean isReady() {
-                    return true;
-                }
-
-                @Override
-                public void setReadListener(jakarta.servlet.ReadListener listener) {}
-            };
         }
     }
 }

@@ -1,0 +1,320 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.idempotency.BatchCompletion;
+import io.dupguard.idempotency.BatchEntry;
+import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.RecordStatus;
+import java.nio.charset.StandardCharsets;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The batch statements of {@link JdbcIdempotencyStore}, one dialect and table. Per batch:
+ *
+ * <ol>
+ *   <li>PostgreSQL: the claim is one statement: the keys as arrays ({@code unnest}), an {@code
+ *       INSERT … ON CONFLICT DO UPDATE … WHERE expires_at <= now} that inserts new keys and takes
+ *       over expired rows under the same guard as the single-key takeover, and a read of the other
+ *       keys' rows in the same statement. Completion is one {@code UPDATE … FROM unnest(…)}, release
+ *       one {@code DELETE … USING unnest(…)}.
+ *   <li>MariaDB 10.5+: the claim is one multi-row {@code INSERT … ON DUPLICATE KEY UPDATE scope =
+ *       scope RETURNING …}, answering every key with its row (ours or the existing one). MySQL
+ *       (no {@code RETURNING}): the same insert without it, then one read of the keys: two round
+ *       trips. Completion and release are one JDBC batch of the single-key statement each
+ *       (MariaDB Connector/J sends it in one go).
+ *   <li>H2 (embedded, no network): the single-key claim per key on one connection; completion and
+ *       release as one JDBC batch.
+ * </ol>
+ *
+ * <p>A key that the batch statement cannot settle — its row expired but another caller took it
+ * over during the statement, or a concurrent transaction inserted it after the statement's
+ * snapshot — goes through the single-key claim on the same connection, which loops until it
+ * settles. That costs round trips only under such races.
+ */
+final class JdbcBatchClaims {
+    /** The single-key operations on the batch's connection, for what a batch statement leaves open. */
+    interface SingleKey {
+        Claim claim(IdempotencyKey key, io.dupguard.idempotency.Fingerprint fingerprint) throws SQLException;
+    }
+
+    private final IdempotencySql s;
+    private final String table;
+    private final String pgClaim;
+    private final String pgComplete;
+    private final String pgRelease;
+
+    JdbcBatchClaims(IdempotencySql s, String table) {
+        this.s = s;
+        this.table = table;
+        SqlDialect d = s.dialect;
+        String nowPlus = d.nowPlusMillisParam();
+        String purgeCol = s.purgeColumn ? ", purge_after" : "";
+        String input = "(SELECT u.scope COLLATE \"C\" AS scope, u.idem_key COLLATE \"C\" AS idem_key";
+        this.pgClaim = "WITH input AS " + input + ", u.fingerprint, u.ord"
+                + " FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(scope, idem_key, fingerprint, ord)),"
+                + " claimed AS (INSERT INTO " + table + " AS r (scope, idem_key, status, fingerprint, owner, expires_at"
+                + purgeCol + ") SELECT scope, idem_key, 'P', fingerprint, ?, " + nowPlus
+                + (s.purgeColumn ? ", " + nowPlus : "") + " FROM input ORDER BY ord"
+                + " ON CONFLICT (scope, idem_key) DO UPDATE SET status = 'P', fingerprint = EXCLUDED.fingerprint,"
+                + " owner = EXCLUDED.owner, payload = NULL, expires_at = EXCLUDED.expires_at"
+                + (s.purgeColumn ? ", purge_after = GREATEST(r.purge_after, EXCLUDED.purge_after)" : "")
+                + " WHERE r.expires_at <= " + d.now() + " RETURNING r.scope, r.idem_key, (r.xmax = 0) AS inserted)"
+                + " SELECT r.status, r.fingerprint, r.owner, r.payload, CASE WHEN r.expires_at > " + d.now()
+                + " THEN 1 ELSE 0 END, c.inserted FROM input i"
+                + " LEFT JOIN claimed c ON c.scope = i.scope AND c.idem_key = i.idem_key"
+                + " LEFT JOIN " + table + " r ON c.scope IS NULL AND r.scope = i.scope AND r.idem_key = i.idem_key"
+                + " ORDER BY i.ord";
+        this.pgComplete = "UPDATE " + table + " AS r SET status = u.status, payload = u.payload, owner = NULL,"
+                + " expires_at = " + nowPlus
+                + (s.purgeColumn ? ", purge_after = GREATEST(r.purge_after, " + nowPlus + ")" : "")
+                + " FROM " + input + ", u.status, u.payload"
+                + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bytea[]) AS u(scope, idem_key, status, payload)) u"
+                + " WHERE r.scope = u.scope AND r.idem_key = u.idem_key AND r.status = 'P' AND r.owner = ?"
+                + " RETURNING r.scope, r.idem_key";
+        this.pgRelease = "DELETE FROM " + table + " AS r USING " + input
+                + " FROM unnest(?::text[], ?::text[]) AS u(scope, idem_key)) u"
+                + " WHERE r.scope = u.scope AND r.idem_key = u.idem_key AND r.status = 'P' AND r.owner = ?";
+    }
+
+    /** The keys of a batch must be distinct: one statement cannot claim a row twice. */
+    static void checkDistinct(List<BatchEntry> entries) {
+        Set<IdempotencyKey> seen = new HashSet<>();
+        for (BatchEntry e : entries) {
+            if (!seen.add(e.key())) {
+                throw new IllegalArgumentException("entries must have distinct keys; " + e.key() + " repeats");
+            }
+        }
+    }
+
+    List<Claim> claimAll(
+            Connection c, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis, SingleKey single)
+            throws SQLException {
+        Claim[] claims = new Claim[entries.size()];
+        switch (s.dialect) {
+            case POSTGRESQL -> claimPostgres(c, entries, owner, leaseMillis, purgeMillis, claims);
+            case MYSQL -> claimMysql(c, entries, owner, leaseMillis, purgeMillis, claims);
+            case H2 -> {}
+        }
+        for (int i = 0; i < claims.length; i++) {
+            if (claims[i] == null) {
+                claims[i] = single.claim(entries.get(i).key(), entries.get(i).fingerprint());
+            }
+        }
+        return Arrays.asList(claims);
+    }
+
+    private void claimPostgres(
+            Connection c, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis, Claim[] claims)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(pgClaim)) {
+            ps.setArray(1, texts(c, entries.stream().map(e -> e.key().scope()).toList()));
+            ps.setArray(2, texts(c, entries.stream().map(e -> e.key().key()).toList()));
+            ps.setArray(
+                    3, texts(c, entries.stream().map(e -> e.fingerprint().hex()).toList()));
+            ps.setString(4, owner);
+            ps.setLong(5, leaseMillis);
+            if (s.purgeColumn) {
+                ps.setLong(6, purgeMillis);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                for (int i = 0; rs.next(); i++) {
+                    boolean inserted = rs.getBoolean(6);
+                    if (!rs.wasNull()) {
+                        claims[i] = inserted ? Claim.FRESH : Claim.TAKEOVER;
+                    } else {
+                        claims[i] = existing(rs, entries.get(i).key());
+                    }
+                }
+            }
+        }
+    }
+
+    private void claimMysql(
+            Connection c, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis, Claim[] claims)
+            throws SQLException {
+        String columns = "status, fingerprint, owner, payload, CASE WHEN expires_at > " + s.dialect.now()
+                + " THEN 1 ELSE 0 END, scope, idem_key";
+        String insert = mysqlInsert(entries.size());
+        Map<IdempotencyKey, Integer> position = new HashMap<>();
+        for (int i = 0; i < entries.size(); i++) {
+            position.put(entries.get(i).key(), i);
+        }
+        if (s.insertReturning != null) {
+            try (PreparedStatement ps = c.prepareStatement(insert + " RETURNING " + columns)) {
+                bindMysqlInsert(ps, entries, owner, leaseMillis, purgeMillis);
+                try (ResultSet rs = ps.executeQuery()) {
+                    readMysqlRows(rs, owner, position, claims);
+                }
+            }
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(insert)) {
+            bindMysqlInsert(ps, entries, owner, leaseMillis, purgeMillis);
+            ps.executeUpdate();
+        }
+        String pairs = String.join(", ", java.util.Collections.nCopies(entries.size(), "(?, ?)"));
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT " + columns + " FROM " + table + " WHERE (scope, idem_key) IN (" + pairs + ")")) {
+            int p = 1;
+            for (BatchEntry e : entries) {
+                bindKey(ps, p, e.key());
+                p += 2;
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                readMysqlRows(rs, owner, position, claims);
+            }
+        }
+    }
+
+    private String mysqlInsert(int rows) {
+        String nowPlus = s.dialect.nowPlusMillisParam();
+        String row = "(?, ?, 'P', ?, ?, " + nowPlus + (s.purgeColumn ? ", " + nowPlus : "") + ")";
+        return "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, expires_at"
+                + (s.purgeColumn ? ", purge_after" : "") + ") VALUES "
+                + String.join(", ", java.util.Collections.nCopies(rows, row))
+                + " ON DUPLICATE KEY UPDATE scope = scope";
+    }
+
+    private void bindMysqlInsert(
+            PreparedStatement ps, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis)
+            throws SQLException {
+        int p = 1;
+        for (BatchEntry e : entries) {
+            bindKey(ps, p, e.key());
+            p += 2;
+            JdbcIdempotencyStore.bindFingerprint(ps, p++, e.fingerprint(), s);
+            ps.setString(p++, owner);
+            ps.setLong(p++, leaseMillis);
+            if (s.purgeColumn) {
+                ps.setLong(p++, purgeMillis);
+            }
+        }
+    }
+
+    /** Rows carrying our owner token are ours (fresh); live others exist; expired ones stay open. */
+    private void readMysqlRows(ResultSet rs, String owner, Map<IdempotencyKey, Integer> position, Claim[] claims)
+            throws SQLException {
+        while (rs.next()) {
+            IdempotencyKey key = IdempotencyKey.of(rs.getString(6), new String(rs.getBytes(7), StandardCharsets.UTF_8));
+            Integer i = position.get(key);
+            if (i == null) {
+                continue;
+            }
+            claims[i] = owner.equals(rs.getString(3)) && "P".equals(rs.getString(1)) ? Claim.FRESH : existing(rs, key);
+        }
+    }
+
+    /** The row at {@code rs} as an existing claim if it is live, else null (settled one key at a time). */
+    private Claim existing(ResultSet rs, IdempotencyKey key) throws SQLException {
+        JdbcIdempotencyStore.Row row = JdbcIdempotencyStore.readCurrentRow(rs, s);
+        return row != null && row.live() ? new Claim.Existing(row.toRecord(key)) : null;
+    }
+
+    /** Completes in one statement (PostgreSQL) or one JDBC batch; returns the keys not completed. */
+    Set<IdempotencyKey> completeAll(Connection c, List<BatchCompletion> completions, String owner, long retentionMillis)
+            throws SQLException {
+        Set<IdempotencyKey> lost = new LinkedHashSet<>();
+        completions.forEach(x -> lost.add(x.key()));
+        if (s.dialect == SqlDialect.POSTGRESQL) {
+            try (PreparedStatement ps = c.prepareStatement(pgComplete)) {
+                int p = 1;
+                ps.setLong(p++, retentionMillis);
+                if (s.purgeColumn) {
+                    ps.setLong(p++, retentionMillis);
+                }
+                ps.setArray(
+                        p++,
+                        texts(c, completions.stream().map(x -> x.key().scope()).toList()));
+                ps.setArray(
+                        p++,
+                        texts(c, completions.stream().map(x -> x.key().key()).toList()));
+                ps.setArray(
+                        p++,
+                        texts(
+                                c,
+                                completions.stream()
+                                        .map(x -> status(x.status()))
+                                        .toList()));
+                ps.setArray(
+                        p++,
+                        c.createArrayOf(
+                                "bytea",
+                                completions.stream()
+                                        .map(BatchCompletion::payload)
+                                        .toArray(byte[][]::new)));
+                ps.setString(p, owner);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        lost.remove(IdempotencyKey.of(rs.getString(1), rs.getString(2)));
+                    }
+                }
+            }
+            return lost;
+        }
+        try (PreparedStatement ps = c.prepareStatement(s.complete)) {
+            for (BatchCompletion x : completions) {
+                int p = 1;
+                ps.setString(p++, status(x.status()));
+                ps.setBytes(p++, x.payload());
+                ps.setLong(p++, retentionMillis);
+                if (s.purgeColumn) {
+                    ps.setLong(p++, retentionMillis);
+                }
+                bindKey(ps, p, x.key());
+                ps.setString(p + 2, owner);
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] == 1 || counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
+                    lost.remove(completions.get(i).key());
+                }
+            }
+        }
+        return lost;
+    }
+
+    /** Releases in one statement (PostgreSQL) or one JDBC batch. */
+    void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException {
+        if (s.dialect == SqlDialect.POSTGRESQL) {
+            try (PreparedStatement ps = c.prepareStatement(pgRelease)) {
+                ps.setArray(1, texts(c, keys.stream().map(IdempotencyKey::scope).toList()));
+                ps.setArray(2, texts(c, keys.stream().map(IdempotencyKey::key).toList()));
+                ps.setString(3, owner);
+                ps.executeUpdate();
+            }
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(s.release)) {
+            for (IdempotencyKey key : keys) {
+                bindKey(ps, 1, key);
+                ps.setString(3, owner);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    private static String status(RecordStatus status) {
+        return status == RecordStatus.COMPLETED ? "C" : "F";
+    }
+
+    private static Array texts(Connection c, List<String> values) throws SQLException {
+        return c.createArrayOf("text", values.toArray());
+    }
+
+    private void bindKey(PreparedStatement ps, int index, IdempotencyKey key) throws SQLException {
+        JdbcIdempotencyStore.bindKey(ps, index, key, s);
+    }
+}
