@@ -122,13 +122,12 @@ class RabbitBatchDedupIT {
     @BeforeAll
     static void table(@Autowired JdbcTemplate jdbc) {
         cleanup = jdbc;
-        jdbc.execute("create table " + EFFECTS + " (id bigserial primary key, message_id text not null)");
+        io.dupguard.spring.EffectRows.create(jdbc, EFFECTS);
     }
 
     @AfterAll
     static void drop() {
-        cleanup.execute("drop table if exists " + EFFECTS);
-        cleanup.execute("drop table if exists " + IDEM);
+        io.dupguard.spring.EffectRows.drop(cleanup, EFFECTS, IDEM);
     }
 
     private void publish(String id, String body) {
@@ -139,15 +138,11 @@ class RabbitBatchDedupIT {
     }
 
     private int effects(String prefix) {
-        return jdbc.queryForObject(
-                "select count(*) from " + EFFECTS + " where message_id like ?", Integer.class, prefix + "%");
+        return io.dupguard.spring.EffectRows.like(jdbc, EFFECTS, prefix);
     }
 
     private int distinctEffects(String prefix) {
-        return jdbc.queryForObject(
-                "select count(distinct message_id) from " + EFFECTS + " where message_id like ?",
-                Integer.class,
-                prefix + "%");
+        return io.dupguard.spring.EffectRows.distinctLike(jdbc, EFFECTS, prefix);
     }
 
     private void awaitDrained() {

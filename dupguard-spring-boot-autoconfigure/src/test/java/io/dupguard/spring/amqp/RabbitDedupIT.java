@@ -133,13 +133,12 @@ class RabbitDedupIT {
     @BeforeAll
     static void table(@Autowired JdbcTemplate jdbc) {
         cleanup = jdbc;
-        jdbc.execute("create table " + EFFECTS + " (id bigserial primary key, message_id text not null)");
+        io.dupguard.spring.EffectRows.create(jdbc, EFFECTS);
     }
 
     @AfterAll
     static void drop() {
-        cleanup.execute("drop table if exists " + EFFECTS);
-        cleanup.execute("drop table if exists " + IDEM);
+        io.dupguard.spring.EffectRows.drop(cleanup, EFFECTS, IDEM);
     }
 
     private void publish(String id, String body) {
@@ -150,7 +149,7 @@ class RabbitDedupIT {
     }
 
     private int effects(String id) {
-        return jdbc.queryForObject("select count(*) from " + EFFECTS + " where message_id = ?", Integer.class, id);
+        return io.dupguard.spring.EffectRows.of(jdbc, EFFECTS, id);
     }
 
     private int deliveries(String id) {
@@ -231,8 +230,7 @@ class RabbitDedupIT {
         for (int i = 0; i < ids; i++) {
             assertThat(effects(prefix + i)).as("effects of %s", prefix + i).isEqualTo(1);
         }
-        int total = jdbc.queryForObject(
-                "select count(*) from " + EFFECTS + " where message_id like ?", Integer.class, prefix + "%");
+        int total = io.dupguard.spring.EffectRows.like(jdbc, EFFECTS, prefix);
         assertThat(total).isEqualTo(ids);
     }
 }

@@ -200,13 +200,12 @@ class KafkaDedupIT {
     @BeforeAll
     static void table(@Autowired JdbcTemplate jdbc) {
         cleanup = jdbc;
-        jdbc.execute("create table " + EFFECTS + " (id bigserial primary key, message_id text not null)");
+        io.dupguard.spring.EffectRows.create(jdbc, EFFECTS);
     }
 
     @AfterAll
     static void drop() {
-        cleanup.execute("drop table if exists " + EFFECTS);
-        cleanup.execute("drop table if exists " + IDEM);
+        io.dupguard.spring.EffectRows.drop(cleanup, EFFECTS, IDEM);
     }
 
     private void send(String topic, String id, String value) {
@@ -218,19 +217,15 @@ class KafkaDedupIT {
     }
 
     private int effects(String id) {
-        return jdbc.queryForObject("select count(*) from " + EFFECTS + " where message_id = ?", Integer.class, id);
+        return io.dupguard.spring.EffectRows.of(jdbc, EFFECTS, id);
     }
 
     private int effectsLike(String prefix) {
-        return jdbc.queryForObject(
-                "select count(*) from " + EFFECTS + " where message_id like ?", Integer.class, prefix + "%");
+        return io.dupguard.spring.EffectRows.like(jdbc, EFFECTS, prefix);
     }
 
     private int distinctLike(String prefix) {
-        return jdbc.queryForObject(
-                "select count(distinct message_id) from " + EFFECTS + " where message_id like ?",
-                Integer.class,
-                prefix + "%");
+        return io.dupguard.spring.EffectRows.distinctLike(jdbc, EFFECTS, prefix);
     }
 
     private int deliveries(String id) {

@@ -144,6 +144,22 @@ public class HttpTestApp {
             return ResponseEntity.status(201).body(Map.of("id", id));
         }
 
+        /**
+         * Inserts, then the database terminates this request's connection (a transient fault: one
+         * killed backend) on the first call per key; later calls succeed.
+         */
+        @PostMapping("/killed-after-insert")
+        public ResponseEntity<Map<String, Object>> killedAfterInsert(
+                @RequestBody Map<String, Object> body,
+                @RequestHeader("Idempotency-Key") String key,
+                Principal principal) {
+            long id = insert(principal, key, body.get("amount"));
+            if (flaky.computeIfAbsent("killed:" + key, k -> new AtomicInteger()).getAndIncrement() == 0) {
+                jdbc.queryForObject("select pg_terminate_backend(pg_backend_pid())", Boolean.class);
+            }
+            return ResponseEntity.status(201).body(Map.of("id", id));
+        }
+
         /** A typed body: malformed JSON is Spring's 400, another media type its 415 (sendError). */
         @PostMapping(path = "/typed", consumes = "application/json")
         public ResponseEntity<Map<String, Object>> typed(

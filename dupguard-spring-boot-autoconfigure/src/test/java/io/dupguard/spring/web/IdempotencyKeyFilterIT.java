@@ -39,7 +39,8 @@ class IdempotencyKeyFilterIT {
         r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
         r.add(
                 "dupguard.http.endpoints[0].paths",
-                () -> "/charges,/flaky,/big,/reject,/async,/fail-after-insert,/typed,/send-error,/decline");
+                () ->
+                        "/charges,/flaky,/big,/reject,/async,/fail-after-insert,/typed,/send-error,/decline,/killed-after-insert");
         r.add("dupguard.http.endpoints[0].methods", () -> "POST");
         r.add("dupguard.http.endpoints[0].required", () -> "true");
         r.add("dupguard.http.max-stored-body-size", () -> "1024");
@@ -328,6 +329,25 @@ class IdempotencyKeyFilterIT {
         HttpResponse<String> retry = send(post("/fail-after-insert", "alice", key, "{\"amount\":\"4\"}"));
         assertThat(retry.statusCode()).isEqualTo(201);
         HttpResponse<String> replay = send(post("/fail-after-insert", "alice", key, "{\"amount\":\"4\"}"));
+        assertThat(replay.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
+                .hasValue("true");
+        assertThat(replay.body()).isEqualTo(retry.body());
+        assertThat(rows("alice", key)).isEqualTo(1);
+    }
+
+    @Test
+    void aConnectionKilledAfterTheInsertLeavesNothingAndTheRetryChargesOnce() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String body = "{\"amount\":\"6\"}";
+        HttpResponse<String> killed = send(post("/killed-after-insert", "alice", key, body));
+        assertThat(killed.statusCode()).isGreaterThanOrEqualTo(500);
+        // the transaction died with its connection: neither the insert nor the claim committed
+        assertThat(rows("alice", key)).isZero();
+        HttpResponse<String> retry = send(post("/killed-after-insert", "alice", key, body));
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
+                .isEmpty();
+        HttpResponse<String> replay = send(post("/killed-after-insert", "alice", key, body));
         assertThat(replay.headers().firstValue(IdempotencyKeyFilter.REPLAYED_HEADER))
                 .hasValue("true");
         assertThat(replay.body()).isEqualTo(retry.body());

@@ -1,0 +1,39 @@
+package io.dupguard.spring;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** The effect table of the listener ITs: one row per run of a listener, by message id. */
+public final class EffectRows {
+    private EffectRows() {}
+
+    /** Creates the effect table {@code table}. */
+    public static void create(JdbcTemplate jdbc, String table) {
+        jdbc.execute("create table " + table + " (id bigserial primary key, message_id text not null)");
+    }
+
+    /** Drops the tables an IT created. */
+    public static void drop(JdbcTemplate jdbc, String... tables) {
+        for (String t : tables) {
+            jdbc.execute("drop table if exists " + t);
+        }
+    }
+
+    /** Effects of message {@code id}. */
+    public static int of(JdbcTemplate jdbc, String table, String id) {
+        return jdbc.queryForObject("select count(*) from " + table + " where message_id = ?", Integer.class, id);
+    }
+
+    /** Effects of the messages whose id starts with {@code prefix}. */
+    public static int like(JdbcTemplate jdbc, String table, String prefix) {
+        return jdbc.queryForObject(
+                "select count(*) from " + table + " where message_id like ?", Integer.class, prefix + "%");
+    }
+
+    /** Distinct message ids with an effect among those starting with {@code prefix}. */
+    public static int distinctLike(JdbcTemplate jdbc, String table, String prefix) {
+        return jdbc.queryForObject(
+                "select count(distinct message_id) from " + table + " where message_id like ?",
+                Integer.class,
+                prefix + "%");
+    }
+}
