@@ -15,7 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Seed 002 §3 (SPEC K7) on a real streaming standby: the lab pauses WAL replay on the standby of
  * {@code scripts/services} (127.0.0.1:5443, primary 5442) for each run and resumes it after. The
  * naive {@code replica-check} charges again whatever the standby has not replayed; dupguard, on the
- * primary only, holds. A server that cannot be reached fails the test.
+ * primary only, holds. A quarter of the requests is delivered again after its answer, so even a
+ * slow machine sends the naive row enough redeliveries to show the seed's failure. A server that
+ * cannot be reached fails the test.
  */
 class StormReplicaLagIT {
     static final String PRIMARY =
@@ -41,6 +43,8 @@ class StormReplicaLagIT {
                 "1s",
                 "--clients",
                 "16",
+                "--redelivery-rate",
+                "0.25",
                 "--jdbc-url",
                 PRIMARY,
                 "--jdbc-replica-url",

@@ -89,6 +89,20 @@ final class StormCommand implements Callable<Integer> {
     private Duration timeout = StormSettings.DEFAULT_TIMEOUT;
 
     @Option(
+            names = "--double-send-rate",
+            paramLabel = "SHARE",
+            description = "Share of requests sent twice at once, a double click (0-1, default: ${DEFAULT-VALUE});"
+                    + " --soak sets its own")
+    private double doubleSendRate = StormSettings.DEFAULT_DOUBLE_SEND_RATE;
+
+    @Option(
+            names = "--redelivery-rate",
+            paramLabel = "SHARE",
+            description = "Share of requests delivered once more after their answer, a lost acknowledgement (0-1,"
+                    + " default: ${DEFAULT-VALUE}); --soak sets its own")
+    private double redeliveryRate = StormSettings.DEFAULT_REDELIVERY_RATE;
+
+    @Option(
             names = "--jdbc-url",
             paramLabel = "URL",
             description = "Database instead of embedded H2, e.g. jdbc:postgresql://127.0.0.1:5432/test?user=postgres"
@@ -252,12 +266,21 @@ final class StormCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--clients must be between 1 and " + MAX_CLIENTS + ", was " + clients);
         }
+        rate(doubleSendRate, "--double-send-rate");
+        rate(redeliveryRate, "--redelivery-rate");
         Duration d = duration != null ? duration : soak ? Soak.DEFAULT_DURATION : StormSettings.DEFAULT_DURATION;
         return StormSettings.defaults()
                 .withClients(clients)
                 .withDuration(d)
                 .withSeed(seed)
-                .withTimeout(timeout);
+                .withTimeout(timeout)
+                .withDuplicateRates(doubleSendRate, redeliveryRate);
+    }
+
+    private void rate(double share, String option) {
+        if (!(share >= 0 && share <= 1)) {
+            throw new ParameterException(spec.commandLine(), option + " must be between 0 and 1, was " + share);
+        }
     }
 
     private void checkWritable(Path file, String option) {

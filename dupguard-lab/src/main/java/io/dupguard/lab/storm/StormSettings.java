@@ -36,6 +36,8 @@ public record StormSettings(
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(1);
     public static final long DEFAULT_SEED = 42;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(40);
+    public static final double DEFAULT_DOUBLE_SEND_RATE = 0.02;
+    public static final double DEFAULT_REDELIVERY_RATE = 0.01;
 
     public StormSettings {
         if (clients < 1) {
@@ -63,8 +65,8 @@ public record StormSettings(
                 DEFAULT_SEED,
                 DEFAULT_TIMEOUT,
                 3,
-                0.02,
-                0.01,
+                DEFAULT_DOUBLE_SEND_RATE,
+                DEFAULT_REDELIVERY_RATE,
                 0.01,
                 LatencyModel.DEFAULT,
                 Duration.ofSeconds(10),

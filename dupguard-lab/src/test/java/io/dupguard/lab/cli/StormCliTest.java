@@ -149,6 +149,16 @@ class StormCliTest {
     }
 
     @Test
+    void duplicateRatesOutsideZeroToOneAreRejected() {
+        assertUsageError(
+                LabCli.run("storm", "--redelivery-rate", "1.5"), "--redelivery-rate must be between 0 and 1, was 1.5");
+        assertUsageError(
+                LabCli.run("storm", "--double-send-rate", "-0.1"),
+                "--double-send-rate must be between 0 and 1, was -0.1");
+        assertUsageError(LabCli.run("storm", "--redelivery-rate", "NaN"), "--redelivery-rate must be between 0 and 1");
+    }
+
+    @Test
     void nonNumericClientsAreRejected() {
         assertUsageError(LabCli.run("storm", "--clients", "many"), "'many' is not an int");
     }
