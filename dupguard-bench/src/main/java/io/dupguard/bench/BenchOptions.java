@@ -56,7 +56,7 @@ final class BenchOptions extends LoadOptions {
     static final class Defaults extends CommonOptions.Defaults {
         Defaults() {
             super(Map.of(
-                    "--out", "docs/benchmarks.md",
+                    "--out", "docs/benchmarks-idempotency.md",
                     "--mariadb-url", DEFAULT_MARIADB_URL,
                     "--h2-url", DEFAULT_H2_URL,
                     "--targets", "all",

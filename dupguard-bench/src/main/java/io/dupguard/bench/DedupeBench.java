@@ -37,7 +37,7 @@ import picocli.CommandLine.Option;
  * guard's time, restore, and the writers' p99 per phase; next to hand-written ceilings in the same
  * run: a bare {@code GROUP BY}, one {@code DELETE … WHERE id IN (window query)} without backup or
  * batches, and a bare unique index build without writers. Writes the section "Duplicate clean-up"
- * of {@code docs/benchmarks.md}.
+ * of {@code docs/benchmarks-dedupe.md}.
  *
  * <p>Run: {@code scripts/bench-dedupe} (or {@code scripts/bench-dedupe --sizes 1000000 --targets
  * postgresql}).
@@ -106,7 +106,7 @@ public final class DedupeBench {
                 names = "--out",
                 paramLabel = "FILE",
                 description = "the report whose section is rewritten (default ${DEFAULT-VALUE})")
-        Path out = Path.of("docs/benchmarks.md");
+        Path out = Path.of("docs/benchmarks-dedupe.md");
     }
 
     public static void main(String[] args) throws Exception {

@@ -13,7 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The section "Duplicate clean-up" of {@code docs/benchmarks.md}: replaced on every run, keeping the
+ * The section "Duplicate clean-up" of {@code docs/benchmarks-dedupe.md}: replaced on every run, keeping the
  * hand-written notes under it.
  */
 final class DedupeReport {

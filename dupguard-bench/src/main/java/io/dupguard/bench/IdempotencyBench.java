@@ -16,7 +16,7 @@ import java.util.Map;
 /**
  * Load driver comparing dupguard's {@code execute} with the hand-written ceiling of each store and
  * with Apache Camel's {@code JdbcMessageIdRepository}. Run it with {@code scripts/bench}; {@code
- * --help} lists the options. Prints the tables and writes {@code docs/benchmarks.md}.
+ * --help} lists the options. Prints the tables and writes {@code docs/benchmarks-idempotency.md}.
  */
 public final class IdempotencyBench {
     /** A run during which other processes used more than this share of the CPU is run again. */

@@ -22,7 +22,7 @@ class BenchOptionsTest {
         assertThat(o.duration()).isEqualTo(Duration.ofSeconds(3));
         assertThat(o.poolSize()).isEqualTo(20);
         assertThat(o.targets()).containsExactly(BenchOptions.Target.values());
-        assertThat(o.out()).isEqualTo(Path.of("docs/benchmarks.md"));
+        assertThat(o.out()).isEqualTo(Path.of("docs/benchmarks-idempotency.md"));
         assertThat(o.pgUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         assertThat(o.mariadbUrl()).isEqualTo("jdbc:mariadb://127.0.0.1:3306/test?user=root&useServerPrepStmts=true");
         assertThat(o.redisUrl()).isEqualTo("redis://127.0.0.1:6379");
