@@ -256,7 +256,7 @@ class DocSnippetsTest {
                 pendingMarker = null;
                 markerLine = -1;
                 i = end;
-            } else if (line.startsWith("```") || line.startsWith("~~~")) {
+            } else if (line.trim().startsWith("```") || line.trim().startsWith("~~~")) {
                 // Another fenced block (bash, text, ...): skip it, so a fence inside it is not taken for one.
                 String close = line.trim().replaceAll("^(`+|~+).*$", "$1");
                 int end = i + 1;

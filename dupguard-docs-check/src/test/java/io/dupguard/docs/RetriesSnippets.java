@@ -25,8 +25,15 @@ import javax.sql.DataSource;
 class RetriesSnippets {
 
     static class PlatformException extends RuntimeException {
+        private final boolean retryable;
+
+        PlatformException(boolean retryable) {
+            super(retryable ? "platform busy" : "card declined");
+            this.retryable = retryable;
+        }
+
         boolean retryable() {
-            return true;
+            return retryable;
         }
     }
 

@@ -27,7 +27,7 @@ class StateAndCasSnippets {
         FAIL
     }
 
-    static void statusFlow(Connection conn, long orderId) throws SQLException {
+    static TransitionResult<OrderStatus> statusFlow(Connection conn, long orderId) throws SQLException {
         // tag::statusFlow[]
         StateMachine<OrderStatus> orders = StateMachine.builder(OrderStatus.class)
                 .transition(READY, PAYING)
@@ -44,18 +44,20 @@ class StateAndCasSnippets {
             log("order is " + rejected.current());
         }
         // end::statusFlow[]
+        return r;
     }
 
-    static void unfinishedGuard(DataSource dataSource, Connection conn) throws SQLException {
+    static Optional<Long> unfinishedGuard(DataSource dataSource, Connection conn) throws SQLException {
         // tag::unfinishedGuard[]
         UnfinishedGuard guard = UnfinishedGuard.builder(dataSource).createSchemaIfMissing(true).build(); // or apply the DDL
         Optional<Long> id = guard.insertIfNoneUnfinished(conn, "2026-11-22/east/settlement",
                 c -> exists(c, "SELECT 1 FROM tasks WHERE kind = ? AND status <> 'DONE'"),
                 c -> insertTask(c));          // runs only if none is unfinished; you commit
         // end::unfinishedGuard[]
+        return id;
     }
 
-    static void createOnce(DataSource dataSource) {
+    static CreateOnce.Result createOnce(DataSource dataSource) {
         // tag::createOnce[]
         CreateOnce balances = CreateOnce.builder(dataSource, "account_balance")
                 .keyColumns("user_id")            // needs a unique key on it
@@ -64,6 +66,7 @@ class StateAndCasSnippets {
         CreateOnce.Result r = balances.create(Map.of("user_id", 7, "currency", "CNY", "amount", BigDecimal.ZERO));
         r.created();   // false for every caller but one; r.row() is the stored row
         // end::createOnce[]
+        return r;
     }
 
     static void pay(long orderId) {}
