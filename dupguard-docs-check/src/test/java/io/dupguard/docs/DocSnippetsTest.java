@@ -33,7 +33,7 @@ class DocSnippetsTest {
 
     static final Pattern MARKER =
             Pattern.compile("^\\s*<!--\\s*snippet:\\s*([A-Za-z0-9_]+)#([A-Za-z0-9_.-]+)\\s*-->\\s*$");
-    static final Pattern JAVA_FENCE = Pattern.compile("^( {0,12})(`{3,}|~{3,})\\s*java\\b.*$");
+    static final Pattern JAVA_FENCE = Pattern.compile("^( {0,12})(`{3,}|~{3,})\\s*(?i:java)\\b.*$");
     static final Pattern TAG = Pattern.compile("^\\s*// (tag|end)::([A-Za-z0-9_.-]+)\\[]\\s*$");
 
     static final String UPDATE_COMMAND = "./mvnw -B -pl dupguard-docs-check -am verify -DskipITs -Dtest=DocSnippetsTest"
@@ -65,44 +65,7 @@ class DocSnippetsTest {
         List<String> rewritten = new ArrayList<>();
         for (Path page : pages()) {
             List<String> lines = read(page);
-            List<Block> blocks = blocks(page, lines, problems);
-            boolean changed = false;
-            // From the last block up, so a rewrite does not move the blocks still to do.
-            for (int i = blocks.size() - 1; i >= 0; i--) {
-                Block block = blocks.get(i);
-                String where = rel(page) + ":" + block.fenceLine();
-                if (block.snippet() == null) {
-                    problems.add(where + ": a ```java block without a marker line before it; put"
-                            + " <!-- snippet: SomeSnippets#name --> on the line above the fence and the code between"
-                            + " // tag::name[] and // end::name[] in " + rel(SOURCES) + "/SomeSnippets.java");
-                    continue;
-                }
-                Region region = regions.get(block.snippet());
-                if (region == null) {
-                    problems.add(where + ": marker names " + block.snippet() + ", but " + missing(block.snippet()));
-                    continue;
-                }
-                String diff = firstDifference(block.lines(), region.lines());
-                if (diff == null) {
-                    continue;
-                }
-                if (update) {
-                    List<String> replacement = region.lines().stream()
-                            .map(l -> l.isEmpty() ? l : block.indent() + l)
-                            .collect(Collectors.toList());
-                    lines.subList(
-                                    block.bodyStart(),
-                                    block.bodyStart() + block.lines().size())
-                            .clear();
-                    lines.addAll(block.bodyStart(), replacement);
-                    changed = true;
-                    rewritten.add(where + " <- " + block.snippet());
-                } else {
-                    problems.add(where + ": the block of " + block.snippet() + " differs from " + rel(region.file())
-                            + ":" + region.line() + " " + diff);
-                }
-            }
-            if (changed) {
+            if (check(page, lines, regions, update, problems, rewritten)) {
                 write(page, lines);
             }
         }
@@ -114,6 +77,59 @@ class DocSnippetsTest {
                 .as("docs snippets (docs/development.md, \"Docs snippets\"); after editing a snippet source, "
                         + "regenerate the markdown with\n  " + UPDATE_COMMAND + "\n")
                 .isEmpty();
+    }
+
+    /**
+     * Checks the blocks of one page against the regions, adding what is wrong to {@code problems}; with
+     * {@code update}, a block that differs from its region is replaced by it in {@code lines} instead.
+     *
+     * @return whether {@code lines} changed
+     */
+    static boolean check(
+            Path page,
+            List<String> lines,
+            Map<String, Region> regions,
+            boolean update,
+            List<String> problems,
+            List<String> rewritten) {
+        List<Block> stale = new ArrayList<>();
+        for (Block block : blocks(page, lines, problems)) {
+            String where = rel(page) + ":" + block.fenceLine();
+            if (block.snippet() == null) {
+                problems.add(where + ": a ```java block without a marker line before it; put"
+                        + " <!-- snippet: SomeSnippets#name --> on the line above the fence and the code between"
+                        + " // tag::name[] and // end::name[] in " + rel(SOURCES) + "/SomeSnippets.java");
+                continue;
+            }
+            Region region = regions.get(block.snippet());
+            if (region == null) {
+                problems.add(where + ": marker names " + block.snippet() + ", but " + missing(block.snippet()));
+                continue;
+            }
+            String diff = firstDifference(block.lines(), region.lines());
+            if (diff == null) {
+                continue;
+            }
+            if (update) {
+                stale.add(block);
+                rewritten.add(where + " <- " + block.snippet());
+            } else {
+                problems.add(where + ": the block of " + block.snippet() + " differs from " + rel(region.file()) + ":"
+                        + region.line() + " " + diff);
+            }
+        }
+        // From the last block up, so a rewrite does not move the blocks still to do.
+        for (int i = stale.size() - 1; i >= 0; i--) {
+            Block block = stale.get(i);
+            List<String> replacement = regions.get(block.snippet()).lines().stream()
+                    .map(l -> l.isEmpty() ? l : block.indent() + l)
+                    .collect(Collectors.toList());
+            List<String> body = lines.subList(
+                    block.bodyStart(), block.bodyStart() + block.lines().size());
+            body.clear();
+            body.addAll(replacement);
+        }
+        return !stale.isEmpty();
     }
 
     @Test
@@ -159,6 +175,54 @@ class DocSnippetsTest {
         assertThat(found).extracting(Block::snippet).containsExactly(null, "A#b");
         assertThat(found.get(1).lines()).containsExactly("b();");
         assertThat(problems).isEmpty();
+    }
+
+    @Test
+    void aStaleBlockIsReportedOrRewrittenInPlace() {
+        Map<String, Region> regions = Map.of(
+                "A#b", new Region("A#b", SOURCES.resolve("A.java"), 10, List.of("if (x) {", "", "    y();", "}")));
+        List<String> page = new ArrayList<>(List.of(
+                "1. A step:",
+                "",
+                "   <!-- snippet: A#b -->",
+                "   ```java",
+                "   if (x) {",
+                "       z();",
+                "   }",
+                "   ```",
+                "",
+                "<!-- snippet: A#missing -->",
+                "```Java",
+                "```",
+                "<!-- snippet: A#b -->",
+                "```bash",
+                "```",
+                "```java",
+                "```"));
+        Path file = ROOT.resolve("docs/x.md");
+
+        List<String> problems = new ArrayList<>();
+        assertThat(check(file, page, regions, false, problems, new ArrayList<>()))
+                .isFalse();
+        assertThat(problems).hasSize(4);
+        assertThat(problems.get(0)).startsWith("docs/x.md:13: marker A#b is not followed by a ```java block");
+        assertThat(problems.get(1))
+                .startsWith("docs/x.md:4: the block of A#b differs from")
+                .contains("at line 2 of the block")
+                .contains("-     z();   (markdown)")
+                .contains("+    (source)");
+        assertThat(problems.get(2)).startsWith("docs/x.md:11: marker names A#missing, but ");
+        assertThat(problems.get(3)).startsWith("docs/x.md:16: a ```java block without a marker");
+
+        List<String> rewritten = new ArrayList<>();
+        assertThat(check(file, page, regions, true, new ArrayList<>(), rewritten))
+                .isTrue();
+        assertThat(rewritten).containsExactly("docs/x.md:4 <- A#b");
+        assertThat(page.subList(3, 9))
+                .containsExactly("   ```java", "   if (x) {", "", "       y();", "   }", "   ```");
+        List<String> again = new ArrayList<>();
+        check(file, page, regions, false, again, new ArrayList<>());
+        assertThat(again).noneMatch(p -> p.contains("A#b differs"));
     }
 
     // ---------------------------------------------------------------------------------------------------------------
