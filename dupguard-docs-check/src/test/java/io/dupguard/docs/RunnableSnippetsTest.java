@@ -7,10 +7,13 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.Outcome;
 import io.dupguard.jackson.JacksonResultCodec;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcRetryStore;
+import io.dupguard.jdbc.JdbcTransactionalIdempotency;
 import io.dupguard.memory.InMemoryIdempotencyStore;
+import io.dupguard.memory.InMemoryLockProvider;
 import io.dupguard.retry.RetryLog;
 import io.dupguard.retry.TaskPage;
 import io.dupguard.state.TransitionResult;
@@ -40,7 +43,8 @@ class RunnableSnippetsTest {
     @BeforeEach
     void freshDatabase() throws SQLException {
         JdbcDataSource ds = new JdbcDataSource();
-        ds.setURL("jdbc:h2:mem:docs" + DATABASES.incrementAndGet() + ";DB_CLOSE_DELAY=-1");
+        // DAY: choosing.md fences a table keyed by a column named day, not a keyword on PostgreSQL or MySQL.
+        ds.setURL("jdbc:h2:mem:docs" + DATABASES.incrementAndGet() + ";DB_CLOSE_DELAY=-1;NON_KEYWORDS=DAY");
         h2 = ds;
         // The shipped DDL, as the pages tell the reader to apply it.
         sql("RUNSCRIPT FROM 'classpath:/io/dupguard/jdbc/schema/h2.sql'");
@@ -155,6 +159,34 @@ class RunnableSnippetsTest {
 
         sql("CREATE TABLE orders (id VARCHAR(16) PRIMARY KEY)");
         RetriesSnippets.outbox(h2, JdbcRetryStore.create(h2), new RetriesSnippets.Order("o-3"));
+    }
+
+    @Test
+    void choosingSnippetsRunOnH2() throws SQLException {
+        Outcome<Long> charge = ChoosingSnippets.paymentApi(h2, "k-1", "acct-7", 1000);
+        assertThat(ChoosingSnippets.paymentApi(h2, "k-1", "acct-7", 1000).isReplay())
+                .isTrue();
+        assertThat(charge.isReplay()).isFalse();
+
+        assertThat(ChoosingSnippets.formToken(h2, "u-1", "not-issued")).isEqualTo("This form was already submitted");
+
+        JdbcTransactionalIdempotency processed =
+                JdbcTransactionalIdempotency.of(JdbcIdempotencyStore.builder(h2).build());
+        List<ChoosingSnippets.Credit> batch = List.of(
+                new ChoosingSnippets.Credit("m-1", "acct-7", 100), new ChoosingSnippets.Credit("m-2", "acct-7", 200));
+        ChoosingSnippets.messageBatch(h2, processed, batch);
+        ChoosingSnippets.messageBatch(h2, processed, batch);
+
+        sql("CREATE TABLE account_balance (user_id BIGINT PRIMARY KEY, currency VARCHAR(3) NOT NULL,"
+                + " amount DECIMAL(19, 2) NOT NULL)");
+        assertThat(ChoosingSnippets.createOnce(h2, 7).created()).isTrue();
+        assertThat(ChoosingSnippets.createOnce(h2, 7).created()).isFalse();
+
+        ChoosingSnippets.stuckOrder(h2, "o-1").close();
+
+        sql("CREATE TABLE settlement (day VARCHAR(10) PRIMARY KEY, status VARCHAR(8), fence BIGINT)");
+        sql("INSERT INTO settlement (day, status) VALUES ('2026-11-26', 'OPEN')");
+        ChoosingSnippets.fencedLock(new InMemoryLockProvider(), h2, "2026-11-26");
     }
 
     private void sql(String statement) throws SQLException {
