@@ -17,7 +17,7 @@ final class Report {
     static final String NOTES_MARKER = "<!-- notes below this line are kept when scripts/bench rewrites the file -->";
 
     static final double CEILING_TARGET = 0.85;
-    /** PostgreSQL and MariaDB: dupguard against the lean hand-written design (issue 12). */
+    /** PostgreSQL and MariaDB: dupguard against the lean hand-written design. */
     static final double SQL_LEAN_TARGET = 0.9;
 
     static final double CAMEL_TARGET = 1.0;
@@ -43,7 +43,7 @@ final class Report {
             List<Audit.Row> audit,
             String failure) {}
 
-    /** One target of the issue, evaluated on the median rounds of one run. */
+    /** One of the project's targets, evaluated on the median rounds of one run. */
     record TargetCheck(String store, String what, Workload workload, String value, boolean met) {}
 
     record Context(
@@ -114,7 +114,7 @@ final class Report {
     }
 
     /**
-     * The issue sets hand-written ceilings for Redis and the SQL stores; for the in-memory store it
+     * The project sets hand-written ceilings for Redis and the SQL stores; for the in-memory store it
      * sets an absolute target (≥ 2 M ops/s), and the bare map row is shown for scale only.
      */
     private static boolean hasCeilingTarget(StoreReport s) {

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
-/** Picks what a report shows of several rounds of one row: the median or the best. */
+/** Picks what a report shows of several rounds of one row: the median. */
 public final class Rounds {
     private Rounds() {}
 
@@ -29,11 +29,6 @@ public final class Rounds {
                 .min(Comparator.comparingDouble(r -> Math.abs(value.applyAsDouble(r) - m)))
                 .orElseThrow();
         return Optional.of(new Median<>(m, closest));
-    }
-
-    /** The round with the highest {@code value}. */
-    public static <R> Optional<R> best(List<R> rounds, ToDoubleFunction<R> value) {
-        return rounds.stream().max(Comparator.comparingDouble(value));
     }
 
     /** The median of plain numbers. */

@@ -10,7 +10,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * The two hand-written ceilings of the JDBC lock provider (issue 12's two-ceiling treatment), both
+ * The two hand-written ceilings of the JDBC lock provider, both
  * polling with {@link Polling} when refused, both autocommit, one pool checkout per statement pair:
  *
  * <ul>

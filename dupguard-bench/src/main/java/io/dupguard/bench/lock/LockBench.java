@@ -228,6 +228,9 @@ public final class LockBench {
                     r.maxPerThread(),
                     r.overlaps());
         }
+        if (!Double.isNaN(r.foreignShare())) {
+            base += "  other " + Markdown.percent(r.foreignShare());
+        }
         if (r.errors() > 0) {
             base += "  ERRORS " + r.errors() + ": " + r.firstError();
         }

@@ -58,7 +58,7 @@ final class LockBenchOptions extends LoadOptions {
         Defaults() {
             super(Map.of(
                     "--duration", "5s",
-                    "--rounds", "2",
+                    "--rounds", "3",
                     "--out", "docs/benchmarks-locks.md",
                     "--pool-size", "16",
                     "--targets", "all",

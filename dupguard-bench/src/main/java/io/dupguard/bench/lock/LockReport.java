@@ -24,8 +24,14 @@ final class LockReport {
     static final String NOTES_MARKER =
             "<!-- notes below this line are kept when scripts/bench-locks rewrites the file -->";
 
-    /** PostgreSQL and MariaDB: dupguard against the lean hand-written lease row (issue 12). */
+    /** PostgreSQL and MariaDB: dupguard against the lean hand-written lease row. */
     static final double SQL_LEAN_TARGET = 0.9;
+
+    /** Rounds during which other processes used at least this share of the CPU are marked in the tables. */
+    static final double NOTED_FOREIGN = 0.05;
+
+    /** After a check that is not a target: the ratio of a target, applied to the other mode. */
+    private static final String FOR_INFORMATION = " *(for information: the target is uncontended)*";
 
     private LockReport() {}
 
@@ -39,39 +45,40 @@ final class LockReport {
             Duration elapsed,
             List<StoreResult> stores) {}
 
-    /** One target of the issue, evaluated on the best rounds of this run. */
-    record Check(String store, Mode mode, String what, String value, boolean met, boolean fromIssue) {}
+    /**
+     * One check evaluated on the medians of this run: one of the project's targets ({@code target}),
+     * or the same ratio in the other mode, shown for information.
+     */
+    record Check(String store, Mode mode, String what, String value, boolean met, boolean target) {}
 
-    /** A number from the issue's run of the peers, to compare this machine's run with. */
-    private record Reference(String store, String impl, Mode mode, String what, double value, boolean latency) {}
+    /** Throughput: the median of a row's rounds. */
+    static final ToDoubleFunction<Rounds.Median<LockRun>> THROUGHPUT = Rounds.Median::value;
 
-    private static final List<Reference> REFERENCES = List.of(
-            new Reference("Redis", RedisLocks.CEILING, Mode.UNCONTENDED, "ops/s", 31_000, false),
-            new Reference("Redis", RedisLocks.REDISSON, Mode.UNCONTENDED, "ops/s", 5_500, false),
-            new Reference("Redis", RedisLocks.REDISSON, Mode.UNCONTENDED, "p99", 9_000, true),
-            new Reference("Redis", RedisLocks.SPRING, Mode.UNCONTENDED, "ops/s", 19_000, false),
-            new Reference("Redis", RedisLocks.REDISSON, Mode.CONTENDED, "acquisitions/s", 3_100, false),
-            new Reference("Redis", RedisLocks.REDISSON, Mode.CONTENDED, "p99 wait", 45_000, true),
-            new Reference("PostgreSQL", SqlLocks.SPRING, Mode.UNCONTENDED, "ops/s", 2_700, false),
-            new Reference("PostgreSQL", SqlLocks.SHEDLOCK, Mode.UNCONTENDED, "ops/s", 4_100, false));
+    /** p99 latency (contended: of the wait) of the round closest to the median. */
+    static final ToDoubleFunction<Rounds.Median<LockRun>> P99 = m -> m.round().p99Micros();
 
-    static Optional<LockRun> best(List<LockRun> runs, String impl, Mode mode) {
-        return Rounds.best(
+    /**
+     * The median of one row's successful rounds in one mode: the median throughput and the round
+     * closest to it, whose latencies, spread and CPU the tables show.
+     */
+    static Optional<Rounds.Median<LockRun>> median(List<LockRun> runs, String impl, Mode mode) {
+        return Rounds.median(
                 runs.stream()
                         .filter(r -> r.impl().equals(impl) && r.mode() == mode && !r.failed())
                         .toList(),
                 LockRun::opsPerSecond);
     }
 
-    private static Optional<Double> ratio(
-            StoreResult s, String a, String b, Mode mode, ToDoubleFunction<LockRun> metric) {
-        Optional<LockRun> ra = best(s.runs(), a, mode);
-        Optional<LockRun> rb = best(s.runs(), b, mode);
-        if (ra.isEmpty() || rb.isEmpty()) {
+    /** Row {@code a} against row {@code b} in one mode, on their medians. */
+    static Optional<Double> ratio(
+            StoreResult s, String a, String b, Mode mode, ToDoubleFunction<Rounds.Median<LockRun>> metric) {
+        Optional<Rounds.Median<LockRun>> ma = median(s.runs(), a, mode);
+        Optional<Rounds.Median<LockRun>> mb = median(s.runs(), b, mode);
+        if (ma.isEmpty() || mb.isEmpty()) {
             return Optional.empty();
         }
-        double vb = metric.applyAsDouble(rb.get());
-        return vb == 0 || Double.isNaN(vb) ? Optional.empty() : Optional.of(metric.applyAsDouble(ra.get()) / vb);
+        double vb = metric.applyAsDouble(mb.get());
+        return vb == 0 || Double.isNaN(vb) ? Optional.empty() : Optional.of(metric.applyAsDouble(ma.get()) / vb);
     }
 
     static List<Check> checks(StoreResult s) {
@@ -83,7 +90,7 @@ final class LockReport {
             case "Redis" -> {
                 atLeast(out, s, Mode.UNCONTENDED, RedisLocks.DUPGUARD, RedisLocks.CEILING, 0.85, "hand-written", true);
                 atLeast(out, s, Mode.CONTENDED, RedisLocks.DUPGUARD, RedisLocks.REDISSON, 1.0, "Redisson", true);
-                ratio(s, RedisLocks.DUPGUARD, RedisLocks.REDISSON, Mode.CONTENDED, LockRun::p99Micros)
+                ratio(s, RedisLocks.DUPGUARD, RedisLocks.REDISSON, Mode.CONTENDED, P99)
                         .ifPresent(v -> out.add(new Check(
                                 s.title(),
                                 Mode.CONTENDED,
@@ -93,13 +100,15 @@ final class LockReport {
                                 true)));
             }
             case "PostgreSQL", "MariaDB" -> {
+                // The targets against the JDBC peers are uncontended; contended, the same ratios are
+                // shown for information.
                 for (Mode mode : Mode.values()) {
-                    boolean issue = mode == Mode.UNCONTENDED;
-                    atLeast(out, s, mode, SqlLocks.DUPGUARD, SqlLocks.SPRING, 2.0, "Spring JdbcLockRegistry", issue);
-                    atLeast(out, s, mode, SqlLocks.DUPGUARD, SqlLocks.SHEDLOCK, 1.3, "ShedLock", issue);
+                    boolean target = mode == Mode.UNCONTENDED;
+                    atLeast(out, s, mode, SqlLocks.DUPGUARD, SqlLocks.SPRING, 2.0, "Spring JdbcLockRegistry", target);
+                    atLeast(out, s, mode, SqlLocks.DUPGUARD, SqlLocks.SHEDLOCK, 1.3, "ShedLock", target);
                 }
-                // Issue 12's two ceilings: the target is against the lean row, uncontended (contended,
-                // the ceilings poll while dupguard hands over in the JVM: shown for information).
+                // Against the lean ceiling the target is uncontended only (contended, the ceilings
+                // poll while dupguard hands over in the JVM: that ratio is listed for information).
                 atLeast(
                         out,
                         s,
@@ -129,15 +138,22 @@ final class LockReport {
                         "no overlap, no error in any run of any row",
                         bad + " overlaps + errors",
                         bad == 0,
-                        mode == Mode.CONTENDED));
+                        true));
             }
         }
         return out;
     }
 
     private static void atLeast(
-            List<Check> out, StoreResult s, Mode mode, String a, String b, double needed, String label, boolean issue) {
-        ratio(s, a, b, mode, LockRun::opsPerSecond)
+            List<Check> out,
+            StoreResult s,
+            Mode mode,
+            String a,
+            String b,
+            double needed,
+            String label,
+            boolean target) {
+        ratio(s, a, b, mode, THROUGHPUT)
                 .ifPresent(v -> out.add(new Check(
                         s.title(),
                         mode,
@@ -145,7 +161,7 @@ final class LockReport {
                                 + label,
                         Markdown.ratio(v),
                         v >= needed,
-                        issue)));
+                        target)));
     }
 
     static String markdown(Context ctx) {
@@ -158,7 +174,8 @@ final class LockReport {
                 .append(" ratio compares rows of that one run. Written by `scripts/bench-locks`; the analysis at the")
                 .append(" end is hand-written and kept when the file is rewritten.\n\n");
         md.append("Numbers from a 2-core machine with every server on the same cores as the client JVM are noisy")
-                .append(" (expect ±10 % between runs), which is why each row keeps its best round.\n\n");
+                .append(" (expect ±10 % between runs), which is why each row reports the median of its rounds and")
+                .append(" lists every round.\n\n");
 
         md.append(Markdown.commandSection(ctx.command(), ctx.started(), ctx.elapsed()));
         Map<String, String> machine = new LinkedHashMap<>(ctx.machine());
@@ -174,7 +191,9 @@ final class LockReport {
                 .append(" ZooKeeper runs inside the benchmark JVM, so every server competes with the 16 client")
                 .append(" threads (and with the peers' own I/O and timer threads) for the same 2 cores. Absolute")
                 .append(" numbers are low and latencies include waiting for a core; the ratios between rows of one")
-                .append(" run are what the targets compare.\n\n");
+                .append(" run are what the targets compare. The machine may also run other work (builds, tests):")
+                .append(" the load average is recorded for the run and for each store, and the CPU share other")
+                .append(" processes used in every measured window.\n\n");
 
         md.append("## Settings\n\n");
         md.append("- **Load**: ")
@@ -190,8 +209,15 @@ final class LockReport {
         md.append("- **Rounds**: ")
                 .append(o.rounds())
                 .append(" per store; every row and mode runs once per round, rows and modes in reverse order every")
-                .append(" other round. Each row shows its **best round** (highest throughput; its latencies are from")
-                .append(" that round); the last column lists every round.\n");
+                .append(" other round. Each row shows the **median** of its rounds (throughput; latencies, per-thread")
+                .append(" spread and CPU are from the round closest to the median), and every ratio compares medians;")
+                .append(" the last column lists every round. A failed round (an error or an overlap) is left out of")
+                .append(" the median and shown as failed.\n");
+        md.append("- **Other load**: during each measured window, the CPU used by processes other than this JVM and")
+                .append(" the store's server, from `/proc` (share of the machine's 2 cores); the last column marks")
+                .append(" rounds with ≥ ")
+                .append(Math.round(NOTED_FOREIGN * 100))
+                .append(" % as \"(other N %)\".\n");
         md.append("- **Uncontended**: thread *i* locks and unlocks its own name `own-i`, again and again; latency")
                 .append(" = the acquire + release pair.\n");
         md.append("- **Contended**: every thread locks the name `shared`. One cycle = acquire (blocking; every")
@@ -214,8 +240,7 @@ final class LockReport {
                 .append(" client, own Lettuce connection factory, own HikariCP pool of ")
                 .append(o.poolSize())
                 .append(", own `CuratorFramework` session) and its own keys, tables or znodes. On PostgreSQL and")
-                .append(
-                        " MariaDB two hand-written ceilings (issue 12): the *lean lease row* on its own minimal table and")
+                .append(" MariaDB two hand-written ceilings: the *lean lease row* on its own minimal table and")
                 .append(" *same-table* on dupguard's lock table, both polling when refused. Each library runs with")
                 .append(" its defaults; what a row sends and how it waits is listed under each table.\n");
         md.append("- **Audit**: before the measured runs, each row runs ")
@@ -234,6 +259,8 @@ final class LockReport {
         }
 
         md.append("## Targets\n\n");
+        md.append("The project's targets, on the medians of this run. Rows marked *for information* apply a")
+                .append(" target's ratio to the other mode, where it is not a target.\n\n");
         if (all.isEmpty()) {
             md.append("No target could be evaluated.\n\n");
         } else {
@@ -245,10 +272,7 @@ final class LockReport {
                         .append(c.mode().label)
                         .append(" | ")
                         .append(c.what())
-                        .append(
-                                c.fromIssue()
-                                        ? ""
-                                        : " *(contended: not in the issue, whose peer numbers are uncontended)*")
+                        .append(c.target() ? "" : FOR_INFORMATION)
                         .append(" | ")
                         .append(c.value())
                         .append(" | ")
@@ -257,7 +281,6 @@ final class LockReport {
             }
             md.append('\n');
         }
-        references(md, ctx.stores());
         md.append(NOTES_MARKER).append('\n');
         return md.toString();
     }
@@ -270,14 +293,18 @@ final class LockReport {
         }
         md.append(s.server())
                 .append(". Load average at the start of this store: ")
-                .append(s.loadAverage());
-        md.append(".\n\n### Uncontended: lock + unlock, each thread on its own name\n\n");
-        md.append("| row | lock+unlock/s | p50 µs | p99 µs | CPU µs/cycle JVM | CPU µs/cycle server | cores busy |")
+                .append(s.loadAverage())
+                .append('.')
+                .append(otherLoad(s.runs()));
+        md.append("\n\n### Uncontended: lock + unlock, each thread on its own name\n\n");
+        md.append(
+                        "| row | lock+unlock/s (median) | p50 µs | p99 µs | CPU µs/cycle JVM | CPU µs/cycle server | cores busy |")
                 .append(" every round (/s) |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (ImplInfo impl : s.impls()) {
-            Optional<LockRun> b = best(s.runs(), impl.name(), Mode.UNCONTENDED);
+            Optional<Rounds.Median<LockRun>> m = median(s.runs(), impl.name(), Mode.UNCONTENDED);
+            Optional<LockRun> b = m.map(Rounds.Median::round);
             md.append("| ").append(label(impl)).append(" | ");
-            md.append(b.map(r -> Markdown.ops(r.opsPerSecond())).orElse("failed"))
+            md.append(m.map(x -> Markdown.ops(x.value())).orElse("failed"))
                     .append(" | ")
                     .append(b.map(r -> Markdown.micros(r.p50Micros())).orElse("—"))
                     .append(" | ")
@@ -289,17 +316,19 @@ final class LockReport {
         }
         md.append("\n### Contended: ")
                 .append("every thread on one name\n\n")
-                .append("| row | acquisitions/s | wait p50 µs | wait p99 µs | hand-off gap p50 µs | gap p99 µs |")
+                .append(
+                        "| row | acquisitions/s (median) | wait p50 µs | wait p99 µs | hand-off gap p50 µs | gap p99 µs |")
                 .append(" per thread (min–max) | overlaps | CPU µs/acq. JVM | CPU µs/acq. server | cores busy |")
                 .append(" every round (/s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ImplInfo impl : s.impls()) {
-            Optional<LockRun> b = best(s.runs(), impl.name(), Mode.CONTENDED);
+            Optional<Rounds.Median<LockRun>> m = median(s.runs(), impl.name(), Mode.CONTENDED);
+            Optional<LockRun> b = m.map(Rounds.Median::round);
             long overlaps = s.runs().stream()
                     .filter(r -> r.impl().equals(impl.name()) && r.mode() == Mode.CONTENDED)
                     .mapToLong(LockRun::overlaps)
                     .sum();
             md.append("| ").append(label(impl)).append(" | ");
-            md.append(b.map(r -> Markdown.ops(r.opsPerSecond())).orElse("failed"))
+            md.append(m.map(x -> Markdown.ops(x.value())).orElse("failed"))
                     .append(" | ")
                     .append(b.map(r -> Markdown.micros(r.p50Micros())).orElse("—"))
                     .append(" | ")
@@ -329,7 +358,7 @@ final class LockReport {
                         .append(c.what())
                         .append(" — ")
                         .append(c.value())
-                        .append(c.fromIssue() ? "" : " *(not in the issue, whose peer numbers are uncontended)*")
+                        .append(c.target() ? "" : FOR_INFORMATION)
                         .append('\n');
             }
             info(md, s);
@@ -370,34 +399,33 @@ final class LockReport {
         md.append('\n');
     }
 
-    /** Ratios the issue mentions without making them targets. */
+    /** Ratios shown for information: against the other peers and ceilings, and the latencies. */
     private static void info(StringBuilder md, StoreResult s) {
         List<String> lines = new ArrayList<>();
         switch (s.title()) {
             case "Redis" -> {
-                ratio(s, RedisLocks.DUPGUARD, RedisLocks.REDISSON, Mode.UNCONTENDED, LockRun::opsPerSecond)
-                        .ifPresent(v -> lines.add("uncontended: dupguard ÷ Redisson = " + Markdown.ratio(v)
-                                + " (the issue expects ≈ 4× from its numbers)"));
-                ratio(s, RedisLocks.DUPGUARD, RedisLocks.SPRING, Mode.UNCONTENDED, LockRun::opsPerSecond)
+                ratio(s, RedisLocks.DUPGUARD, RedisLocks.REDISSON, Mode.UNCONTENDED, THROUGHPUT)
+                        .ifPresent(v -> lines.add("uncontended: dupguard ÷ Redisson = " + Markdown.ratio(v)));
+                ratio(s, RedisLocks.DUPGUARD, RedisLocks.SPRING, Mode.UNCONTENDED, THROUGHPUT)
                         .ifPresent(v ->
                                 lines.add("uncontended: dupguard ÷ Spring RedisLockRegistry = " + Markdown.ratio(v)));
-                ratio(s, RedisLocks.DUPGUARD, RedisLocks.SPRING, Mode.CONTENDED, LockRun::opsPerSecond)
+                ratio(s, RedisLocks.DUPGUARD, RedisLocks.SPRING, Mode.CONTENDED, THROUGHPUT)
                         .ifPresent(v ->
                                 lines.add("contended: dupguard ÷ Spring RedisLockRegistry = " + Markdown.ratio(v)));
             }
             case "PostgreSQL", "MariaDB" -> {
                 for (Mode mode : Mode.values()) {
-                    ratio(s, SqlLocks.DUPGUARD, LeaseRowLocks.SAME_TABLE, mode, LockRun::opsPerSecond)
+                    ratio(s, SqlLocks.DUPGUARD, LeaseRowLocks.SAME_TABLE, mode, THROUGHPUT)
                             .ifPresent(v -> lines.add(
                                     mode.label + ": dupguard ÷ hand-written same-table = " + Markdown.ratio(v)));
                 }
-                ratio(s, SqlLocks.DUPGUARD, LeaseRowLocks.LEAN, Mode.CONTENDED, LockRun::opsPerSecond)
+                ratio(s, SqlLocks.DUPGUARD, LeaseRowLocks.LEAN, Mode.CONTENDED, THROUGHPUT)
                         .ifPresent(v -> lines.add("contended: dupguard ÷ hand-written lean lease row = "
                                 + Markdown.ratio(v) + " (the ceilings poll; dupguard hands over inside the JVM)"));
             }
             case "ZooKeeper" -> {
                 for (Mode mode : Mode.values()) {
-                    ratio(s, ZooKeeperLocks.DUPGUARD, ZooKeeperLocks.CURATOR, mode, LockRun::p99Micros)
+                    ratio(s, ZooKeeperLocks.DUPGUARD, ZooKeeperLocks.CURATOR, mode, P99)
                             .ifPresent(
                                     v -> lines.add(mode.label + ": dupguard p99 ÷ Curator p99 = " + Markdown.ratio(v)));
                 }
@@ -407,32 +435,6 @@ final class LockReport {
         for (String l : lines) {
             md.append("- for information: ").append(l).append('\n');
         }
-    }
-
-    private static void references(StringBuilder md, List<StoreResult> stores) {
-        List<String> rows = new ArrayList<>();
-        for (Reference ref : REFERENCES) {
-            for (StoreResult s : stores) {
-                if (!s.title().equals(ref.store()) || s.failure() != null) {
-                    continue;
-                }
-                best(s.runs(), ref.impl(), ref.mode()).ifPresent(r -> {
-                    double v = ref.latency() ? r.p99Micros() : r.opsPerSecond();
-                    rows.add("| " + ref.store() + " | " + ref.impl() + " | " + ref.mode().label + " " + ref.what()
-                            + " | " + (ref.latency() ? Markdown.micros(v) + " µs" : Markdown.ops(v)) + " | "
-                            + (ref.latency() ? Markdown.micros(ref.value()) + " µs" : Markdown.ops(ref.value())) + " | "
-                            + Markdown.ratio(v / ref.value()) + " |");
-                });
-            }
-        }
-        if (rows.isEmpty()) {
-            return;
-        }
-        md.append("### The peers against the issue's run of them\n\n")
-                .append("The issue quotes a run of the peers on this 2-core machine; the same peers in this run:\n\n")
-                .append("| store | row | metric | this run | issue | ratio |\n|---|---|---|---:|---:|---:|\n");
-        rows.forEach(r -> md.append(r).append('\n'));
-        md.append('\n');
     }
 
     /** The CPU cells of a row, each followed by " | ". */
@@ -449,10 +451,31 @@ final class LockReport {
         return s.runs().stream()
                 .filter(r -> r.impl().equals(impl) && r.mode() == mode)
                 .sorted(Comparator.comparingInt(LockRun::round))
-                .map(r -> r.failed()
-                        ? "r" + r.round() + " failed (" + r.errors() + " errors, " + r.overlaps() + " overlaps)"
-                        : Markdown.ops(r.opsPerSecond()))
+                .map(r -> (r.failed()
+                                ? "r" + r.round() + " failed (" + r.errors() + " errors, " + r.overlaps() + " overlaps)"
+                                : Markdown.ops(r.opsPerSecond()))
+                        + (r.foreignShare() >= NOTED_FOREIGN
+                                ? " (other " + Markdown.percent(r.foreignShare()) + ")"
+                                : ""))
                 .collect(Collectors.joining(" · "));
+    }
+
+    /**
+     * " Other processes used 3–40 % of the CPU in its measured windows (median 12 %)." — empty if
+     * no window measured it.
+     */
+    static String otherLoad(List<LockRun> runs) {
+        double[] shares = runs.stream()
+                .mapToDouble(LockRun::foreignShare)
+                .filter(v -> !Double.isNaN(v))
+                .toArray();
+        if (shares.length == 0) {
+            return "";
+        }
+        double min = java.util.Arrays.stream(shares).min().orElseThrow();
+        double max = java.util.Arrays.stream(shares).max().orElseThrow();
+        return " Other processes used " + Math.round(min * 100) + "–" + Markdown.percent(max)
+                + " of the CPU in its measured windows (median " + Markdown.percent(Rounds.median(shares)) + ").";
     }
 
     private static String label(ImplInfo impl) {

@@ -74,6 +74,11 @@ record LockRun(String impl, LockImpl.Role role, LockLoad.Mode mode, int round, L
         return run.cpu().selfCores() + (Double.isNaN(server) ? 0 : server);
     }
 
+    /** Share of the machine's CPU (0–1) used by other processes during the window; NaN if unknown. */
+    double foreignShare() {
+        return run.cpu().foreignShare();
+    }
+
     boolean failed() {
         return errors() > 0 || ops() == 0 || overlaps > 0;
     }

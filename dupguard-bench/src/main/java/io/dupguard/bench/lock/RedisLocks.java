@@ -32,7 +32,7 @@ final class RedisLocks implements Backend {
     static final String REDISSON = "Redisson RLock";
     static final String SPRING = "Spring RedisLockRegistry";
 
-    /** Lease of the hand-written lock (the issue's {@code PX 30000}); the others use their defaults. */
+    /** Lease of the hand-written lock ({@code PX 30000}); the others use their defaults. */
     static final long CEILING_LEASE_MILLIS = 30_000;
     /** How long a refused hand-written acquire sleeps before it asks again (contended rows). */
     static final long CEILING_RETRY_MILLIS = 1;

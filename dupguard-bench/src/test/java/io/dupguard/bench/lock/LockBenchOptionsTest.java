@@ -15,7 +15,7 @@ class LockBenchOptionsTest {
         LockBenchOptions o = LockBenchOptions.parse();
         assertThat(o.threads()).isEqualTo(16);
         assertThat(o.duration()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(o.rounds()).isEqualTo(2);
+        assertThat(o.rounds()).isEqualTo(3);
         assertThat(o.poolSize()).isEqualTo(16);
         assertThat(o.out()).isEqualTo(Path.of("docs/benchmarks-locks.md"));
         assertThat(o.mariadbUrl()).isEqualTo("jdbc:mariadb://127.0.0.1:3306/test?user=root");
