@@ -53,6 +53,15 @@ public abstract class AbstractRetryStoreContractTest {
     /** Store {@code i} (1 or 2) on its own connection pool, standing in for another machine. */
     protected abstract RetryStore machine(int i);
 
+    /**
+     * A store no other test writes to, for {@link RetryStore#unblockAll} with a null type, which
+     * unblocks every BLOCKED task of the store. The default is {@link #store()}: override it when
+     * {@link #store()} is shared with other tests or other runs (a table on a real server).
+     */
+    protected RetryStore storeOfItsOwn() {
+        return store();
+    }
+
     /** Tasks in the many-workers test. */
     protected int manyTasks() {
         return 600;
@@ -265,6 +274,27 @@ public abstract class AbstractRetryStoreContractTest {
         assertThat(machine(2).unblockAll(type("a"))).isEqualTo(5);
         assertThat(store().stats().count(type("a"), TaskState.PENDING)).isEqualTo(5);
         assertThat(store().stats().count(type("b"), TaskState.BLOCKED)).isEqualTo(1);
+    }
+
+    @Test
+    public void unblockAllWithoutATypeUnblocksEveryType() {
+        RetryStore own = storeOfItsOwn();
+        long a = own.recordFailure(NewTask.of(type("a"), "p", null), null, "no").id();
+        long b = own.recordFailure(NewTask.of(type("b"), "q", null), null, "no").id();
+        long pending = own.enqueue(NewTask.of(type("c"), "r", null)).id();
+
+        assertThat(own.unblockAll(null)).isEqualTo(2);
+        assertThat(List.of(a, b, pending)).allSatisfy(id -> assertThat(own.find(id))
+                .get()
+                .extracting(RetryTask::state)
+                .isEqualTo(TaskState.PENDING));
+        assertThat(own.unblockAll(null)).isZero();
+
+        long c = own.recordFailure(NewTask.of(type("c"), "s", null), null, "no").id();
+        try (RetryLog log = RetryLog.builder(own).build()) {
+            assertThat(log.unblockAll(null)).as("RetryLog passes null on").isEqualTo(1);
+        }
+        assertThat(own.find(c)).get().extracting(RetryTask::state).isEqualTo(TaskState.PENDING);
     }
 
     @Test
