@@ -1,9 +1,12 @@
 package io.dupguard;
 
 /**
- * Root of every exception dupguard throws on purpose. Subclasses are named after the condition
- * ({@code RequestInFlightException}, {@code StoreUnavailableException}, ...) and carry the key or
- * name they concern, so callers can branch on the type instead of parsing messages.
+ * Root of every condition a dupguard feature or store reports at run time. Subclasses are named
+ * after the condition ({@code RequestInFlightException}, {@code StoreUnavailableException}, ...)
+ * and carry the key or name they concern, so callers can branch on the type instead of parsing
+ * messages. A bad argument is not one of them: it is an {@link IllegalArgumentException} ({@link
+ * InvalidIdentifierException} for a bad key, scope, name, type or owner id) or a {@link
+ * NullPointerException}, as in the JDK.
  */
 public class DupguardException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -255,8 +255,8 @@ public final class LockOptions {
          *
          * @param owner the owner id; 1–128 characters without control characters, not null
          * @return this builder
-         * @throws IllegalArgumentException if {@code owner} is blank, too long or has control
-         *     characters
+         * @throws io.dupguard.InvalidIdentifierException (an {@code IllegalArgumentException}) if
+         *     {@code owner} is null, blank, longer than 128 characters or has control characters
          */
         public Builder owner(String owner) {
             this.owner = Checks.text(owner, 128, "owner");

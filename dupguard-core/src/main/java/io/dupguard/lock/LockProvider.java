@@ -43,6 +43,7 @@ public interface LockProvider {
      * @param options lease, wait, owner and callback settings; not null
      * @return the lease, to be closed when the protected work ends; never null
      * @throws LockUnavailableException if still held by another owner when the wait ends
+     * @throws io.dupguard.InvalidIdentifierException for a bad name
      */
     Lease acquire(String name, LockOptions options);
 
@@ -51,6 +52,7 @@ public interface LockProvider {
      *
      * @param name the lock name; not blank, at most 200 characters, no control characters
      * @return the lease, or empty if another owner holds the lock
+     * @throws io.dupguard.InvalidIdentifierException for a bad name
      */
     default Optional<Lease> tryAcquire(String name) {
         return tryAcquire(name, LockOptions.ofDefaults());

@@ -264,7 +264,7 @@ public final class InMemoryRetryStore implements RetryStore {
     public synchronized int unblockAll(String type) {
         int n = 0;
         for (Row r : rows.values()) {
-            if (r.state == TaskState.BLOCKED && r.task.type().equals(type)) {
+            if (r.state == TaskState.BLOCKED && (type == null || type.equals(r.task.type()))) {
                 reopen(r);
                 n++;
             }

@@ -366,8 +366,8 @@ public final class RetryConfig {
          *
          * @param owner the worker group's id; 1–64 characters without control characters, not null
          * @return this builder
-         * @throws IllegalArgumentException if {@code owner} is blank, too long or has control
-         *     characters
+         * @throws io.dupguard.InvalidIdentifierException (an {@code IllegalArgumentException}) if
+         *     {@code owner} is null, blank, longer than 64 characters or has control characters
          */
         public Builder owner(String owner) {
             this.owner = Checks.text(owner, 64, "owner");

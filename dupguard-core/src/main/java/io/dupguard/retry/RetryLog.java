@@ -202,13 +202,15 @@ public final class RetryLog implements AutoCloseable {
     }
 
     /**
-     * Unblocks every BLOCKED task of {@code type}; returns how many.
+     * Unblocks every BLOCKED task of {@code type}, or of every type when {@code type} is null: each
+     * becomes PENDING, due now, with a fresh attempt budget; the workers of this log are woken if any
+     * was.
      *
      * @param type the task type, or null for every type
-     * @return the number of tasks unblocked
+     * @return the number of tasks unblocked; 0 if none was BLOCKED
      */
     public int unblockAll(String type) {
-        int n = store.unblockAll(Objects.requireNonNull(type, "type"));
+        int n = store.unblockAll(type);
         if (n > 0) {
             workers.wake();
         }

@@ -159,10 +159,11 @@ public interface RetryStore {
     boolean unblock(long id);
 
     /**
-     * Unblocks every BLOCKED task of {@code type}; returns how many.
+     * Unblocks every BLOCKED task of {@code type}, or of every type when {@code type} is null: each
+     * becomes PENDING, due now, with a fresh attempt budget.
      *
      * @param type the task type, or null for every type
-     * @return the number of tasks unblocked
+     * @return the number of tasks unblocked; 0 if none was BLOCKED
      */
     int unblockAll(String type);
 

@@ -24,6 +24,7 @@ public interface PreparedSubmissions {
      *
      * @param subject who the pre-id is for (a user or tenant id); a valid identifier, not null
      * @return the new pre-id, URL-safe; never null
+     * @throws io.dupguard.InvalidIdentifierException for a bad subject
      */
     String prepare(String subject);
 
@@ -41,6 +42,7 @@ public interface PreparedSubmissions {
      * @throws UnknownSubmissionException if the pre-id does not exist, was purged, or belongs to
      *     another subject
      * @throws E what {@code work} threw (then nothing is bound and a later commit may run it again)
+     * @throws io.dupguard.InvalidIdentifierException for a bad subject
      */
     <E extends Exception> Outcome<String> commit(String subject, String preId, IdempotentWork<String, E> work) throws E;
 }

@@ -44,6 +44,7 @@ public interface SubmissionTokens {
      * @param token the token as received; may be null or malformed (then false)
      * @return true for the first consumption of a live token issued to this scope and subject;
      *     false otherwise
+     * @throws io.dupguard.InvalidIdentifierException for a bad scope or subject
      */
     boolean consume(String scope, String subject, String token);
 }

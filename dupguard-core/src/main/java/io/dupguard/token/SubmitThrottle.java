@@ -16,6 +16,8 @@ public interface SubmitThrottle {
      * @param window the shortest interval between two acquisitions; not null, positive
      * @return true if no acquisition for {@code (scope, subject)} happened within the last {@code
      *     window}; the window then starts now
+     * @throws io.dupguard.InvalidIdentifierException for a bad scope or subject
+     * @throws IllegalArgumentException for a non-positive window
      */
     boolean tryAcquire(String scope, String subject, Duration window);
 }

@@ -380,11 +380,12 @@ public final class JdbcRetryStore implements RetryStore {
 
     @Override
     public int unblockAll(String type) {
-        Objects.requireNonNull(type, "type");
-        int n = access.withConnection("unblock retry tasks", type, c -> {
+        int n = access.withConnection("unblock retry tasks", type == null ? "of every type" : type, c -> {
             RetrySql s = sql(c);
-            try (PreparedStatement ps = c.prepareStatement(s.unblockAll)) {
-                JdbcText.bind(ps, 1, type, s.dialect);
+            try (PreparedStatement ps = c.prepareStatement(type == null ? s.unblockEvery : s.unblockAll)) {
+                if (type != null) {
+                    JdbcText.bind(ps, 1, type, s.dialect);
+                }
                 return ps.executeUpdate();
             }
         });

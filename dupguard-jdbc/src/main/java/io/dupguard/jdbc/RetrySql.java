@@ -28,6 +28,9 @@ final class RetrySql {
     final String block;
     final String unblock;
     final String unblockAll;
+    /** {@link #unblockAll} for every type: a null type. */
+    final String unblockEvery;
+
     final String cancel;
     final String exists;
     final String stats;
@@ -75,9 +78,10 @@ final class RetrySql {
                 + ", last_error = ?, updated_at = " + now + mine;
         this.block = "UPDATE " + table + " SET state = 'B', due_at = NULL, last_error = ?, updated_at = " + now + mine;
         String reopen = "UPDATE " + table + " SET state = 'P', run_base = runs, due_at = " + now + ", updated_at = "
-                + now + " WHERE state = 'B' AND ";
-        this.unblock = reopen + "id = ?";
-        this.unblockAll = reopen + "task_type = ?";
+                + now + " WHERE state = 'B'";
+        this.unblock = reopen + " AND id = ?";
+        this.unblockAll = reopen + " AND task_type = ?";
+        this.unblockEvery = reopen;
         this.cancel = "UPDATE " + table + " SET state = 'C', due_at = NULL, updated_at = " + now
                 + " WHERE id = ? AND state IN ('P', 'B')";
         this.exists = "SELECT 1 FROM " + table + " WHERE id = ?";

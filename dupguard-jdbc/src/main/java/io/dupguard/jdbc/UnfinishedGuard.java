@@ -79,6 +79,8 @@ public final class UnfinishedGuard {
      * @return the insert's result, or empty if an unfinished task of the kind exists
      * @throws SQLException if a statement fails
      * @throws E what {@code insert} threw
+     * @throws io.dupguard.InvalidIdentifierException if {@code kind} is null, blank, too long or has
+     *     control characters
      */
     public <T, E extends Exception> Optional<T> insertIfNoneUnfinished(
             Connection c, String kind, SqlCheck unfinishedExists, SqlWork<T, E> insert) throws SQLException, E {

@@ -20,11 +20,34 @@ abstract class AbstractJdbcRetryStoreIT extends AbstractRetryStoreContractTest {
         }
     }
 
+    /** A table of this run's own, for unblockAll(null); dropped after the class. */
+    private final String ownTable = "dupguard_retry_own_"
+            + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffffL);
+
+    private JdbcRetryStore own;
+
     @AfterAll
-    void closePools() {
+    void closePools() throws java.sql.SQLException {
+        if (own != null) {
+            try (java.sql.Connection c = pools[0].getConnection();
+                    java.sql.Statement st = c.createStatement()) {
+                st.execute("DROP TABLE " + ownTable);
+            }
+        }
         for (HikariDataSource pool : pools) {
             pool.close();
         }
+    }
+
+    @Override
+    protected RetryStore storeOfItsOwn() {
+        if (own == null) {
+            own = JdbcRetryStore.builder(pools[0])
+                    .tableName(ownTable)
+                    .createSchemaIfMissing(true)
+                    .build();
+        }
+        return own;
     }
 
     @Override

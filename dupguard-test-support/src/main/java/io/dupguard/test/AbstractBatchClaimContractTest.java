@@ -42,29 +42,54 @@ import org.junit.jupiter.api.Test;
 public abstract class AbstractBatchClaimContractTest {
     private static final Duration BATCH_SHORT = Duration.ofMillis(300);
 
-    /** The store under test. */
+    /**
+     * The store under test.
+     *
+     * @return the same instance on every call within a test
+     */
     protected abstract IdempotencyStore store();
 
-    /** A second store on the same server through separate connections (another machine). */
+    /**
+     * A second store on the same server through separate connections (another machine).
+     *
+     * @return a store on the same server as {@link #store()}
+     */
     protected abstract IdempotencyStore otherMachineStore();
 
-    /** A key in this test's own scope. */
+    /**
+     * A key in this test's own scope.
+     *
+     * @param k the key within the test
+     * @return the key in a scope no other test uses
+     */
     protected abstract IdempotencyKey key(String k);
 
     /**
      * Round trips (statements, commands) that {@link #store()} has sent to its server so far, or -1
      * for a store without a server (in memory), whose round trips are not asserted.
+     *
+     * @return the count so far, or -1 by default
      */
     protected long roundTrips() {
         return -1;
     }
 
-    /** Round trips of one {@code claimAll} of {@code keys} distinct keys, none of them expired. */
+    /**
+     * Round trips of one {@code claimAll} of {@code keys} distinct keys, none of them expired.
+     *
+     * @param keys the batch size
+     * @return 1 by default
+     */
     protected int claimAllRoundTrips(int keys) {
         return 1;
     }
 
-    /** Round trips of one {@code completeAll} or {@code releaseAll} of {@code keys} keys. */
+    /**
+     * Round trips of one {@code completeAll} or {@code releaseAll} of {@code keys} keys.
+     *
+     * @param keys the batch size
+     * @return 1 by default
+     */
     protected int completeAllRoundTrips(int keys) {
         return 1;
     }
@@ -73,6 +98,7 @@ public abstract class AbstractBatchClaimContractTest {
         return java.util.Arrays.stream(keys).map(k -> BatchEntry.of(key(k))).toList();
     }
 
+    /** Batch tells each entry what it found. */
     @Test
     public void batchTellsEachEntryWhatItFound() {
         Idempotency idem = Idempotency.of(store());
@@ -108,6 +134,7 @@ public abstract class AbstractBatchClaimContractTest {
                 .isEqualTo("two");
     }
 
+    /** Batch takes over expired claims and the old owner loses them. */
     @Test
     public void batchTakesOverExpiredClaimsAndTheOldOwnerLosesThem() {
         IdempotencyStore store = store();
@@ -131,6 +158,11 @@ public abstract class AbstractBatchClaimContractTest {
                 .hasValueSatisfying(r -> assertThat(r.owner()).isEqualTo("rescuer"));
     }
 
+    /**
+     * Overlapping batches from many threads on two machines claim each key once.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void overlappingBatchesFromManyThreadsOnTwoMachinesClaimEachKeyOnce() throws Exception {
         int keys = 60;
@@ -181,6 +213,7 @@ public abstract class AbstractBatchClaimContractTest {
         assertThat(firsts.values()).allSatisfy(n -> assertThat(n).hasValue(1));
     }
 
+    /** Work failing mid-batch keeps the done entries and releases the rest. */
     @Test
     public void workFailingMidBatchKeepsTheDoneEntriesAndReleasesTheRest() {
         Idempotency idem = Idempotency.of(store());
@@ -208,6 +241,7 @@ public abstract class AbstractBatchClaimContractTest {
                         new BatchResult.First<>(batch.get(3), "again d"));
     }
 
+    /** Entry failures follow the failure policy and the batch goes on. */
     @Test
     public void entryFailuresFollowTheFailurePolicyAndTheBatchGoesOn() {
         Idempotency idem = Idempotency.of(
@@ -242,6 +276,7 @@ public abstract class AbstractBatchClaimContractTest {
         assertThat(again.get(3)).isEqualTo(new BatchResult.Replayed<>(batch.get(3), "ok"));
     }
 
+    /** Released and closed claims can be claimed again. */
     @Test
     public void releasedAndClosedClaimsCanBeClaimedAgain() {
         Idempotency idem = Idempotency.of(store());
@@ -258,6 +293,7 @@ public abstract class AbstractBatchClaimContractTest {
         }
     }
 
+    /** A batch costs one round trip per step. */
     @Test
     public void aBatchCostsOneRoundTripPerStep() {
         IdempotencyStore store = store();

@@ -51,7 +51,9 @@ import org.junit.jupiter.api.Test;
  * concurrency cases coordinate threads with latches, never with sleeps.
  */
 public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatchClaimContractTest {
+    /** The lease of the expiry cases: short, so that the store's own expiry comes soon. */
     protected static final Duration SHORT = Duration.ofMillis(300);
+
     private static final int THREADS = 32;
 
     private String scope;
@@ -70,13 +72,19 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         return store();
     }
 
-    /** A store configured against an address where no server answers. */
+    /**
+     * A store configured against an address where no server answers.
+     *
+     * @return a store whose every operation fails to reach its server
+     */
     protected abstract IdempotencyStore unreachableStore();
 
     /**
      * A store on its own connections whose server can be made unreachable for a while (a refused
      * connection, a paused server with a short client timeout), and another machine's store on the
      * same server. Every backend provides one: the renewal-blip and lost-lease cases run on it.
+     *
+     * @return the stores under test and the outage that cuts the first off
      */
     protected abstract StoreOutage.Fixture<IdempotencyStore> outageFixture();
 
@@ -100,6 +108,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         return Idempotency.of(store(), config.build());
     }
 
+    /** First call runs and later calls replay. */
     @Test
     public void firstCallRunsAndLaterCallsReplay() {
         Idempotency idem = idempotency(IdempotencyConfig.custom());
@@ -122,6 +131,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         assertThat(effects).hasValue(1);
     }
 
+    /** Null and binary results replay exactly. */
     @Test
     public void nullAndBinaryResultsReplayExactly() {
         Idempotency idem = idempotency(IdempotencyConfig.custom());
@@ -136,6 +146,11 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .containsExactly(bytes);
     }
 
+    /**
+     * Thirty-two threads on one key run the work once and others are rejected.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void thirtyTwoThreadsOnOneKeyRunTheWorkOnceAndOthersAreRejected() throws Exception {
         Idempotency[] machines = {idempotency(IdempotencyConfig.custom()), Idempotency.of(otherMachineStore())};
@@ -179,6 +194,11 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .isEqualTo(replayOf(1));
     }
 
+    /**
+     * Thirty-two waiting threads all get the first value.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void thirtyTwoWaitingThreadsAllGetTheFirstValue() throws Exception {
         IdempotencyConfig.Builder waiting =
@@ -208,6 +228,11 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         assertThat(effects).hasValue(1);
     }
 
+    /**
+     * Many threads on many keys run each key once.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void manyThreadsOnManyKeysRunEachKeyOnce() throws Exception {
         Idempotency[] machines = {idempotency(IdempotencyConfig.custom()), Idempotency.of(otherMachineStore())};
@@ -243,6 +268,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         assertThat(effects).hasSize(keys).doesNotHaveDuplicates();
     }
 
+    /** Same key with different payload is refused. */
     @Test
     public void sameKeyWithDifferentPayloadIsRefused() {
         Idempotency idem = idempotency(IdempotencyConfig.custom());
@@ -257,6 +283,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         assertThat(effects).hasValue(1);
     }
 
+    /** Different payload is refused while the first is in flight. */
     @Test
     public void differentPayloadIsRefusedWhileTheFirstIsInFlight() {
         store().claim(key("pay-8"), Fingerprint.ofString("a"), "someone-else", Duration.ofMinutes(1));
@@ -266,6 +293,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .isInstanceOf(PayloadMismatchException.class);
     }
 
+    /** Failure releases the key so a retry runs again. */
     @Test
     public void failureReleasesTheKeySoARetryRunsAgain() {
         Idempotency idem = idempotency(IdempotencyConfig.custom());
@@ -284,6 +312,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         assertThat(retry).isEqualTo(firstOf("ok#2"));
     }
 
+    /** Final failure is stored and replayed. */
     @Test
     public void finalFailureIsStoredAndReplayed() {
         Idempotency idem = idempotency(
@@ -306,6 +335,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.FAILED));
     }
 
+    /** Completed record expires after retention. */
     @Test
     public void completedRecordExpiresAfterRetention() {
         Idempotency idem = idempotency(IdempotencyConfig.custom().retention(SHORT));
@@ -319,6 +349,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .isEqualTo(firstOf("v2"));
     }
 
+    /** Abandoned claim is taken over and the old owner loses its lease. */
     @Test
     public void abandonedClaimIsTakenOverAndTheOldOwnerLosesItsLease() {
         IdempotencyStore store = store();
@@ -340,6 +371,11 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .isEqualTo(replayOf("rescued"));
     }
 
+    /**
+     * Slow owner without renewal gets lease lost when a takeover happened.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void slowOwnerWithoutRenewalGetsLeaseLostWhenATakeoverHappened() throws Exception {
         Idempotency slow =
@@ -370,6 +406,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .isEqualTo(replayOf("fresh"));
     }
 
+    /** Renewed lease keeps long work owned. */
     @Test
     public void renewedLeaseKeepsLongWorkOwned() {
         // A 1 s lease renewed every 333 ms: short enough to outlive several times, long enough that
@@ -409,6 +446,8 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
     /**
      * One store blip must never let a second caller in: renewal fails while the store is
      * unreachable, is retried, and succeeds once the store is back, long before the lease ends.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
      */
     @Test
     @ExpectedWarnings("renewals fail while the store is cut off, and the pool or driver reports the outage")
@@ -461,6 +500,8 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
      * One store blip must never let the work run twice: a completion that meets it (a killed
      * connection, a paused server) is retried while the lease holds, instead of leaving the claim to
      * expire and the client's retry to run the work again.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
      */
     @Test
     @ExpectedWarnings("the completion fails while the store is cut off, and the pool or driver reports the outage")
@@ -497,6 +538,8 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
     /**
      * When no renewal can succeed within the lease the owner learns it lost the lease; a caller
      * that took over in the meantime wins, and the owner's completion is refused.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
      */
     @Test
     @ExpectedWarnings("renewals fail while the store is cut off, and the pool or driver reports the outage")
@@ -611,6 +654,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         }
     }
 
+    /** Keys differing only in case are distinct by default. */
     @Test
     public void keysDifferingOnlyInCaseAreDistinctByDefault() {
         Idempotency idem = idempotency(IdempotencyConfig.custom());
@@ -621,6 +665,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .isEqualTo(firstOf("b"));
     }
 
+    /** Keys differing only in trailing space are distinct. */
     @Test
     public void keysDifferingOnlyInTrailingSpaceAreDistinct() {
         Idempotency idem = idempotency(IdempotencyConfig.custom());
@@ -631,6 +676,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .isEqualTo(firstOf("b"));
     }
 
+    /** Keys differing only in case collide when folding case. */
     @Test
     public void keysDifferingOnlyInCaseCollideWhenFoldingCase() {
         Idempotency idem = idempotency(IdempotencyConfig.custom());
@@ -643,6 +689,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .isEqualTo(replayOf("a"));
     }
 
+    /** Longest key with multi-byte characters round trips. */
     @Test
     public void longestKeyWithMultiByteCharactersRoundTrips() {
         String longest = "订单-" + "é".repeat(IdempotencyKey.MAX_KEY_LENGTH - 5) + "𝄞";
@@ -657,6 +704,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                 .isEqualTo(replayOf("stored"));
     }
 
+    /** Owner checks refuse strangers. */
     @Test
     public void ownerChecksRefuseStrangers() {
         IdempotencyStore store = store();
@@ -676,6 +724,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         assertThat(store.find(key("owned"))).isEmpty();
     }
 
+    /** Unreachable store raises and never runs the work. */
     @Test
     @ExpectedWarnings("a driver may warn that it cannot reach the unreachable store")
     public void unreachableStoreRaisesAndNeverRunsTheWork() {

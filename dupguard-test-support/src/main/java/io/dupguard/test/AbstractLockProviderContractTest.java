@@ -32,26 +32,43 @@ import org.junit.jupiter.api.Test;
  * are provider instances on separate connections. Waits use latches and Awaitility.
  */
 public abstract class AbstractLockProviderContractTest {
+    /** The lease of the expiry cases: short, so that the store's own expiry comes soon. */
     protected static final Duration SHORT = Duration.ofMillis(400);
+
     private static final int THREADS = 16;
 
     private String prefix;
     private ExecutorService pool;
 
-    /** Machine 0; further machines come from {@link #machine(int)}. */
+    /**
+     * Machine 0; further machines come from {@link #machine(int)}.
+     *
+     * @return the provider under test, the same instance on every call within a test
+     */
     protected abstract LockProvider provider();
 
-    /** Provider {@code i} (1 or 2) on its own connection, standing in for another machine. */
+    /**
+     * Provider {@code i} (1 or 2) on its own connection, standing in for another machine.
+     *
+     * @param i 1 or 2
+     * @return a provider on the same server as {@link #provider()}, the same instance per {@code i}
+     */
     protected abstract LockProvider machine(int i);
 
     /**
      * A provider on its own connections whose server can be made unreachable for a while (a
      * refused connection, a paused server with a short client timeout), and another machine's
      * provider on the same server. Every backend provides one.
+     *
+     * @return the providers under test and the outage that cuts the first off
      */
     protected abstract StoreOutage.Fixture<LockProvider> outageFixture();
 
-    /** Acquisitions per thread in the mutual-exclusion test (16 threads). */
+    /**
+     * Acquisitions per thread in the mutual-exclusion test (16 threads).
+     *
+     * @return 150 by default; a slow server may lower it
+     */
     protected int acquisitionsPerThread() {
         return 150;
     }
@@ -67,6 +84,13 @@ public abstract class AbstractLockProviderContractTest {
         pool.shutdownNow();
     }
 
+    /**
+     * A lock name of this test: {@code n} behind a random prefix per test, so that tests and earlier
+     * runs on a shared server never see each other's locks.
+     *
+     * @param n the name within the test
+     * @return the lock name to use
+     */
     protected String name(String n) {
         return prefix + n;
     }
@@ -79,6 +103,11 @@ public abstract class AbstractLockProviderContractTest {
         return LockOptions.custom().waitTime(wait).build();
     }
 
+    /**
+     * Sixteen threads on three machines never overlap.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void sixteenThreadsOnThreeMachinesNeverOverlap() throws Exception {
         LockProvider[] machines = {provider(), machine(1), machine(2)};
@@ -117,6 +146,7 @@ public abstract class AbstractLockProviderContractTest {
         assertThat(lastFence.get()).isGreaterThanOrEqualTo((long) THREADS * perThread);
     }
 
+    /** Second owner gets nothing while the lock is held. */
     @Test
     public void secondOwnerGetsNothingWhileTheLockIsHeld() {
         try (Lease held = provider().tryAcquire(name("order-1")).orElseThrow()) {
@@ -128,6 +158,7 @@ public abstract class AbstractLockProviderContractTest {
         }
     }
 
+    /** Crashed holder's lock frees at expiry. */
     @Test
     public void crashedHoldersLockFreesAtExpiry() {
         Lease abandoned = provider().tryAcquire(name("crash"), fixed(SHORT)).orElseThrow();
@@ -138,6 +169,11 @@ public abstract class AbstractLockProviderContractTest {
         }
     }
 
+    /**
+     * A same-JVM waiter takes over a lease that expired without close.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void sameJvmWaiterTakesOverALeaseThatExpiredWithoutClose() throws Exception {
         LockProvider locks = provider();
@@ -157,6 +193,7 @@ public abstract class AbstractLockProviderContractTest {
         assertThat(machine(1).tryAcquire(name("stuck"))).hasValueSatisfying(Lease::close);
     }
 
+    /** Close after expiry does not release the new holder. */
     @Test
     public void closeAfterExpiryDoesNotReleaseTheNewHolder() {
         Lease stale = provider().tryAcquire(name("expired"), fixed(SHORT)).orElseThrow();
@@ -169,6 +206,7 @@ public abstract class AbstractLockProviderContractTest {
         }
     }
 
+    /** Same thread reenters with the same fence. */
     @Test
     public void sameThreadReentersWithTheSameFence() {
         LockProvider locks = provider();
@@ -182,6 +220,11 @@ public abstract class AbstractLockProviderContractTest {
         assertThat(machine(1).tryAcquire(name("re"))).hasValueSatisfying(Lease::close);
     }
 
+    /**
+     * Explicit owner reenters from another thread and other threads wait.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void explicitOwnerReentersFromAnotherThreadAndOtherThreadsWait() throws Exception {
         LockProvider locks = provider();
@@ -201,6 +244,7 @@ public abstract class AbstractLockProviderContractTest {
         assertThat(machine(1).tryAcquire(name("async"))).hasValueSatisfying(Lease::close);
     }
 
+    /** Fencing tokens strictly increase across holders. */
     @Test
     public void fencingTokensStrictlyIncreaseAcrossHolders() {
         LockProvider[] machines = {provider(), machine(1), machine(2)};
@@ -213,6 +257,7 @@ public abstract class AbstractLockProviderContractTest {
         }
     }
 
+    /** Paused holder's fenced write is rejected. */
     @Test
     public void pausedHoldersFencedWriteIsRejected() {
         FencedRegister account = new FencedRegister();
@@ -228,6 +273,7 @@ public abstract class AbstractLockProviderContractTest {
         paused.close();
     }
 
+    /** Watchdog keeps a long holder's lock. */
     @Test
     public void watchdogKeepsALongHoldersLock() {
         Duration leaseTime = Duration.ofSeconds(1); // see renewedLeaseKeepsLongWorkOwned
@@ -247,6 +293,7 @@ public abstract class AbstractLockProviderContractTest {
         return got.isEmpty();
     }
 
+    /** Acquire waits the wait time then fails. */
     @Test
     public void acquireWaitsTheWaitTimeThenFails() {
         Duration wait = Duration.ofMillis(500);
@@ -261,6 +308,11 @@ public abstract class AbstractLockProviderContractTest {
         }
     }
 
+    /**
+     * Waiter gets the lock when it is released.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void waiterGetsTheLockWhenItIsReleased() throws Exception {
         Lease held = provider().tryAcquire(name("handoff")).orElseThrow();
@@ -278,6 +330,7 @@ public abstract class AbstractLockProviderContractTest {
         assertThat(waiter.get(20, TimeUnit.SECONDS)).isGreaterThan(first);
     }
 
+    /** Extend keeps a fixed lease alive. */
     @Test
     public void extendKeepsAFixedLeaseAlive() {
         try (Lease lease = provider().tryAcquire(name("extend"), fixed(SHORT)).orElseThrow()) {
@@ -288,6 +341,7 @@ public abstract class AbstractLockProviderContractTest {
         }
     }
 
+    /** Rejects bad names. */
     @Test
     public void rejectsBadNames() {
         for (String bad : new String[] {"", "  ", "a\nb", "x".repeat(201), "k\uD800", "k\uDBFF", "\uDC00k"}) {
@@ -296,6 +350,7 @@ public abstract class AbstractLockProviderContractTest {
         assertThatThrownBy(() -> provider().tryAcquire(null)).isInstanceOf(InvalidIdentifierException.class);
     }
 
+    /** Rejects zero and negative durations. */
     @Test
     public void rejectsZeroAndNegativeDurations() {
         assertThatThrownBy(() -> LockOptions.custom().leaseTime(Duration.ZERO))
@@ -385,6 +440,8 @@ public abstract class AbstractLockProviderContractTest {
     /**
      * A thread whose earlier lease expired (and was taken by another machine) does not "re-enter"
      * with the stale fence: it gets nothing while the other holds the lock, then a fresh lease.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
      */
     @Test
     public void sameThreadAfterItsLeaseExpiredAcquiresAnewInsteadOfReentering() throws Exception {
@@ -404,7 +461,11 @@ public abstract class AbstractLockProviderContractTest {
         }
     }
 
-    /** An explicit owner id that looks like a thread's implicit owner cannot re-enter its lock. */
+    /**
+     * An explicit owner id that looks like a thread's implicit owner cannot re-enter its lock.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void explicitOwnerCannotImpersonateAThread() throws Exception {
         LockProvider locks = provider();
@@ -453,6 +514,16 @@ public abstract class AbstractLockProviderContractTest {
         private long highest;
         private String value;
 
+        /** An empty register that has seen no token yet. */
+        public FencedRegister() {}
+
+        /**
+         * Writes {@code newValue} unless a higher token was seen before.
+         *
+         * @param fence the writer's fencing token
+         * @param newValue the value to write
+         * @return true if written, false if refused as stale
+         */
         public synchronized boolean write(long fence, String newValue) {
             if (fence < highest) {
                 return false;
@@ -462,6 +533,11 @@ public abstract class AbstractLockProviderContractTest {
             return true;
         }
 
+        /**
+         * The value of the last accepted write.
+         *
+         * @return the value, or null before the first write
+         */
         public synchronized String value() {
             return value;
         }

@@ -26,8 +26,19 @@ public abstract class AbstractPreparedSubmissionsContractTest {
 
     private ExecutorService pool;
 
+    /**
+     * The store under test.
+     *
+     * @return the same instance on every call within a test
+     */
     protected abstract PreparedSubmissions submissions();
 
+    /**
+     * The same store through separate connections (another machine). Defaults to {@link
+     * #submissions()}.
+     *
+     * @return a store on the same server as {@link #submissions()}
+     */
     protected PreparedSubmissions otherMachine() {
         return submissions();
     }
@@ -42,6 +53,7 @@ public abstract class AbstractPreparedSubmissionsContractTest {
         pool.shutdownNow();
     }
 
+    /** First commit binds and repeats get the bound id. */
     @Test
     public void firstCommitBindsAndRepeatsGetTheBoundId() {
         String preId = submissions().prepare("author-1");
@@ -55,6 +67,11 @@ public abstract class AbstractPreparedSubmissionsContractTest {
         assertThat(posts).hasValue(1);
     }
 
+    /**
+     * Thirty-two concurrent commits create one business row.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void thirtyTwoConcurrentCommitsCreateOneBusinessRow() throws Exception {
         String preId = submissions().prepare("author-2");
@@ -79,6 +96,7 @@ public abstract class AbstractPreparedSubmissionsContractTest {
         assertThat(posts).hasValue(1);
     }
 
+    /** Failed work leaves the pre-id unbound for a retry. */
     @Test
     public void failedWorkLeavesThePreIdUnboundForARetry() {
         String preId = submissions().prepare("author-3");
@@ -90,6 +108,7 @@ public abstract class AbstractPreparedSubmissionsContractTest {
         assertThat(submissions().commit("author-3", preId, () -> "post-9")).isEqualTo(Outcome.first("post-9"));
     }
 
+    /** Unknown or foreign pre-id is a clear error. */
     @Test
     public void unknownOrForeignPreIdIsAClearError() {
         String preId = submissions().prepare("alice");

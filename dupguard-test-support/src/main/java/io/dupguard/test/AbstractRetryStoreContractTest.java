@@ -47,13 +47,37 @@ public abstract class AbstractRetryStoreContractTest {
 
     private String prefix;
 
-    /** Machine 0; further machines come from {@link #machine(int)}. */
+    /**
+     * Machine 0; further machines come from {@link #machine(int)}.
+     *
+     * @return the store under test, the same instance on every call within a test
+     */
     protected abstract RetryStore store();
 
-    /** Store {@code i} (1 or 2) on its own connection pool, standing in for another machine. */
+    /**
+     * Store {@code i} (1 or 2) on its own connection pool, standing in for another machine.
+     *
+     * @param i 1 or 2
+     * @return a store on the same table as {@link #store()}, the same instance per {@code i}
+     */
     protected abstract RetryStore machine(int i);
 
-    /** Tasks in the many-workers test. */
+    /**
+     * A store no other test writes to, for {@link RetryStore#unblockAll} with a null type, which
+     * unblocks every BLOCKED task of the store. The default is {@link #store()}: override it when
+     * {@link #store()} is shared with other tests or other runs (a table on a real server).
+     *
+     * @return a store whose only tasks are the calling test's
+     */
+    protected RetryStore storeOfItsOwn() {
+        return store();
+    }
+
+    /**
+     * Tasks in the many-workers test.
+     *
+     * @return 600 by default; a slow server may lower it
+     */
     protected int manyTasks() {
         return 600;
     }
@@ -63,6 +87,13 @@ public abstract class AbstractRetryStoreContractTest {
         prefix = "rt" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL) + "-";
     }
 
+    /**
+     * A task type of this test: {@code t} behind a random prefix per test, so that tests and earlier
+     * runs on a shared table never see each other's tasks.
+     *
+     * @param t the type within the test
+     * @return the task type to use
+     */
     protected String type(String t) {
         return prefix + t;
     }
@@ -85,6 +116,7 @@ public abstract class AbstractRetryStoreContractTest {
         return mine;
     }
 
+    /** A due task goes to one worker only. */
     @Test
     public void aDueTaskGoesToOneWorkerOnly() {
         Enqueued e = store().enqueue(NewTask.of(type("pay"), "order-1", null));
@@ -108,6 +140,7 @@ public abstract class AbstractRetryStoreContractTest {
         assertThat(done.dueAt()).isNull();
     }
 
+    /** A second enqueue with the same dedup key returns the first task. */
     @Test
     public void aSecondEnqueueWithTheSameDedupKeyReturnsTheFirstTask() {
         Enqueued first = store().enqueue(NewTask.of(type("mail"), "a", "order-7"));
@@ -123,6 +156,7 @@ public abstract class AbstractRetryStoreContractTest {
         assertThat(failed).isEqualTo(new Enqueued(first.id(), false));
     }
 
+    /** An expired lease is reclaimed and the stale worker's writes are refused. */
     @Test
     public void anExpiredLeaseIsReclaimedAndTheStaleWorkersWritesAreRefused() {
         Enqueued e = store().enqueue(NewTask.of(type("charge"), "x", null));
@@ -148,6 +182,7 @@ public abstract class AbstractRetryStoreContractTest {
         assertThat(done.attempts()).isEqualTo(2);
     }
 
+    /** A batch of completions refuses only the stale claims. */
     @Test
     public void aBatchOfCompletionsRefusesOnlyTheStaleClaims() {
         for (int i = 0; i < 3; i++) {
@@ -176,6 +211,7 @@ public abstract class AbstractRetryStoreContractTest {
         assertThat(machine(2).succeedAll(List.of(claimed.get(1)))).isEmpty();
     }
 
+    /** A renewed lease is not reclaimed. */
     @Test
     public void aRenewedLeaseIsNotReclaimed() {
         store().enqueue(NewTask.of(type("slow"), "x", null));
@@ -185,6 +221,7 @@ public abstract class AbstractRetryStoreContractTest {
         store().succeed(t);
     }
 
+    /** A retried task waits for its delay and blocked tasks wait for a person. */
     @Test
     public void aRetriedTaskWaitsForItsDelayAndBlockedTasksWaitForAPerson() {
         Enqueued e = store().enqueue(NewTask.of(type("notify"), "x", null));
@@ -224,6 +261,7 @@ public abstract class AbstractRetryStoreContractTest {
         assertThat(store().find(Long.MAX_VALUE - 7)).isEmpty();
     }
 
+    /** A failed inline run is recorded after its first attempt. */
     @Test
     public void aFailedInlineRunIsRecordedAfterItsFirstAttempt() {
         Enqueued later = store().recordFailure(NewTask.of(type("pay"), "x", null), Duration.ZERO, "timeout");
@@ -239,6 +277,7 @@ public abstract class AbstractRetryStoreContractTest {
         store().succeed(retry);
     }
 
+    /** Blocked tasks are paged, counted and unblocked by type. */
     @Test
     public void blockedTasksArePagedCountedAndUnblockedByType() {
         List<Long> ids = new ArrayList<>();
@@ -267,6 +306,29 @@ public abstract class AbstractRetryStoreContractTest {
         assertThat(store().stats().count(type("b"), TaskState.BLOCKED)).isEqualTo(1);
     }
 
+    /** {@code unblockAll(null)} unblocks the BLOCKED tasks of every type. */
+    @Test
+    public void unblockAllWithoutATypeUnblocksEveryType() {
+        RetryStore own = storeOfItsOwn();
+        long a = own.recordFailure(NewTask.of(type("a"), "p", null), null, "no").id();
+        long b = own.recordFailure(NewTask.of(type("b"), "q", null), null, "no").id();
+        long pending = own.enqueue(NewTask.of(type("c"), "r", null)).id();
+
+        assertThat(own.unblockAll(null)).isEqualTo(2);
+        assertThat(List.of(a, b, pending)).allSatisfy(id -> assertThat(own.find(id))
+                .get()
+                .extracting(RetryTask::state)
+                .isEqualTo(TaskState.PENDING));
+        assertThat(own.unblockAll(null)).isZero();
+
+        long c = own.recordFailure(NewTask.of(type("c"), "s", null), null, "no").id();
+        try (RetryLog log = RetryLog.builder(own).build()) {
+            assertThat(log.unblockAll(null)).as("RetryLog passes null on").isEqualTo(1);
+        }
+        assertThat(own.find(c)).get().extracting(RetryTask::state).isEqualTo(TaskState.PENDING);
+    }
+
+    /** Succeeded tasks are purged in bounded batches. */
     @Test
     public void succeededTasksArePurgedInBoundedBatches() {
         List<Long> ids = new ArrayList<>();
@@ -295,6 +357,11 @@ public abstract class AbstractRetryStoreContractTest {
                 .isTrue();
     }
 
+    /**
+     * The log retries on schedule, blocks what cannot succeed and alerts on money.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void theLogRetriesOnScheduleBlocksWhatCannotSucceedAndAlertsOnMoney() throws Exception {
         Queue<Alert> alerts = new ConcurrentLinkedQueue<>();
@@ -390,6 +457,11 @@ public abstract class AbstractRetryStoreContractTest {
         return store().find(id).orElseThrow().state();
     }
 
+    /**
+     * Three machines drain every task to an end exactly once.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void threeMachinesDrainEveryTaskToAnEndExactlyOnce() throws Exception {
         int n = manyTasks();

@@ -30,10 +30,18 @@ public abstract class AbstractSubmissionTokensContractTest {
     private String scope;
     private ExecutorService pool;
 
-    /** The tokens under test. */
+    /**
+     * The tokens under test.
+     *
+     * @return the same instance on every call within a test
+     */
     protected abstract SubmissionTokens tokens();
 
-    /** The same store through a separate connection (another machine). Defaults to {@link #tokens()}. */
+    /**
+     * The same store through a separate connection (another machine). Defaults to {@link #tokens()}.
+     *
+     * @return tokens on the same server as {@link #tokens()}
+     */
     protected SubmissionTokens otherMachine() {
         return tokens();
     }
@@ -49,6 +57,7 @@ public abstract class AbstractSubmissionTokensContractTest {
         pool.shutdownNow();
     }
 
+    /** First submit consumes the token and the second is refused. */
     @Test
     public void firstSubmitConsumesTheTokenAndTheSecondIsRefused() {
         String token = tokens().issue(scope, "user-1", Duration.ofMinutes(5));
@@ -57,6 +66,7 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThat(otherMachine().consume(scope, "user-1", token)).isFalse();
     }
 
+    /** Tokens are URL-safe and unique. */
     @Test
     public void tokensAreUrlSafeAndUnique() {
         String a = tokens().issue(scope, "user-1", Duration.ofMinutes(5));
@@ -64,6 +74,11 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThat(a).isNotEqualTo(b).matches("[A-Za-z0-9_-]{22,}");
     }
 
+    /**
+     * Sixty-four concurrent submits of one token have one winner.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void sixtyFourConcurrentSubmitsOfOneTokenHaveOneWinner() throws Exception {
         String token = tokens().issue(scope, "user-2", Duration.ofMinutes(5));
@@ -84,6 +99,7 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThat(winners).isEqualTo(1);
     }
 
+    /** Token of another subject is refused and stays valid for its owner. */
     @Test
     public void tokenOfAnotherSubjectIsRefusedAndStaysValidForItsOwner() {
         String token = tokens().issue(scope, "alice", Duration.ofMinutes(5));
@@ -92,6 +108,7 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThat(tokens().consume(scope, "alice", token)).isTrue();
     }
 
+    /** Token of another scope is refused. */
     @Test
     public void tokenOfAnotherScopeIsRefused() {
         String token = tokens().issue(scope, "alice", Duration.ofMinutes(5));
@@ -99,6 +116,7 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThat(tokens().consume(scope, "alice", token)).isTrue();
     }
 
+    /** Expired token is refused. */
     @Test
     public void expiredTokenIsRefused() {
         Duration ttl = Duration.ofMillis(300);
@@ -116,6 +134,7 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThat(tokens().consume(scope, "bob", token)).isFalse();
     }
 
+    /** Malformed and unknown tokens are refused without error. */
     @Test
     public void malformedAndUnknownTokensAreRefusedWithoutError() {
         for (String bad : new String[] {null, "", "short", "x".repeat(500), "../../etc/passwd", "a b c", "ÄÖÜ"}) {
@@ -124,6 +143,7 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThat(tokens().consume(scope, "user-1", NEVER_ISSUED)).isFalse();
     }
 
+    /** Longest TTL is stored and longer or malformed input is refused. */
     @Test
     public void longestTtlIsStoredAndLongerOrMalformedInputIsRefused() {
         String token = tokens().issue(scope, "user-9", IdempotencyConfig.MAX_DURATION);
@@ -138,6 +158,7 @@ public abstract class AbstractSubmissionTokensContractTest {
                 .hasMessageContaining("surrogate");
     }
 
+    /** Rejects a bad scope, subject and TTL. */
     @Test
     public void rejectsBadScopeSubjectAndTtl() {
         assertThatThrownBy(() -> tokens().issue("", "u", Duration.ofMinutes(1)))

@@ -25,8 +25,19 @@ public abstract class AbstractSubmitThrottleContractTest {
     private String scope;
     private ExecutorService pool;
 
+    /**
+     * The throttle under test.
+     *
+     * @return the same instance on every call within a test
+     */
     protected abstract SubmitThrottle throttle();
 
+    /**
+     * The same throttle through separate connections (another machine). Defaults to {@link
+     * #throttle()}.
+     *
+     * @return a throttle on the same server as {@link #throttle()}
+     */
     protected SubmitThrottle otherMachine() {
         return throttle();
     }
@@ -42,6 +53,7 @@ public abstract class AbstractSubmitThrottleContractTest {
         pool.shutdownNow();
     }
 
+    /** Only the first submit in a window passes. */
     @Test
     public void onlyTheFirstSubmitInAWindowPasses() {
         Duration window = Duration.ofMinutes(1);
@@ -50,6 +62,11 @@ public abstract class AbstractSubmitThrottleContractTest {
         assertThat(throttle().tryAcquire(scope, "user-2", window)).isTrue();
     }
 
+    /**
+     * Thirty-two concurrent submits have one winner.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
     @Test
     public void thirtyTwoConcurrentSubmitsHaveOneWinner() throws Exception {
         CountDownLatch start = new CountDownLatch(1);
@@ -69,6 +86,7 @@ public abstract class AbstractSubmitThrottleContractTest {
         assertThat(winners).isEqualTo(1);
     }
 
+    /** A new window opens after the old one ends. */
     @Test
     public void aNewWindowOpensAfterTheOldOneEnds() {
         Duration window = Duration.ofMillis(300);
@@ -77,6 +95,7 @@ public abstract class AbstractSubmitThrottleContractTest {
         assertThat(throttle().tryAcquire(scope, "user-4", window)).isFalse();
     }
 
+    /** Rejects bad window. */
     @Test
     public void rejectsBadWindow() {
         assertThatThrownBy(() -> throttle().tryAcquire(scope, "u", Duration.ofSeconds(-5)))

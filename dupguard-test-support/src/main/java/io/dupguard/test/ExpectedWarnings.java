@@ -31,7 +31,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 @ExtendWith(ExpectedWarnings.HoldBack.class)
 public @interface ExpectedWarnings {
 
-    /** Which warnings, and why they are expected: documentation for the reader. */
+    /**
+     * Which warnings, and why they are expected: documentation for the reader.
+     *
+     * @return the reason, one sentence
+     */
     String value();
 
     /** The extension behind the annotation: one capture per class and per test, nested. */

@@ -22,6 +22,11 @@ public final class FlakyDataSource implements DataSource, StoreOutage {
     private final AtomicInteger refuseNext = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
 
+    /**
+     * A data source that hands out {@code real}'s connections while no outage is on.
+     *
+     * @param real the data source of the store under test; not null
+     */
     public FlakyDataSource(DataSource real) {
         this.real = Objects.requireNonNull(real, "real");
     }
@@ -32,12 +37,20 @@ public final class FlakyDataSource implements DataSource, StoreOutage {
         refuseUntilNanos = System.nanoTime() + duration.toNanos();
     }
 
-    /** Refuses the next {@code n} connection requests. */
+    /**
+     * Refuses the next {@code n} connection requests.
+     *
+     * @param n how many requests to refuse; 0 stops refusing
+     */
     public void refuseNext(int n) {
         refuseNext.set(n);
     }
 
-    /** How many connection requests were refused so far. */
+    /**
+     * How many connection requests were refused so far.
+     *
+     * @return the count, by outage or by {@link #refuseNext}
+     */
     public int refused() {
         return refused.get();
     }

@@ -10,7 +10,11 @@ import java.time.Duration;
  */
 @FunctionalInterface
 public interface StoreOutage {
-    /** Starts the outage; returns at once (the outage ends by itself after {@code duration}). */
+    /**
+     * Starts the outage; returns at once (the outage ends by itself after {@code duration}).
+     *
+     * @param duration how long the store's operations fail; positive
+     */
     void begin(Duration duration);
 
     /**

@@ -5,7 +5,7 @@ import java.io.InputStream;
 import java.util.Properties;
 import picocli.CommandLine;
 
-/** {@code dupguard 0.1.0 (Java 17.0.15)}, from the version the build wrote into the jar. */
+/** {@code dupguard 1.0.0 (Java 17.0.15)}, from the version the build wrote into the jar. */
 final class VersionProvider implements CommandLine.IVersionProvider {
 
     static String version() {
