@@ -64,17 +64,18 @@ public final class ConsumerBench {
     static final class Options extends LoadOptions {
         static final class Defaults extends CommonOptions.Defaults {
             Defaults() {
-                super(Map.of(
-                        "--threads", "4",
-                        "--prewarm", "500ms",
-                        "--warmup", "500ms",
-                        "--duration", "2s",
-                        "--rounds", "3",
-                        "--targets", "postgresql,mariadb",
-                        "--batch-sizes", "1,100,500",
-                        "--dup-rate", "0.3",
-                        "--records", "100000",
-                        "--redis", "true"));
+                super(Map.ofEntries(
+                        Map.entry("--threads", "4"),
+                        Map.entry("--prewarm", "500ms"),
+                        Map.entry("--warmup", "500ms"),
+                        Map.entry("--duration", "2s"),
+                        Map.entry("--rounds", "3"),
+                        Map.entry("--targets", "postgresql,mariadb"),
+                        Map.entry("--batch-sizes", "1,100,500"),
+                        Map.entry("--dup-rate", "0.3"),
+                        Map.entry("--records", "100000"),
+                        Map.entry("--redis", "true"),
+                        Map.entry("--checkpoint", "true")));
             }
         }
 
@@ -112,6 +113,14 @@ public final class ConsumerBench {
                 arity = "1",
                 description = "also the Redis store rows, effects in PostgreSQL (default ${DEFAULT-VALUE})")
         boolean redis;
+
+        @Option(
+                names = "--checkpoint",
+                paramLabel = "BOOLEAN",
+                arity = "1",
+                description = "a PostgreSQL CHECKPOINT before every run, so that none pays for a timed one's"
+                        + " full-page writes alone (default ${DEFAULT-VALUE})")
+        boolean checkpoint;
 
         void check(CommandLine cl) {
             for (int b : batchSizes) {
@@ -174,7 +183,7 @@ public final class ConsumerBench {
             String url = target == Target.POSTGRESQL ? o.pgUrl() : o.mariadbUrl();
             Results res = new Results();
             results.put(target, res);
-            try (Database db = new Database(target.label, url, o.threads());
+            try (Database db = new Database(target.label, url, o.threads(), o.checkpoint);
                     RedisRows redis = o.redis && target == Target.POSTGRESQL ? new RedisRows(o.redisUrl()) : null) {
                 servers.put(target.label, serverVersion(db));
                 List<ConsumerRow> rows = new ArrayList<>();
@@ -191,8 +200,9 @@ public final class ConsumerBench {
                     }
                     servers.put("Redis", "redis at " + o.redisUrl());
                 }
-                // Round 0 is an unmeasured pass over every row (JIT, pools, the servers' caches).
-                for (int round = 0; round <= o.rounds(); round++) {
+                // Round 0 is an unmeasured pass over every row (JIT, pools, the servers' caches);
+                // --prewarm 0 leaves it out.
+                for (int round = o.prewarm().isZero() ? 1 : 0; round <= o.rounds(); round++) {
                     for (int batch : o.batchSizes) {
                         List<ConsumerRow> order = new ArrayList<>(rows);
                         if (round % 2 == 0) {

@@ -27,9 +27,11 @@ final class Database implements AutoCloseable {
     final HikariDataSource consumers;
     final HikariDataSource admin;
     final SqlDialect dialect;
+    private final boolean checkpoint;
 
-    Database(String label, String url, int poolSize) throws SQLException {
+    Database(String label, String url, int poolSize, boolean checkpoint) throws SQLException {
         this.label = label;
+        this.checkpoint = checkpoint;
         this.consumers = pool(url, poolSize, "bench-consumer-" + label, false);
         this.admin = pool(url, 2, "bench-admin-" + label, true);
         try (Connection c = admin.getConnection()) {
@@ -62,8 +64,8 @@ final class Database implements AutoCloseable {
     }
 
     /**
-     * Empties tables; on PostgreSQL a checkpoint follows, so that every run starts right after one
-     * and no row pays for a timed checkpoint's full-page writes alone.
+     * Empties tables; on PostgreSQL a checkpoint follows (unless turned off), so that every run
+     * starts right after one and no row pays for a timed checkpoint's full-page writes alone.
      */
     void truncate(String... tables) throws SQLException {
         try (Connection c = admin.getConnection();
@@ -71,7 +73,7 @@ final class Database implements AutoCloseable {
             for (String t : tables) {
                 st.execute("TRUNCATE TABLE " + t);
             }
-            if (postgres()) {
+            if (checkpoint && postgres()) {
                 st.execute("CHECKPOINT");
             }
         }
