@@ -73,7 +73,7 @@ public final class ConsumerBench {
                         Map.entry("--targets", "postgresql,mariadb"),
                         Map.entry("--batch-sizes", "1,100,500"),
                         Map.entry("--dup-rate", "0.3"),
-                        Map.entry("--records", "100000"),
+                        Map.entry("--records", "200000"),
                         Map.entry("--redis", "true"),
                         Map.entry("--checkpoint", "true")));
             }
@@ -247,6 +247,15 @@ public final class ConsumerBench {
         return errors == 0 ? 0 : 1;
     }
 
+    /** Records per second of one thread, from the times its polls ended (see {@link #run}). */
+    static double rate(List<Long> ends, int batch, long start, long from, long to) {
+        List<Long> inWindow = ends.stream().filter(t -> t >= from && t <= to).toList();
+        if (inWindow.size() >= 2) {
+            return batch * (inWindow.size() - 1) / ((inWindow.get(inWindow.size() - 1) - inWindow.get(0)) / 1e9);
+        }
+        return ends.isEmpty() ? 0 : batch * ends.size() / ((ends.get(ends.size() - 1) - start) / 1e9);
+    }
+
     private static String serverVersion(Database db) throws SQLException {
         try (Connection c = db.admin.getConnection();
                 Statement st = c.createStatement();
@@ -258,24 +267,29 @@ public final class ConsumerBench {
 
     /**
      * One run: every partition's thread consumes its feed poll by poll from the start, {@code
-     * warmup} unmeasured, then {@code window} measured (the polls that end within it count), then
-     * the effects are checked: each message consumed has exactly one effect row (the ceiling: one
-     * per record).
+     * warmup} unmeasured, then {@code window} measured, then the effects are checked: each message
+     * consumed has exactly one effect row (the ceiling: one per record). A thread's rate is the
+     * records of its polls that ended within the window after the first, over the time from that
+     * first end to the last one (a whole number of polls over the time they took); a thread that
+     * ended fewer than two polls in the window (long polls) counts every poll it ended since the
+     * run started. The run's rate is the sum of its threads'.
      */
     static Run run(Database db, ConsumerRow row, List<Feed> feeds, int batch, Duration warmup, Duration window)
             throws Exception {
         db.truncate(Database.EFFECT_TABLE);
         row.reset();
         int n = feeds.size();
-        AtomicBoolean measuring = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<String> error = new AtomicReference<>();
-        long[] counted = new long[n];
+        List<List<Long>> ends = new ArrayList<>();
         int[] consumed = new int[n];
         boolean[] exhausted = new boolean[n];
         List<Thread> threads = new ArrayList<>();
+        long start = System.nanoTime();
         for (int p = 0; p < n; p++) {
             int partition = p;
+            List<Long> polls = new ArrayList<>();
+            ends.add(polls);
             Thread t = new Thread(
                     () -> {
                         List<ConsumerRecord<String, String>> records = feeds.get(partition).records;
@@ -288,9 +302,7 @@ public final class ConsumerBench {
                                 }
                                 row.consume(records.subList(i, i + batch));
                                 i += batch;
-                                if (measuring.get()) {
-                                    counted[partition] += batch;
-                                }
+                                polls.add(System.nanoTime());
                             }
                         } catch (Exception | Error e) {
                             error.compareAndSet(null, e.toString());
@@ -303,20 +315,18 @@ public final class ConsumerBench {
             threads.add(t);
         }
         Thread.sleep(warmup.toMillis());
-        measuring.set(true);
         long from = System.nanoTime();
         Thread.sleep(window.toMillis());
-        measuring.set(false);
-        double seconds = (System.nanoTime() - from) / 1e9;
+        long to = System.nanoTime();
         stop.set(true);
         for (Thread t : threads) {
             t.join();
         }
-        long total = 0;
+        double rate = 0;
         long records = 0;
         long distinct = 0;
         for (int p = 0; p < n; p++) {
-            total += counted[p];
+            rate += rate(ends.get(p), batch, start, from, to);
             records += consumed[p];
             distinct += feeds.get(p).distinctIds(consumed[p]);
             if (exhausted[p]) {
@@ -339,6 +349,6 @@ public final class ConsumerBench {
                             expectedIds,
                             records));
         }
-        return new Run(total / seconds, records, error.get());
+        return new Run(rate, records, error.get());
     }
 }

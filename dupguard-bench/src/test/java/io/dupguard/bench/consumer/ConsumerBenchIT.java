@@ -39,6 +39,17 @@ class ConsumerBenchIT {
     }
 
     @Test
+    void aThreadsRateCountsWholePollsBetweenTheirEnds() {
+        long s = 1_000_000_000L; // one second in nanoseconds
+        // Polls of 100 ending at 1.0, 1.5, 2.0, 2.5 s, window 0.9–2.6 s: 300 records in 1.5 s.
+        assertThat(ConsumerBench.rate(List.of(s, 3 * s / 2, 2 * s, 5 * s / 2), 100, 0, 9 * s / 10, 13 * s / 5))
+                .isEqualTo(200.0);
+        // One long poll of 500 ended at 4 s, after the window: 500 records since the start.
+        assertThat(ConsumerBench.rate(List.of(4 * s), 500, 0, s, 3 * s)).isEqualTo(125.0);
+        assertThat(ConsumerBench.rate(List.of(), 500, 0, s, 3 * s)).isZero();
+    }
+
+    @Test
     void everyRowRunsAndTakesEffectOncePerMessage(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("consumer.md");
         ConsumerBench.Options o = Cli.parse(
