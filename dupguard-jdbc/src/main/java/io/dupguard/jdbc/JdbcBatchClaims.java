@@ -125,10 +125,13 @@ final class JdbcBatchClaims {
             Connection c, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis, SingleKey single)
             throws SQLException {
         Claim[] claims = new Claim[entries.size()];
-        switch (s.dialect) {
-            case POSTGRESQL -> claimPostgres(c, entries, owner, leaseMillis, purgeMillis, claims);
-            case MYSQL -> claimMysql(c, entries, owner, leaseMillis, purgeMillis, claims);
-            case H2 -> {}
+        if (entries.size()
+                > 1) { // a batch of one key takes the single-key statement below: lighter, as many round trips
+            switch (s.dialect) {
+                case POSTGRESQL -> claimPostgres(c, entries, owner, leaseMillis, purgeMillis, claims);
+                case MYSQL -> claimMysql(c, entries, owner, leaseMillis, purgeMillis, claims);
+                case H2 -> {}
+            }
         }
         for (int i = 0; i < claims.length; i++) {
             if (claims[i] == null) {
@@ -245,12 +248,15 @@ final class JdbcBatchClaims {
         return row != null && row.live() ? new Claim.Existing(row.toRecord(key)) : null;
     }
 
-    /** Completes in one statement (PostgreSQL) or one JDBC batch; returns the keys not completed. */
+    /**
+     * Completes in one statement (PostgreSQL, two keys or more) or one JDBC batch of the
+     * single-key completion; returns the keys not completed.
+     */
     Set<IdempotencyKey> completeAll(Connection c, List<BatchCompletion> completions, String owner, long retentionMillis)
             throws SQLException {
         Set<IdempotencyKey> lost = new LinkedHashSet<>();
         completions.forEach(x -> lost.add(x.key()));
-        if (s.dialect == SqlDialect.POSTGRESQL) {
+        if (s.dialect == SqlDialect.POSTGRESQL && completions.size() > 1) {
             completions = completions.stream()
                     .sorted(Comparator.comparing(BatchCompletion::key, CLAIM_ORDER))
                     .toList();
@@ -312,9 +318,9 @@ final class JdbcBatchClaims {
         return lost;
     }
 
-    /** Releases in one statement (PostgreSQL) or one JDBC batch. */
+    /** Releases in one statement (PostgreSQL, two keys or more) or one JDBC batch of the single-key release. */
     void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException {
-        if (s.dialect == SqlDialect.POSTGRESQL) {
+        if (s.dialect == SqlDialect.POSTGRESQL && keys.size() > 1) {
             keys = keys.stream().sorted(CLAIM_ORDER).toList();
             try (PreparedStatement ps = c.prepareStatement(pgRelease)) {
                 ps.setArray(1, texts(c, keys.stream().map(IdempotencyKey::scope).toList()));
