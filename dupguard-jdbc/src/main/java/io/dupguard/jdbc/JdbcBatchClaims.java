@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -26,8 +27,14 @@ import java.util.Set;
  *   <li>PostgreSQL: the claim is one statement: the keys as arrays ({@code unnest}), an {@code
  *       INSERT … ON CONFLICT DO UPDATE … WHERE expires_at <= now} that inserts new keys and takes
  *       over expired rows under the same guard as the single-key takeover, and a read of the other
- *       keys' rows in the same statement. Completion is one {@code UPDATE … FROM unnest(…)}, release
- *       one {@code DELETE … USING unnest(…)}.
+ *       keys' rows in the same statement. Completion is one statement ({@code INSERT … ON CONFLICT
+ *       DO UPDATE} of the rows found key by key and locked, {@code LATERAL … FOR UPDATE}), release
+ *       one {@code DELETE} of them by tuple id. The claim and the completion reach the table only
+ *       through its primary key, one probe per key, on every table size and in every cached plan: a
+ *       plain join of the keys with the table lets the planner pick a hash join over a sequential
+ *       scan of the whole table — on a small or freshly truncated table, and in a generic plan
+ *       cached while the table was small, still used once it has grown (a sequential scan per batch
+ *       of a 20,000-row table took 10–40 ms against under 1 ms through the index).
  *   <li>MariaDB 10.5+: the claim is one multi-row {@code INSERT … ON DUPLICATE KEY UPDATE scope =
  *       scope RETURNING …}, answering every key with its row (ours or the existing one). MySQL
  *       (no {@code RETURNING}): the same insert without it, then one read of the keys: two round
@@ -47,6 +54,10 @@ final class JdbcBatchClaims {
     interface SingleKey {
         Claim claim(IdempotencyKey key, io.dupguard.idempotency.Fingerprint fingerprint) throws SQLException;
     }
+
+    /** The order in which batches are claimed (BatchClaim sorts them so), and so locked. */
+    private static final Comparator<IdempotencyKey> CLAIM_ORDER =
+            Comparator.comparing(IdempotencyKey::scope).thenComparing(IdempotencyKey::key);
 
     private final IdempotencySql s;
     private final String table;
@@ -73,18 +84,31 @@ final class JdbcBatchClaims {
                 + " SELECT r.status, r.fingerprint, r.owner, r.payload, CASE WHEN r.expires_at > " + d.now()
                 + " THEN 1 ELSE 0 END, c.inserted FROM input i"
                 + " LEFT JOIN claimed c ON c.scope = i.scope AND c.idem_key = i.idem_key"
-                + " LEFT JOIN " + table + " r ON c.scope IS NULL AND r.scope = i.scope AND r.idem_key = i.idem_key"
+                + " LEFT JOIN LATERAL (SELECT x.status, x.fingerprint, x.owner, x.payload, x.expires_at FROM " + table
+                + " x WHERE c.scope IS NULL AND x.scope = i.scope AND x.idem_key = i.idem_key OFFSET 0) r ON true"
                 + " ORDER BY i.ord";
-        this.pgComplete = "UPDATE " + table + " AS r SET status = u.status, payload = u.payload, owner = NULL,"
-                + " expires_at = " + nowPlus
-                + (s.purgeColumn ? ", purge_after = GREATEST(r.purge_after, " + nowPlus + ")" : "")
-                + " FROM " + input + ", u.status, u.payload"
-                + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bytea[]) AS u(scope, idem_key, status, payload)) u"
-                + " WHERE r.scope = u.scope AND r.idem_key = u.idem_key AND r.status = 'P' AND r.owner = ?"
+        // The batch's own rows are found key by key through the primary key and locked (FOR UPDATE
+        // in a LATERAL subquery: one index probe per key, on every table size and in every cached
+        // plan). The completion then writes them through an INSERT … ON CONFLICT DO UPDATE, whose
+        // arbiter index leads it to each row — it never inserts: every row it proposes exists and
+        // is locked by the statement. The release deletes them by tuple id.
+        // The rows are locked in the order of the claims, scope then key (the caller sorts the keys), so
+        // that a completion and a concurrent claim of overlapping keys cannot deadlock.
+        String ownRows = " FROM (SELECT * FROM unnest(?::text[], ?::text[]%s) WITH ORDINALITY AS u(scope, idem_key%s,"
+                + " ord) ORDER BY ord) u CROSS JOIN LATERAL (SELECT"
+                + " x.%s FROM " + table + " x WHERE x.scope = u.scope COLLATE \"C\""
+                + " AND x.idem_key = u.idem_key COLLATE \"C\" AND x.status = 'P' AND x.owner = ? FOR UPDATE) x";
+        this.pgComplete = "WITH target AS (SELECT u.scope, u.idem_key, u.status, u.payload, x.fingerprint"
+                + String.format(ownRows, ", ?::text[], ?::bytea[]", ", status, payload", "fingerprint") + ")"
+                + " INSERT INTO " + table + " AS r (scope, idem_key, status, fingerprint, owner, payload, expires_at"
+                + purgeCol + ") SELECT scope, idem_key, status, fingerprint, NULL, payload, " + nowPlus
+                + (s.purgeColumn ? ", " + nowPlus : "") + " FROM target"
+                + " ON CONFLICT (scope, idem_key) DO UPDATE SET status = EXCLUDED.status, payload = EXCLUDED.payload,"
+                + " owner = NULL, expires_at = EXCLUDED.expires_at"
+                + (s.purgeColumn ? ", purge_after = GREATEST(r.purge_after, EXCLUDED.purge_after)" : "")
                 + " RETURNING r.scope, r.idem_key";
-        this.pgRelease = "DELETE FROM " + table + " AS r USING " + input
-                + " FROM unnest(?::text[], ?::text[]) AS u(scope, idem_key)) u"
-                + " WHERE r.scope = u.scope AND r.idem_key = u.idem_key AND r.status = 'P' AND r.owner = ?";
+        this.pgRelease = "DELETE FROM " + table + " AS r WHERE r.ctid = ANY(ARRAY(SELECT x.ctid"
+                + String.format(ownRows, "", "", "ctid") + "))";
     }
 
     /** The keys of a batch must be distinct: one statement cannot claim a row twice. */
@@ -101,10 +125,13 @@ final class JdbcBatchClaims {
             Connection c, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis, SingleKey single)
             throws SQLException {
         Claim[] claims = new Claim[entries.size()];
-        switch (s.dialect) {
-            case POSTGRESQL -> claimPostgres(c, entries, owner, leaseMillis, purgeMillis, claims);
-            case MYSQL -> claimMysql(c, entries, owner, leaseMillis, purgeMillis, claims);
-            case H2 -> {}
+        if (entries.size()
+                > 1) { // a batch of one key takes the single-key statement below: lighter, as many round trips
+            switch (s.dialect) {
+                case POSTGRESQL -> claimPostgres(c, entries, owner, leaseMillis, purgeMillis, claims);
+                case MYSQL -> claimMysql(c, entries, owner, leaseMillis, purgeMillis, claims);
+                case H2 -> {}
+            }
         }
         for (int i = 0; i < claims.length; i++) {
             if (claims[i] == null) {
@@ -221,18 +248,20 @@ final class JdbcBatchClaims {
         return row != null && row.live() ? new Claim.Existing(row.toRecord(key)) : null;
     }
 
-    /** Completes in one statement (PostgreSQL) or one JDBC batch; returns the keys not completed. */
+    /**
+     * Completes in one statement (PostgreSQL, two keys or more) or one JDBC batch of the
+     * single-key completion; returns the keys not completed.
+     */
     Set<IdempotencyKey> completeAll(Connection c, List<BatchCompletion> completions, String owner, long retentionMillis)
             throws SQLException {
         Set<IdempotencyKey> lost = new LinkedHashSet<>();
         completions.forEach(x -> lost.add(x.key()));
-        if (s.dialect == SqlDialect.POSTGRESQL) {
+        if (s.dialect == SqlDialect.POSTGRESQL && completions.size() > 1) {
+            completions = completions.stream()
+                    .sorted(Comparator.comparing(BatchCompletion::key, CLAIM_ORDER))
+                    .toList();
             try (PreparedStatement ps = c.prepareStatement(pgComplete)) {
                 int p = 1;
-                ps.setLong(p++, retentionMillis);
-                if (s.purgeColumn) {
-                    ps.setLong(p++, retentionMillis);
-                }
                 ps.setArray(
                         p++,
                         texts(c, completions.stream().map(x -> x.key().scope()).toList()));
@@ -253,7 +282,11 @@ final class JdbcBatchClaims {
                                 completions.stream()
                                         .map(BatchCompletion::payload)
                                         .toArray(byte[][]::new)));
-                ps.setString(p, owner);
+                ps.setString(p++, owner);
+                ps.setLong(p++, retentionMillis);
+                if (s.purgeColumn) {
+                    ps.setLong(p, retentionMillis);
+                }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         lost.remove(IdempotencyKey.of(rs.getString(1), rs.getString(2)));
@@ -285,9 +318,10 @@ final class JdbcBatchClaims {
         return lost;
     }
 
-    /** Releases in one statement (PostgreSQL) or one JDBC batch. */
+    /** Releases in one statement (PostgreSQL, two keys or more) or one JDBC batch of the single-key release. */
     void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException {
-        if (s.dialect == SqlDialect.POSTGRESQL) {
+        if (s.dialect == SqlDialect.POSTGRESQL && keys.size() > 1) {
+            keys = keys.stream().sorted(CLAIM_ORDER).toList();
             try (PreparedStatement ps = c.prepareStatement(pgRelease)) {
                 ps.setArray(1, texts(c, keys.stream().map(IdempotencyKey::scope).toList()));
                 ps.setArray(2, texts(c, keys.stream().map(IdempotencyKey::key).toList()));

@@ -1,0 +1,139 @@
+package io.dupguard.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.idempotency.BatchEntry;
+import io.dupguard.idempotency.BatchResult;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.jdbc.TestDatabases.Db;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL's batch statements reach the table through its primary key, never by scanning it: on
+ * a table of 20,000 rows with fresh statistics (where a plain join of the keys with the table is
+ * planned as a hash join over a sequential scan), and with generic plans cached while the table was
+ * empty and used after it grew (a freshly truncated table, a new deployment). Counted by the
+ * session's own table statistics ({@code pg_stat_xact_user_tables}) before and after the batches.
+ */
+class PostgresBatchPlanIT {
+    private static final String TABLE = "dupguard_test_batch_plan";
+    private static final int ROWS = 20_000;
+
+    private HikariDataSource ds;
+    private JdbcTransactionalIdempotency tx;
+
+    @BeforeEach
+    void setUp() throws SQLException {
+        ds = TestDatabases.pool(Db.POSTGRESQL, 2);
+        execute("DROP TABLE IF EXISTS " + TABLE);
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
+                .tableName(TABLE)
+                .createSchemaIfMissing(true)
+                .build();
+        store.dialect();
+        tx = JdbcTransactionalIdempotency.of(store);
+    }
+
+    @AfterEach
+    void tearDown() throws SQLException {
+        execute("DROP TABLE IF EXISTS " + TABLE);
+        ds.close();
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    /** {@value #ROWS} completed rows of another scope: the table a busy consumer has. */
+    private void fill() throws SQLException {
+        execute("INSERT INTO " + TABLE + " (scope, idem_key, status, fingerprint, owner, payload, expires_at,"
+                + " purge_after) SELECT 'old', 'k-' || g, 'C', md5(g::text), NULL, NULL, now() + interval '1 day',"
+                + " now() + interval '1 day' FROM generate_series(1, " + ROWS + ") g");
+    }
+
+    private static List<BatchEntry> batch(String scope, int from, int to) {
+        return IntStream.range(from, to)
+                .mapToObj(i -> BatchEntry.of(IdempotencyKey.of(scope, "m" + i)))
+                .toList();
+    }
+
+    /**
+     * Sequential scans of the table by this session not yet reported to the server's statistics
+     * (this transaction's, and possibly earlier ones' of the same connection): compare two readings.
+     */
+    private static long seqScans(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(
+                        "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = '" + TABLE + "'")) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    private void complete(Connection c, List<BatchEntry> batch) throws SQLException {
+        List<BatchResult<String>> results =
+                tx.<String, SQLException>executeBatch(c, batch, String.class, (claimed, progress) -> {
+                    for (BatchEntry e : claimed) {
+                        progress.done(e.key(), "ok");
+                    }
+                });
+        assertThat(results)
+                .allMatch(r -> r instanceof BatchResult.First<String> || r instanceof BatchResult.Replayed<String>);
+    }
+
+    private void release(Connection c, List<BatchEntry> batch) {
+        assertThatThrownBy(() -> tx.<String, SQLException>executeBatch(c, batch, String.class, (claimed, progress) -> {
+                    throw new SQLException("the handler failed");
+                }))
+                .hasMessage("the handler failed");
+    }
+
+    @Test
+    void aTableWithFreshStatisticsIsNeverScanned() throws SQLException {
+        fill();
+        execute("ANALYZE " + TABLE);
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            long before = seqScans(c);
+            for (int round = 0; round < 8; round++) { // past the driver's and the server's plan caching
+                complete(c, batch("s" + round, 0, 100)); // claim + completion of new keys
+                complete(c, batch("s" + round, 50, 150)); // half of them recorded: the claim reads them
+                release(c, batch("f" + round, 0, 100)); // claim, then release
+            }
+            assertThat(seqScans(c) - before).isZero();
+            c.commit();
+        }
+    }
+
+    @Test
+    void aGenericPlanCachedWhileTheTableWasEmptyDoesNotScanItOnceItGrew() throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try (Statement st = c.createStatement()) {
+                st.execute("SET plan_cache_mode = force_generic_plan");
+            }
+            for (int round = 0; round < 8; round++) { // the plans are made and cached on an empty table
+                complete(c, batch("e" + round, 0, 2));
+            }
+            c.commit();
+            fill(); // no ANALYZE: the cached plans stay
+            long before = seqScans(c);
+            complete(c, batch("g", 0, 100));
+            complete(c, batch("g", 50, 150));
+            assertThat(seqScans(c) - before).isZero();
+            c.commit();
+        }
+    }
+}
