@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -45,14 +46,15 @@ class GuardedWritesIT {
             .transition(Status.PAYING, Status.SUCCESS, Status.FAIL)
             .build();
 
-    private NodePools ds;
+    private NodePools pools;
+    private DataSource ds;
     private final ExecutorService pool = Executors.newFixedThreadPool(32);
 
     @AfterEach
     void close() {
         pool.shutdownNow();
-        if (ds != null) {
-            ds.close();
+        if (pools != null) {
+            pools.close();
         }
     }
 
@@ -62,7 +64,8 @@ class GuardedWritesIT {
     }
 
     private void setUp(Servers servers, String... ddl) throws SQLException {
-        ds = servers.everyServer(24 / servers.urls().size());
+        pools = servers.everyServer(24 / servers.urls().size());
+        ds = pools.dataSource();
         try (Connection c = ds.getConnection();
                 Statement st = c.createStatement()) {
             for (String s : ddl) {

@@ -10,7 +10,7 @@ import javax.sql.DataSource;
  * Pools on the real test servers (URLs from system properties set by the build; scripts/services
  * starts the servers). A server that cannot be reached fails the test; nothing is skipped.
  */
-final class TestDatabases {
+public final class TestDatabases {
     private static final AtomicInteger H2_COUNTER = new AtomicInteger();
 
     private TestDatabases() {}
@@ -39,7 +39,7 @@ final class TestDatabases {
      * {@code wsrep_sync_wait=7} makes reads, inserts, updates and deletes wait until the node has applied
      * every write set the cluster committed before them (docs/scaling.md, "Galera").
      */
-    static List<String> galeraUrls() {
+    public static List<String> galeraUrls() {
         return List.of(System.getProperty(
                         "dupguard.galera.urls",
                         "jdbc:mariadb://127.0.0.1:3326/test?user=root&sessionVariables=wsrep_sync_wait=7,"
