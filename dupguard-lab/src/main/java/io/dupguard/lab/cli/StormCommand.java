@@ -96,6 +96,14 @@ final class StormCommand implements Callable<Integer> {
     private String jdbcUrl;
 
     @Option(
+            names = "--jdbc-url-2",
+            paramLabel = "URL",
+            description = "Where the second application instance (instance-crash, galera-node-kill) connects: another"
+                    + " node of --jdbc-url's database, e.g. a second Galera node"
+                    + " jdbc:mariadb:sequential://127.0.0.1:3327,127.0.0.1:3326/test?user=root (default: --jdbc-url)")
+    private String jdbcUrl2;
+
+    @Option(
             names = "--jdbc-replica-url",
             paramLabel = "URL",
             description = "A PostgreSQL streaming hot standby of --jdbc-url, for the naive replica-check strategy"
@@ -181,6 +189,7 @@ final class StormCommand implements Callable<Integer> {
         LabEnvironment env;
         try {
             env = LabEnvironment.open(jdbcUrl, redisUrl, redlockUrls, zookeeper, replicaUrl);
+            env.instancesAt(jdbcUrl2);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
