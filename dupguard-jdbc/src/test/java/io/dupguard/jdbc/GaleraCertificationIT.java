@@ -19,6 +19,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,6 +31,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * What only a cluster whose every node takes writes shows: a transaction that loses certification
@@ -99,6 +103,48 @@ class GaleraCertificationIT {
         assertThat(winner).isEqualTo(Outcome.first("node 1"));
         assertThat(loser.get(30, TimeUnit.SECONDS)).isEqualTo(Outcome.replayed("node 1"));
         assertThat(TestOrders.count(node2, scope, "cert")).isEqualTo(1);
+    }
+
+    /**
+     * Fifteen callers, five on each node, call {@code executeInTransaction} with one key at once, in
+     * either claim mode: one order commits and one caller gets {@code FIRST}; every other replays
+     * it. (The callback may run on several nodes: a claim row's lock holds only on its node.)
+     */
+    @ParameterizedTest
+    @EnumSource(ClaimMode.class)
+    void fifteenCallersOnThreeNodesCommitOneOrderInEitherClaimMode(ClaimMode mode) throws Exception {
+        List<HikariDataSource> pools = new ArrayList<>();
+        try {
+            List<JdbcTransactionalIdempotency> nodes = new ArrayList<>();
+            for (int n = 0; n < 3; n++) {
+                HikariDataSource pool = galera.pool(n, 5);
+                pools.add(pool);
+                nodes.add(JdbcTransactionalIdempotency.of(
+                        TestDatabases.store(pool), IdempotencyConfig.ofDefaults(), mode));
+            }
+            String k = "three-nodes-" + mode;
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Outcome<Integer>>> calls = new ArrayList<>();
+            for (int i = 0; i < 15; i++) {
+                JdbcTransactionalIdempotency tx = nodes.get(i % 3);
+                calls.add(threads.submit(() -> {
+                    start.await();
+                    return tx.executeInTransaction(
+                            key(k), Fingerprint.ofString("same"), Integer.class, c -> insertOrder(c, k));
+                }));
+            }
+            start.countDown();
+            int firsts = 0;
+            for (Future<Outcome<Integer>> call : calls) {
+                Outcome<Integer> o = call.get(60, TimeUnit.SECONDS);
+                assertThat(o.value()).isEqualTo(1);
+                firsts += o.isReplay() ? 0 : 1;
+            }
+            assertThat(firsts).as("FIRST outcomes").isEqualTo(1);
+            assertThat(TestOrders.count(node1, scope, k)).as("committed orders").isEqualTo(1);
+        } finally {
+            pools.forEach(HikariDataSource::close);
+        }
     }
 
     /**
