@@ -140,12 +140,13 @@ final class StormCommand implements Callable<Integer> {
                     + " lock, 1 s), connection-kill (the lab's own database and Redis connections, every 250 ms),"
                     + " redis-restart / redis-restart-aof (the Redis strategies on a redis-server of the lab's own,"
                     + " killed and restarted, without / with an fsynced append-only file), instance-crash (a second"
-                    + " application instance serving a third of the clients dies mid-flight), replica-lag (WAL replay paused"
+                    + " application instance serving a third of the clients dies mid-flight), galera-node-kill (the Galera"
+                    + " node of that instance, --jdbc-url-2, killed with SIGKILL and restarted), replica-lag (WAL replay paused"
                     + " on the --jdbc-replica-url standby), pg-failover / pg-failover-sync (a PostgreSQL primary +"
                     + " asynchronous / synchronous standby of the lab's own, the primary crashed and the standby"
                     + " promoted), redis-failover / redis-failover-kill (a Sentinel-managed Redis of the lab's own,"
                     + " SENTINEL FAILOVER / master killed; -acks variants with replicaAcks(1, 500 ms)), or all (all but"
-                    + " the failovers). Invariants still hold where the store setting can keep them; errors surfaced"
+                    + " the failovers and galera-node-kill). Invariants still hold where the store setting can keep them; errors surfaced"
                     + " to clients are allowed")
     private List<String> faults = List.of();
 
