@@ -17,7 +17,6 @@ import io.dupguard.redis.RedisIdempotencyStore;
 import io.dupguard.redis.RedisLockProvider;
 import io.lettuce.core.RedisClient;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -149,16 +148,7 @@ public final class ReplicaAcksBench {
                         Markdown.ratio(ops / base));
             }
         }
-        String md = Markdown.commandSection(command, started, Duration.ofNanos(System.nanoTime() - t0))
-                + Markdown.machineSection(machine, Map.of())
-                + "## Results (median of " + o.rounds() + " rounds, " + o.threads() + " threads, "
-                + Markdown.duration(o.duration()) + " windows)\n\n" + t;
-        System.out.println();
-        System.out.println(md);
-        if (o.out() != null) {
-            Files.writeString(o.out(), md, StandardCharsets.UTF_8);
-            Cli.log("wrote " + o.out().toAbsolutePath());
-        }
+        Cli.publish(command, started, t0, machine, o, t.toString());
         return errors == 0 ? 0 : 1;
     }
 

@@ -12,6 +12,11 @@ import java.util.Objects;
  * column names must be plain identifiers; values are always bound. A connection to a read-only
  * server (a replica or standby) is refused with {@link io.dupguard.ReadOnlyStoreException}: asked
  * once per physical connection, and mapped from the write error after that (SPEC K7).
+ *
+ * <p>In autocommit, an update the database rolls back as transient — a deadlock victim, or on a
+ * Galera cluster a write that lost certification to another node's — runs again, guard and all, a
+ * bounded number of times. In the caller's transaction such an {@link SQLException} reaches the
+ * caller: the whole transaction was rolled back and must run again.
  */
 public final class Cas {
     private Cas() {}

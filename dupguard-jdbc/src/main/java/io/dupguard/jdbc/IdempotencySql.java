@@ -1,7 +1,9 @@
 package io.dupguard.jdbc;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -25,6 +27,7 @@ import java.util.regex.Pattern;
 final class IdempotencySql {
     static final String IN_PROGRESS = "P";
 
+    private static final int ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
     private static final Pattern MARIADB_VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.\\d+-MariaDB");
 
     final SqlDialect dialect;
@@ -136,11 +139,33 @@ final class IdempotencySql {
 
     /**
      * Whether {@code c} is MariaDB 10.5 or later, which has {@code INSERT … RETURNING} (MySQL has
-     * not). Read from the server's version string, which MariaDB's and MySQL's drivers both report
-     * ({@code 10.11.19-MariaDB-…}, or {@code 5.5.5-10.11.19-MariaDB-…} through Connector/J).
+     * not), and not a Galera node. The version is read from the server's version string, which
+     * MariaDB's and MySQL's drivers both report ({@code 10.11.19-MariaDB-…}, or {@code
+     * 5.5.5-10.11.19-MariaDB-…} through Connector/J).
+     *
+     * <p>A Galera node runs an autocommit statement that lost certification once more by itself
+     * ({@code wsrep_retry_autocommit}), after the rows {@code RETURNING} produced the first time
+     * have already gone to the client: a claim would read its own row, inserted by the run that was
+     * rolled back, while the retry found another caller's. So on Galera the claim is the plain
+     * insert (whose answer comes after the commit) and a read.
      */
     static boolean mariaDbReturning(Connection c, SqlDialect dialect) throws SQLException {
-        return dialect == SqlDialect.MYSQL && mariaDbReturning(c.getMetaData().getDatabaseProductVersion());
+        return dialect == SqlDialect.MYSQL
+                && mariaDbReturning(c.getMetaData().getDatabaseProductVersion())
+                && !galera(c);
+    }
+
+    /** Whether {@code c} is a node of a Galera cluster ({@code wsrep_on}). */
+    static boolean galera(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT @@wsrep_on")) {
+            return rs.next() && rs.getBoolean(1);
+        } catch (SQLException e) {
+            if (e.getErrorCode() == ER_UNKNOWN_SYSTEM_VARIABLE) {
+                return false; // a server built without wsrep
+            }
+            throw e;
+        }
     }
 
     /** Whether a server version string is MariaDB 10.5 or later. */

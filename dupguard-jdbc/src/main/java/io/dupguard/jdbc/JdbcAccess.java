@@ -6,6 +6,9 @@ import io.dupguard.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -16,6 +19,9 @@ import javax.sql.DataSource;
  * ReadOnlyStoreException}.
  */
 final class JdbcAccess {
+    private static final int ER_LOCK_DEADLOCK = 1213;
+    private static final int ER_UNKNOWN_COM_ERROR = 1047;
+
     private final DataSource dataSource;
     private final String table;
     private final SchemaInitializer schema;
@@ -93,26 +99,65 @@ final class JdbcAccess {
     }
 
     /**
+     * Tries of a unit the database rolled back as transient ({@link #isTransient}): enough for the
+     * certification conflicts of 32 writers on three Galera nodes deducting from one row (8 are
+     * not always), a bound all the same — about 0.7 s of pauses at the most.
+     */
+    static final int TRANSIENT_ATTEMPTS = 16;
+
+    /**
      * Like {@link #withConnection}, running {@code fn} again (up to {@code attempts} times) when the
-     * database rolled it back as a deadlock victim or serialization failure — the statement changed
-     * nothing, so running it again is safe.
+     * database rolled it back as transient ({@link #isTransient}) — the failed unit changed
+     * nothing, so running it again re-decides from what the database holds now.
      */
     <R> R withConnectionRetryingTransient(String operation, Object subject, SqlFunction<R> fn, int attempts) {
+        return retryingTransient(attempts, () -> run(operation, subject, fn, false));
+    }
+
+    /** {@link #inTransaction}, run again like {@link #withConnectionRetryingTransient}. */
+    <R> R inTransactionRetryingTransient(String operation, SqlFunction<R> fn, int attempts) {
+        return retryingTransient(attempts, () -> run(operation, null, fn, true));
+    }
+
+    private static <R> R retryingTransient(int attempts, Supplier<R> unit) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return run(operation, subject, fn, false);
+                return unit.get();
             } catch (StoreUnavailableException e) {
                 if (!(e.getCause() instanceof SQLException sql && isTransient(sql)) || attempt >= attempts) {
                     throw e;
                 }
+                pauseBeforeRetry(attempt);
             }
         }
     }
 
-    /** A deadlock victim or serialization failure: rolled back, may run again. */
+    /**
+     * A short random pause, growing with the attempt (up to 2 ms, 4 ms, … 64 ms): the writer that
+     * won gets to commit — on Galera, the other nodes to apply its write set — and tries that
+     * collided once do not collide again in step.
+     */
+    static void pauseBeforeRetry(int attempt) {
+        long boundMicros = 1000L << Math.min(attempt, 6);
+        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(boundMicros) * 1000L);
+    }
+
+    /**
+     * Rolled back, may run again: a deadlock victim or serialization failure (SQLState 40001,
+     * 40P01; MySQL/MariaDB error 1213, also what a Galera transaction gets when it loses
+     * certification to another node's write), or a Galera node that is not ready to serve
+     * (error 1047 "WSREP has not yet prepared node for application use", while it rejoins).
+     */
     static boolean isTransient(SQLException e) {
         String state = e.getSQLState();
-        return "40001".equals(state) || "40P01".equals(state);
+        if ("40001".equals(state) || "40P01".equals(state)) {
+            return true;
+        }
+        int code = e.getErrorCode();
+        return code == ER_LOCK_DEADLOCK
+                || (code == ER_UNKNOWN_COM_ERROR
+                        && e.getMessage() != null
+                        && e.getMessage().contains("WSREP"));
     }
 
     /** Runs {@code fn} in a new transaction on a pooled connection; commits, or rolls back on any failure. */

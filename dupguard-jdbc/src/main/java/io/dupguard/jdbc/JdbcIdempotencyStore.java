@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * the existing row (steps 1 and 2 in one round trip). (A PostgreSQL variant that inserted and
  * re-read in one data-modifying CTE saved a round trip per duplicate but cost every fresh key about
  * 15 % more server CPU than the plain insert, so the plain insert stays there, and on MySQL, which
- * has no {@code RETURNING}.)
+ * has no {@code RETURNING}.) On a Galera node the claim is the insert and a read, as on MySQL: a
+ * node runs an autocommit statement that lost certification again by itself, after {@code
+ * RETURNING} has already answered from the run that was undone.
  *
  * <p>Expiry uses the database's clock ({@link SqlDialect}), never the application's. Complete,
  * release and renew are single statements guarded by {@code status = 'P' AND owner = ?}.
@@ -632,11 +634,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     private <R> R withConnection(String operation, JdbcAccess.SqlFunction<R> fn) {
-        return access.withConnection(operation, fn);
+        return access.withConnectionRetryingTransient(operation, null, fn, JdbcAccess.TRANSIENT_ATTEMPTS);
     }
 
     private <R> R withConnection(String operation, Object subject, JdbcAccess.SqlFunction<R> fn) {
-        return access.withConnection(operation, subject, fn);
+        return access.withConnectionRetryingTransient(operation, subject, fn, JdbcAccess.TRANSIENT_ATTEMPTS);
     }
 
     /** The statements this store lends to {@link JdbcTransactionalIdempotency}; its only seam. */

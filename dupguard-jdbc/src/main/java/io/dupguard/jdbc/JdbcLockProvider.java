@@ -45,7 +45,7 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     /** Default table name. */
     public static final String DEFAULT_TABLE = "dupguard_locks";
 
-    private static final int ATTEMPTS = 3;
+    private static final int ATTEMPTS = JdbcAccess.TRANSIENT_ATTEMPTS;
     // Longer leases are indistinguishable from "forever" and would overflow date arithmetic.
     private static final long MAX_LEASE_MILLIS = Duration.ofDays(365L * 100).toMillis();
 

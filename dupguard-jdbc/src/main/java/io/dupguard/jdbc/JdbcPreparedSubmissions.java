@@ -29,6 +29,11 @@ import javax.sql.DataSource;
  *       business_id = ?}, commit, {@code FIRST}.
  * </ol>
  *
+ * <p>On a Galera cluster the row lock holds only on its node: commits of one pre-id on two nodes
+ * both run their work, and the one that certifies second is rolled back (error 1213). Such a
+ * transient rollback runs the commit again, a bounded number of times, and it then returns the
+ * winner's business id ({@code REPLAYED}).
+ *
  * <p>{@link #purgeUnbound(Duration, int)} deletes pre-ids never committed (default retention 12 h,
  * database clock). Thread-safe.
  */
@@ -124,21 +129,25 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
         if (!Tokens.wellFormed(preId)) {
             throw new UnknownSubmissionException();
         }
-        return access.inTransaction("commit submission", c -> {
-            SqlDialect d = access.dialect(c);
-            String bound = lockRow(c, d, subject, preId);
-            if (bound != null) {
-                return Outcome.replayed(bound);
-            }
-            String id = Objects.requireNonNull(JdbcAccess.callUser(work, c), "work must return the business id");
-            try (PreparedStatement ps =
-                    c.prepareStatement("UPDATE " + access.table() + " SET business_id = ? WHERE pre_id = ?")) {
-                ps.setString(1, id);
-                ps.setString(2, preId);
-                ps.executeUpdate();
-            }
-            return Outcome.first(id);
-        });
+        return access.inTransactionRetryingTransient(
+                "commit submission",
+                c -> {
+                    SqlDialect d = access.dialect(c);
+                    String bound = lockRow(c, d, subject, preId);
+                    if (bound != null) {
+                        return Outcome.replayed(bound);
+                    }
+                    String id =
+                            Objects.requireNonNull(JdbcAccess.callUser(work, c), "work must return the business id");
+                    try (PreparedStatement ps =
+                            c.prepareStatement("UPDATE " + access.table() + " SET business_id = ? WHERE pre_id = ?")) {
+                        ps.setString(1, id);
+                        ps.setString(2, preId);
+                        ps.executeUpdate();
+                    }
+                    return Outcome.first(id);
+                },
+                JdbcAccess.TRANSIENT_ATTEMPTS);
     }
 
     private String lockRow(Connection c, SqlDialect d, String subject, String preId) throws SQLException {

@@ -60,7 +60,7 @@ public final class JdbcRetryStore implements RetryStore {
     /** Default table name. */
     public static final String DEFAULT_TABLE = "dupguard_retry_tasks";
 
-    private static final int ATTEMPTS = 3;
+    private static final int ATTEMPTS = JdbcAccess.TRANSIENT_ATTEMPTS;
 
     private final JdbcAccess access;
     private final boolean listen;

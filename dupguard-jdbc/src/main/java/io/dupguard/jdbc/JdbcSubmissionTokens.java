@@ -27,7 +27,7 @@ import javax.sql.DataSource;
  */
 public final class JdbcSubmissionTokens implements SubmissionTokens {
     /** Tries of a statement the database rolled back as a deadlock victim or serialization failure. */
-    static final int TRANSIENT_ATTEMPTS = 3;
+    static final int TRANSIENT_ATTEMPTS = JdbcAccess.TRANSIENT_ATTEMPTS;
 
     /** Default table name. */
     public static final String DEFAULT_TABLE = "dupguard_tokens";

@@ -316,6 +316,11 @@ public final class JdbcTransactionalIdempotency {
      * getAutoCommit()} still answers true there; as everywhere, the work must not commit, roll back
      * or change the autocommit mode itself.
      *
+     * <p>A transaction the database rolls back as transient — a deadlock victim or, on a Galera
+     * cluster, a transaction that lost certification to another node's write of the same key — runs
+     * again from step 1, a bounded number of times: it then usually replays the winner's result, and
+     * the work, whose first run was rolled back with everything it wrote, may run once more.
+     *
      * @param <T> the result type
      * @param <E> the checked exception {@code work} may throw
      * @param key the operation's key; not null
@@ -328,6 +333,28 @@ public final class JdbcTransactionalIdempotency {
     public <T, E extends Exception> Outcome<T> executeInTransaction(
             IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work) throws E {
         ensureStoreReady();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return executeInOwnTransaction(key, fingerprint, type, work);
+            } catch (Exception e) {
+                if (!rolledBackAsTransient(e) || attempt >= JdbcAccess.TRANSIENT_ATTEMPTS) {
+                    throw e;
+                }
+                // A deadlock victim, or on Galera a transaction that lost certification to another
+                // node's commit of the same key: nothing of it remains, so the call decides again
+                // from what is committed now (on Galera usually: replay the winner's result).
+                JdbcAccess.pauseBeforeRetry(attempt);
+            }
+        }
+    }
+
+    private static boolean rolledBackAsTransient(Exception e) {
+        Throwable cause = e instanceof DupguardException ? e.getCause() : e;
+        return cause instanceof SQLException sql && JdbcAccess.isTransient(sql);
+    }
+
+    private <T, E extends Exception> Outcome<T> executeInOwnTransaction(
+            IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work) throws E {
         Connection c;
         try {
             c = sql.dataSource().getConnection(); // step 1
@@ -480,21 +507,41 @@ public final class JdbcTransactionalIdempotency {
             Fingerprint deferred = deferredFingerprint;
             if (deferred != null) {
                 deferredFingerprint = null;
-                boolean recorded = run(
-                        "complete", key, () -> sql.insertFinished(connection, key, deferred, status, payload, millis));
+                boolean recorded =
+                        completing(key, () -> sql.insertFinished(connection, key, deferred, status, payload, millis));
                 if (!recorded) {
-                    run("roll back after losing", key, () -> {
-                        own.rollback();
-                        return null;
-                    });
-                    throw new ClaimLostException(key);
+                    rollBackAfterLosing(key);
                 }
                 return;
             }
-            run("complete", key, () -> {
+            completing(key, () -> {
                 sql.complete(connection, key, owner, status, payload, millis, millis == retentionMillis);
+                return true;
+            });
+        }
+
+        /**
+         * Runs the completion. In a transaction of its own, a transient rollback there — on Galera,
+         * losing certification to another node that wrote the key first — is a lost claim: the
+         * executor claims again and replays the winner.
+         */
+        private boolean completing(IdempotencyKey key, Op<Boolean> op) {
+            try {
+                return op.run();
+            } catch (SQLException e) {
+                if (own != null && JdbcAccess.isTransient(e)) {
+                    rollBackAfterLosing(key);
+                }
+                throw sql.failure("complete", key, e);
+            }
+        }
+
+        private void rollBackAfterLosing(IdempotencyKey key) {
+            run("roll back after losing", key, () -> {
+                own.rollback();
                 return null;
             });
+            throw new ClaimLostException(key);
         }
 
         /**

@@ -131,20 +131,28 @@ final class ReadOnlyCheck {
     /**
      * Runs one {@code UPDATE} on the caller's connection after checking — once per physical
      * connection — that its server takes writes; a write refused as read-only becomes a {@link
-     * ReadOnlyStoreException}.
+     * ReadOnlyStoreException}. In autocommit the statement is its own transaction: one the database
+     * rolls back as transient ({@link JdbcAccess#isTransient}: a deadlock victim, a Galera write that
+     * lost certification) runs again, guard and all, a bounded number of times. In the caller's
+     * transaction the whole transaction was rolled back, so the error reaches the caller.
      *
      * @return the update count
      */
     static int update(Connection c, String sql, Binder binder) throws SQLException {
         SqlDialect dialect = requireWritable(c);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            binder.bind(ps);
-            return ps.executeUpdate();
-        } catch (SQLException e) {
-            if (isReadOnlyRefusal(e)) {
-                throw refused("jdbc(" + dialect.id() + ")", sql, e);
+        for (int attempt = 1; ; attempt++) {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                binder.bind(ps);
+                return ps.executeUpdate();
+            } catch (SQLException e) {
+                if (isReadOnlyRefusal(e)) {
+                    throw refused("jdbc(" + dialect.id() + ")", sql, e);
+                }
+                if (attempt >= JdbcAccess.TRANSIENT_ATTEMPTS || !JdbcAccess.isTransient(e) || !c.getAutoCommit()) {
+                    throw e;
+                }
+                JdbcAccess.pauseBeforeRetry(attempt);
             }
-            throw e;
         }
     }
 

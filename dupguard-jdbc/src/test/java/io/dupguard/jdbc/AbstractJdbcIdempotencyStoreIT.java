@@ -3,6 +3,7 @@ package io.dupguard.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.test.AbstractIdempotencyStoreContractTest;
 import io.dupguard.test.FlakyDataSource;
 import io.dupguard.test.StoreOutage;
@@ -32,13 +33,22 @@ abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreCo
 
     /** The contract on stores that {@code stores} builds over each pool (its own table, say). */
     AbstractJdbcIdempotencyStoreIT(Db db, Function<DataSource, JdbcIdempotencyStore> stores) {
-        this.db = db;
-        machineA = TestDatabases.pool(db, 16);
-        machineB = TestDatabases.pool(db, 16);
+        this(Servers.one(db), stores);
+    }
+
+    /** The contract with machine A on {@code servers}' first server and machine B on its second. */
+    AbstractJdbcIdempotencyStoreIT(Servers servers) {
+        this(servers, TestDatabases::store);
+    }
+
+    private AbstractJdbcIdempotencyStoreIT(Servers servers, Function<DataSource, JdbcIdempotencyStore> stores) {
+        this.db = servers.db();
+        machineA = servers.pool(0, 16);
+        machineB = servers.pool(1, 16);
         down = TestDatabases.unreachable(db);
         storeA = stores.apply(StatementCounter.wrap(machineA, statements));
         storeB = stores.apply(machineB);
-        flakyPool = TestDatabases.pool(db, 4);
+        flakyPool = servers.pool(2, 4);
         flaky = new FlakyDataSource(flakyPool);
         flakyStore = stores.apply(flaky);
     }

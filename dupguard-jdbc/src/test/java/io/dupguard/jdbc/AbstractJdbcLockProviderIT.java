@@ -2,6 +2,7 @@ package io.dupguard.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.lock.LockProvider;
 import io.dupguard.test.AbstractLockProviderContractTest;
 import io.dupguard.test.FlakyDataSource;
@@ -19,11 +20,16 @@ abstract class AbstractJdbcLockProviderIT extends AbstractLockProviderContractTe
     private final JdbcLockProvider flakyMachine;
 
     AbstractJdbcLockProviderIT(Db db) {
+        this(Servers.one(db));
+    }
+
+    /** Machine {@code i} connects to {@code servers}' server {@code i} (all to one, or a node each). */
+    AbstractJdbcLockProviderIT(Servers servers) {
         for (int i = 0; i < 3; i++) {
-            pools[i] = TestDatabases.pool(db, 8);
+            pools[i] = servers.pool(i, 8);
             machines[i] = TestDatabases.locks(pools[i]);
         }
-        flakyPool = TestDatabases.pool(db, 4);
+        flakyPool = servers.pool(0, 4);
         flaky = new FlakyDataSource(flakyPool);
         flakyMachine = TestDatabases.locks(flaky);
     }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.retry.NewTask;
 import io.dupguard.retry.NonRetryableException;
 import io.dupguard.retry.RetryConfig;
@@ -38,9 +39,16 @@ abstract class AbstractJdbcRetryLogIT {
     static final String EFFECTS = "retry_stress_effects";
 
     final Db db;
+    private final Servers servers;
 
     AbstractJdbcRetryLogIT(Db db) {
-        this.db = db;
+        this(Servers.one(db));
+    }
+
+    /** Worker pool {@code i} on {@code servers}' server {@code i} (all on one, or a node each). */
+    AbstractJdbcRetryLogIT(Servers servers) {
+        this.db = servers.db();
+        this.servers = servers;
     }
 
     /** Tasks in the stress test. */
@@ -119,7 +127,7 @@ abstract class AbstractJdbcRetryLogIT {
                 .build();
         try {
             for (int i = 0; i < machines; i++) {
-                pools.add(TestDatabases.pool(db, 4));
+                pools.add(servers.pool(i, 4));
             }
             resetTables(pools.get(0));
             JdbcRetryStore producer = store(pools.get(0));

@@ -2,6 +2,7 @@ package io.dupguard.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.retry.RetryStore;
 import io.dupguard.test.AbstractRetryStoreContractTest;
 import org.junit.jupiter.api.AfterAll;
@@ -14,8 +15,13 @@ abstract class AbstractJdbcRetryStoreIT extends AbstractRetryStoreContractTest {
     private final JdbcRetryStore[] machines = new JdbcRetryStore[3];
 
     AbstractJdbcRetryStoreIT(Db db) {
+        this(Servers.one(db));
+    }
+
+    /** Machine {@code i} connects to {@code servers}' server {@code i} (all to one, or a node each). */
+    AbstractJdbcRetryStoreIT(Servers servers) {
         for (int i = 0; i < 3; i++) {
-            pools[i] = TestDatabases.pool(db, 8);
+            pools[i] = servers.pool(i, 8);
             machines[i] = TestDatabases.retries(pools[i]);
         }
     }

@@ -2,6 +2,7 @@ package io.dupguard.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.test.AbstractPreparedSubmissionsContractTest;
 import io.dupguard.test.AbstractSubmissionTokensContractTest;
 import io.dupguard.test.AbstractSubmitThrottleContractTest;
@@ -17,10 +18,17 @@ import org.junit.jupiter.api.TestInstance;
 abstract class AbstractJdbcSubmissionIT {
     private final HikariDataSource machineA;
     private final HikariDataSource machineB;
+    private final int machines;
 
     AbstractJdbcSubmissionIT(Db db) {
-        machineA = TestDatabases.pool(db, 16);
-        machineB = TestDatabases.pool(db, 16);
+        this(Servers.one(db));
+    }
+
+    /** Machine A on {@code servers}' first server, machine B on its second. */
+    AbstractJdbcSubmissionIT(Servers servers) {
+        machineA = servers.pool(0, 16);
+        machineB = servers.pool(1, 16);
+        machines = Math.min(servers.urls().size(), 2);
     }
 
     @AfterAll
@@ -83,6 +91,12 @@ abstract class AbstractJdbcSubmissionIT {
         @Override
         protected PreparedSubmissions otherMachine() {
             return b;
+        }
+
+        /** A row lock holds on one server; on Galera only on the node that took it. */
+        @Override
+        protected int workRunsWhenCommitsRace() {
+            return machines;
         }
     }
 }

@@ -3,8 +3,8 @@ package io.dupguard.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.memory.InMemoryLockProvider;
 import io.dupguard.state.IllegalTransitionException;
 import io.dupguard.state.StateMachine;
@@ -25,9 +25,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** State transitions, CAS helpers, the unfinished-task guard and create-once, hammered concurrently (O1–O6, K2, K3). */
 class GuardedWritesIT {
@@ -43,19 +46,26 @@ class GuardedWritesIT {
             .transition(Status.PAYING, Status.SUCCESS, Status.FAIL)
             .build();
 
-    private HikariDataSource ds;
+    private NodePools pools;
+    private DataSource ds;
     private final ExecutorService pool = Executors.newFixedThreadPool(32);
 
     @AfterEach
     void close() {
         pool.shutdownNow();
-        if (ds != null) {
-            ds.close();
+        if (pools != null) {
+            pools.close();
         }
     }
 
-    private void setUp(Db db, String... ddl) throws SQLException {
-        ds = TestDatabases.pool(db, 24);
+    /** Every single server, and the Galera cluster with the threads spread over its nodes. */
+    static Stream<Servers> servers() {
+        return Stream.concat(Stream.of(Db.values()).map(Servers::one), Stream.of(Servers.galera()));
+    }
+
+    private void setUp(Servers servers, String... ddl) throws SQLException {
+        pools = servers.everyServer(24 / servers.urls().size());
+        ds = pools.dataSource();
         try (Connection c = ds.getConnection();
                 Statement st = c.createStatement()) {
             for (String s : ddl) {
@@ -105,10 +115,10 @@ class GuardedWritesIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void thirtyTwoThreadsApplyingOneTransitionGetOneApplied(Db db) throws Exception {
+    @MethodSource("servers")
+    void thirtyTwoThreadsApplyingOneTransitionGetOneApplied(Servers servers) throws Exception {
         setUp(
-                db,
+                servers,
                 "DROP TABLE IF EXISTS dg_orders",
                 "CREATE TABLE dg_orders (id BIGINT PRIMARY KEY, status VARCHAR(16) NOT NULL, note VARCHAR(20))");
         sql("INSERT INTO dg_orders VALUES (1, 'READY', NULL)");
@@ -139,10 +149,10 @@ class GuardedWritesIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void thousandConcurrentDeductionsNeverOversell(Db db) throws Exception {
+    @MethodSource("servers")
+    void thousandConcurrentDeductionsNeverOversell(Servers servers) throws Exception {
         setUp(
-                db,
+                servers,
                 "DROP TABLE IF EXISTS dg_stock",
                 "CREATE TABLE dg_stock (sku VARCHAR(20) PRIMARY KEY, avail DECIMAL(10,0) NOT NULL)");
         sql("INSERT INTO dg_stock VALUES ('apple', 300)");
@@ -163,10 +173,10 @@ class GuardedWritesIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void versionAndAbsoluteCasLetOnlyOneRacerWin(Db db) throws Exception {
+    @MethodSource("servers")
+    void versionAndAbsoluteCasLetOnlyOneRacerWin(Servers servers) throws Exception {
         setUp(
-                db,
+                servers,
                 "DROP TABLE IF EXISTS dg_account",
                 "CREATE TABLE dg_account (id INT PRIMARY KEY, balance DECIMAL(12,2) NOT NULL, version BIGINT NOT NULL)");
         sql("INSERT INTO dg_account VALUES (1, 100.00, 0)");
@@ -189,15 +199,16 @@ class GuardedWritesIT {
         assertThat(absolute).filteredOn(ok -> ok).hasSize(1);
         assertThat(count("SELECT version FROM dg_account WHERE id = 1")).isEqualTo(1);
         assertThat(count("SELECT CAST(balance AS BIGINT) FROM dg_account WHERE id = 1"
-                        .replace("BIGINT", db == Db.MARIADB ? "SIGNED" : "BIGINT")))
+                        .replace("BIGINT", servers.db() == Db.MARIADB ? "SIGNED" : "BIGINT")))
                 .isEqualTo(160);
     }
 
+    /** Not on Galera: the guard row's lock holds only on its node (docs/scaling.md, "Galera"). */
     @ParameterizedTest
     @EnumSource(Db.class)
     void onlyOneUnfinishedTaskOfAKind(Db db) throws Exception {
         setUp(
-                db,
+                Servers.one(db),
                 "DROP TABLE IF EXISTS dg_tasks",
                 "CREATE TABLE dg_tasks (id INT NOT NULL, kind VARCHAR(64) NOT NULL, status VARCHAR(16) NOT NULL)");
         UnfinishedGuard guard =
@@ -237,10 +248,10 @@ class GuardedWritesIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void createOnceUnderThirtyTwoThreadsCreatesOneRowAndVerifiesFields(Db db) throws Exception {
+    @MethodSource("servers")
+    void createOnceUnderThirtyTwoThreadsCreatesOneRowAndVerifiesFields(Servers servers) throws Exception {
         setUp(
-                db,
+                servers,
                 "DROP TABLE IF EXISTS dg_balance",
                 "CREATE TABLE dg_balance (user_id INT NOT NULL, currency VARCHAR(3) NOT NULL, amount DECIMAL(12,2) NOT NULL,"
                         + " CONSTRAINT dg_balance_uk UNIQUE (user_id))");
@@ -260,10 +271,10 @@ class GuardedWritesIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void lockBasedCreateOnceStrategiesAlsoCreateOneRow(Db db) throws Exception {
+    @MethodSource("servers")
+    void lockBasedCreateOnceStrategiesAlsoCreateOneRow(Servers servers) throws Exception {
         setUp(
-                db,
+                servers,
                 "DROP TABLE IF EXISTS dg_binding",
                 "CREATE TABLE dg_binding (open_id VARCHAR(40) NOT NULL, local_id INT NOT NULL)"); // no unique key
         InMemoryLockProvider locks = new InMemoryLockProvider();
@@ -284,7 +295,7 @@ class GuardedWritesIT {
     @ParameterizedTest
     @EnumSource(value = Db.class, names = "H2")
     void rejectsNonIdentifierNames(Db db) throws SQLException {
-        setUp(db);
+        setUp(Servers.one(db));
         assertThatThrownBy(() -> JdbcTransitions.of(ORDERS, "orders; drop", "id", "status"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("table");

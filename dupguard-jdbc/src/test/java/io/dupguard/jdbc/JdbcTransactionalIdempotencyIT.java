@@ -44,10 +44,8 @@ class JdbcTransactionalIdempotencyIT {
     private JdbcTransactionalIdempotency setUp(Db db) throws SQLException {
         ds = TestDatabases.pool(db, 20);
         scope = "tx-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
-        try (Connection c = ds.getConnection();
-                Statement st = c.createStatement()) {
-            st.execute(
-                    "CREATE TABLE IF NOT EXISTS dupguard_test_orders (order_no VARCHAR(100) NOT NULL, scope VARCHAR(64) NOT NULL)");
+        try (Connection c = ds.getConnection()) {
+            TestOrders.createTable(c);
         }
         return JdbcTransactionalIdempotency.of(TestDatabases.store(ds));
     }
@@ -62,17 +60,11 @@ class JdbcTransactionalIdempotencyIT {
     }
 
     private int insertOrder(Connection c, String orderNo) throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement("INSERT INTO dupguard_test_orders (order_no, scope) VALUES (?, ?)")) {
-            ps.setString(1, orderNo);
-            ps.setString(2, scope);
-            return ps.executeUpdate();
-        }
+        return TestOrders.insert(c, scope, orderNo);
     }
 
     private int orders(String orderNo) throws SQLException {
-        return TestDatabases.count(
-                ds, "SELECT COUNT(*) FROM dupguard_test_orders WHERE order_no = ? AND scope = ?", orderNo, scope);
+        return TestOrders.count(ds, scope, orderNo);
     }
 
     @ParameterizedTest

@@ -2,6 +2,7 @@ package io.dupguard.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
@@ -9,7 +10,7 @@ import javax.sql.DataSource;
  * Pools on the real test servers (URLs from system properties set by the build; scripts/services
  * starts the servers). A server that cannot be reached fails the test; nothing is skipped.
  */
-final class TestDatabases {
+public final class TestDatabases {
     private static final AtomicInteger H2_COUNTER = new AtomicInteger();
 
     private TestDatabases() {}
@@ -33,13 +34,69 @@ final class TestDatabases {
         return pool(db, size, true);
     }
 
+    /**
+     * The Galera nodes' URLs, one a node (scripts/services starts them). Their session variable
+     * {@code wsrep_sync_wait=7} makes reads, inserts, updates and deletes wait until the node has applied
+     * every write set the cluster committed before them (docs/scaling.md, "Galera").
+     */
+    public static List<String> galeraUrls() {
+        return List.of(System.getProperty(
+                        "dupguard.galera.urls",
+                        "jdbc:mariadb://127.0.0.1:3326/test?user=root&sessionVariables=wsrep_sync_wait=7,"
+                                + "jdbc:mariadb://127.0.0.1:3327/test?user=root&sessionVariables=wsrep_sync_wait=7,"
+                                + "jdbc:mariadb://127.0.0.1:3328/test?user=root&sessionVariables=wsrep_sync_wait=7")
+                .split(",(?=jdbc:)"));
+    }
+
+    /**
+     * Where the "machines" of a contract test connect: every machine to one server, or machine
+     * {@code i} to node {@code i % n} of a cluster whose every node takes writes. {@code db} is the
+     * SQL dialect the servers speak.
+     */
+    record Servers(Db db, List<String> urls) {
+        static Servers one(Db db) {
+            return new Servers(db, List.of(TestDatabases.url(db)));
+        }
+
+        /** The 3-node MariaDB Galera cluster: machine 0 on node 1, machine 1 on node 2, … */
+        static Servers galera() {
+            return new Servers(Db.MARIADB, galeraUrls());
+        }
+
+        String url(int machine) {
+            return urls.get(machine % urls.size());
+        }
+
+        /** A pool of {@code size} connections per server, handed out in turn (threads on every node). */
+        NodePools everyServer(int size) {
+            return new NodePools(java.util.stream.IntStream.range(0, urls.size())
+                    .mapToObj(i -> pool(i, size))
+                    .toList());
+        }
+
+        /** The dialect, and "galera" for a cluster: the name of a parameterized test's run. */
+        @Override
+        public String toString() {
+            return urls.size() > 1 ? "galera" : db.toString();
+        }
+
+        /** A pool of {@code size} connections for {@code machine}. */
+        HikariDataSource pool(int machine, int size) {
+            return TestDatabases.pool(url(machine), db + "-" + machine, size, true);
+        }
+    }
+
     /** A pool whose connections come with {@code autoCommit} as given. */
     static HikariDataSource pool(Db db, int size, boolean autoCommit) {
+        return pool(url(db), db.toString(), size, autoCommit);
+    }
+
+    private static HikariDataSource pool(String url, String name, int size, boolean autoCommit) {
         HikariConfig config = new HikariConfig();
         config.setAutoCommit(autoCommit);
-        config.setJdbcUrl(url(db));
+        config.setJdbcUrl(url);
         config.setMaximumPoolSize(size);
-        config.setPoolName("test-" + db + "-" + H2_COUNTER.incrementAndGet());
+        config.setPoolName("test-" + name + "-" + H2_COUNTER.incrementAndGet());
         config.setConnectionTimeout(10_000);
         return new HikariDataSource(config);
     }

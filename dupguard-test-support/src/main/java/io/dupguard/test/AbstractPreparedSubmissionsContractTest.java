@@ -87,13 +87,27 @@ public abstract class AbstractPreparedSubmissionsContractTest {
         }
         start.countDown();
         int firsts = 0;
+        String bound = null;
         for (Future<Outcome<String>> f : results) {
             Outcome<String> o = f.get(60, TimeUnit.SECONDS);
-            assertThat(o.value()).isEqualTo("post-1");
+            bound = bound == null ? o.value() : bound;
+            assertThat(o.value()).isEqualTo(bound);
             firsts += o.isReplay() ? 0 : 1;
         }
         assertThat(firsts).isEqualTo(1);
-        assertThat(posts).hasValue(1);
+        assertThat(posts.get()).isBetween(1, workRunsWhenCommitsRace());
+        if (workRunsWhenCommitsRace() == 1) {
+            assertThat(bound).isEqualTo("post-1");
+        }
+    }
+
+    /**
+     * How often the work of one pre-id may run when both machines commit it at once: 1 where the
+     * store's row lock holds for every machine; on a cluster whose nodes lock rows only for
+     * themselves (Galera), once per machine — one run is bound and every caller gets its result.
+     */
+    protected int workRunsWhenCommitsRace() {
+        return 1;
     }
 
     /** Failed work leaves the pre-id unbound for a retry. */

@@ -1,5 +1,11 @@
 package io.dupguard.bench.harness;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
 import picocli.CommandLine;
 
 /** Running a benchmark's picocli command, and its command line as the report shows it. */
@@ -61,6 +67,30 @@ public final class Cli {
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * A one-table report — its command, its machine and {@code results} (the median of {@code
+     * o.rounds()} rounds) — printed, and written to {@code o.out()} if given.
+     */
+    public static void publish(
+            String command,
+            Instant started,
+            long startNanos,
+            Map<String, String> machine,
+            LoadOptions o,
+            String results)
+            throws IOException {
+        String md = Markdown.commandSection(command, started, Duration.ofNanos(System.nanoTime() - startNanos))
+                + Markdown.machineSection(machine, Map.of())
+                + "## Results (median of " + o.rounds() + " rounds, " + o.threads() + " threads, "
+                + Markdown.duration(o.duration()) + " windows)\n\n" + results;
+        System.out.println();
+        System.out.println(md);
+        if (o.out() != null) {
+            Files.writeString(o.out(), md, StandardCharsets.UTF_8);
+            log("wrote " + o.out().toAbsolutePath());
+        }
     }
 
     /** A progress line on stdout, flushed at once. */

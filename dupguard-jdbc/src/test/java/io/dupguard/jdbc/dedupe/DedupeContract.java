@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,16 @@ abstract class DedupeContract {
 
     abstract SqlDialect dialect();
 
+    /** Where the table is and dedupe runs. */
+    String url() {
+        return DedupeDb.url(dialect());
+    }
+
+    /** Where the tests read the outcome: the same server, or another node of a cluster. */
+    DataSource reader() {
+        return ds;
+    }
+
     /** The comparison the guard test uses: what a unique index on this database can enforce. */
     Comparison guardComparison() {
         return Comparison.IGNORE_CASE;
@@ -35,7 +46,7 @@ abstract class DedupeContract {
 
     @BeforeEach
     void createTable() throws SQLException {
-        ds = DedupeDb.pool(dialect(), 4);
+        ds = DedupeDb.pool(url(), 4);
         try (Connection c = ds.getConnection()) {
             DedupeDb.createAccounts(c, dialect(), TABLE);
             Object[][] rows = {
@@ -251,7 +262,7 @@ abstract class DedupeContract {
 
     List<Long> ids(String table) throws SQLException {
         List<Long> ids = new ArrayList<>();
-        try (Connection c = ds.getConnection();
+        try (Connection c = reader().getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT id FROM " + table + " ORDER BY id");
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {

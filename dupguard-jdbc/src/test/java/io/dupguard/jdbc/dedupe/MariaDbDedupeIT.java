@@ -38,7 +38,7 @@ class MariaDbDedupeIT extends DedupeContract {
             s.execute(
                     "GRANT SELECT, INSERT, UPDATE, CREATE, ALTER, INDEX ON " + database + ".* TO 'dedupe_reader'@'%'");
         }
-        String url = DedupeDb.url(dialect()).replace("user=root", "user=dedupe_reader");
+        String url = url().replace("user=root", "user=dedupe_reader");
         try (HikariDataSource reader = DedupeDb.pool(url, 2)) {
             Dedupe dedupe = Dedupe.builder(reader)
                     .table(TABLE)

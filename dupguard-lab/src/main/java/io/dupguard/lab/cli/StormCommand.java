@@ -110,6 +110,14 @@ final class StormCommand implements Callable<Integer> {
     private String jdbcUrl;
 
     @Option(
+            names = "--jdbc-url-2",
+            paramLabel = "URL",
+            description = "Where the second application instance (instance-crash, galera-node-kill) connects: another"
+                    + " node of --jdbc-url's database, e.g. a second Galera node"
+                    + " jdbc:mariadb:sequential://127.0.0.1:3327,127.0.0.1:3326/test?user=root (default: --jdbc-url)")
+    private String jdbcUrl2;
+
+    @Option(
             names = "--jdbc-replica-url",
             paramLabel = "URL",
             description = "A PostgreSQL streaming hot standby of --jdbc-url, for the naive replica-check strategy"
@@ -146,12 +154,13 @@ final class StormCommand implements Callable<Integer> {
                     + " lock, 1 s), connection-kill (the lab's own database and Redis connections, every 250 ms),"
                     + " redis-restart / redis-restart-aof (the Redis strategies on a redis-server of the lab's own,"
                     + " killed and restarted, without / with an fsynced append-only file), instance-crash (a second"
-                    + " application instance serving a third of the clients dies mid-flight), replica-lag (WAL replay paused"
+                    + " application instance serving a third of the clients dies mid-flight), galera-node-kill (the Galera"
+                    + " node of that instance, --jdbc-url-2, killed with SIGKILL and restarted), replica-lag (WAL replay paused"
                     + " on the --jdbc-replica-url standby), pg-failover / pg-failover-sync (a PostgreSQL primary +"
                     + " asynchronous / synchronous standby of the lab's own, the primary crashed and the standby"
                     + " promoted), redis-failover / redis-failover-kill (a Sentinel-managed Redis of the lab's own,"
                     + " SENTINEL FAILOVER / master killed; -acks variants with replicaAcks(1, 500 ms)), or all (all but"
-                    + " the failovers). Invariants still hold where the store setting can keep them; errors surfaced"
+                    + " the failovers and galera-node-kill). Invariants still hold where the store setting can keep them; errors surfaced"
                     + " to clients are allowed")
     private List<String> faults = List.of();
 
@@ -195,6 +204,7 @@ final class StormCommand implements Callable<Integer> {
         LabEnvironment env;
         try {
             env = LabEnvironment.open(jdbcUrl, redisUrl, redlockUrls, zookeeper, replicaUrl);
+            env.instancesAt(jdbcUrl2);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }

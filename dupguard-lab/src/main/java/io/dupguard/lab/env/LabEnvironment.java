@@ -32,6 +32,7 @@ public final class LabEnvironment implements AutoCloseable {
     private RedisTarget redis; // swapped only between strategy runs (a fault's own server)
     private final RedlockTarget redlock;
     private ReplicaTarget replica; // set once, right after opening
+    private String instanceUrl; // --jdbc-url-2: where a second instance connects; null: the same server
     private ZooKeeperTarget zookeeper; // an instance's: its own session, opened on first use; guarded by this
     private LabSql sql;
     private final String runId;
@@ -311,6 +312,19 @@ public final class LabEnvironment implements AutoCloseable {
     }
 
     /**
+     * Makes every {@link #instance() second instance} connect to {@code url} ({@code --jdbc-url-2}):
+     * another node of the same database, such as a second Galera node, whose tables are this one's.
+     */
+    public void instancesAt(String url) {
+        this.instanceUrl = url;
+    }
+
+    /** The {@code --jdbc-url-2} second instances connect to, or empty for the same as {@link #jdbcUrl()}. */
+    public Optional<String> instanceUrl() {
+        return Optional.ofNullable(instanceUrl);
+    }
+
+    /**
      * A second application instance on the same servers, for the {@code instance-crash} fault: its
      * own connection pool, Redis client, Redlock client and ZooKeeper session on the same servers,
      * the same run id, and the trial numbering this environment has now. So a trial opened on it and
@@ -325,7 +339,8 @@ public final class LabEnvironment implements AutoCloseable {
         }
         List<AutoCloseable> opened = new ArrayList<>();
         try {
-            Database own = Database.connect(database.url, Database.INSTANCE_POOL_SIZE);
+            Database own =
+                    Database.connect(instanceUrl != null ? instanceUrl : database.url, Database.INSTANCE_POOL_SIZE);
             opened.add(own);
             RedisTarget ownRedis = redis == null ? null : RedisTarget.connect(redis.url());
             opened.add(ownRedis);

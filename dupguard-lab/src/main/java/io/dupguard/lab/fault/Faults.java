@@ -19,6 +19,7 @@ public final class Faults {
             new RedisRestart(false),
             new RedisRestart(true),
             new InstanceCrash(),
+            new GaleraNodeKill(),
             new ReplicaLag(),
             new PgFailover(false),
             new PgFailover(true),

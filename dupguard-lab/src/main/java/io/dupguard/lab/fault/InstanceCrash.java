@@ -1,8 +1,6 @@
 package io.dupguard.lab.fault;
 
 import io.dupguard.lab.env.LabEnvironment;
-import io.dupguard.lab.storm.Strategy;
-import io.dupguard.lab.storm.Workload;
 import io.dupguard.lab.workload.LabIdempotency;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -21,7 +19,7 @@ import java.util.SplittableRandom;
  * <p>Runs the strategies whose workload says two instances can share them; durable unless the
  * workload says the strategy commits its effect apart from dupguard's record.
  */
-final class InstanceCrash implements Fault {
+final class InstanceCrash extends SecondInstanceFault {
     @Override
     public String name() {
         return "instance-crash";
@@ -33,37 +31,6 @@ final class InstanceCrash implements Fault {
             return Optional.of("a second application instance needs a database server both can reach; give --jdbc-url");
         }
         return Optional.empty();
-    }
-
-    @Override
-    public boolean durable(LabEnvironment env) {
-        return true;
-    }
-
-    @Override
-    public boolean durable(LabEnvironment env, Workload workload, Strategy strategy) {
-        return workload.effectCommitsWithRecord(strategy);
-    }
-
-    /**
-     * The strategies whose workload says two instances can share them: the second instance has its
-     * own pool, Redis client, Redlock client and ZooKeeper session, so it can die alone.
-     */
-    @Override
-    public boolean appliesTo(Workload workload, Strategy strategy) {
-        return workload.sharedByInstances(strategy);
-    }
-
-    @Override
-    public Optional<String> skipReason(Workload workload, Strategy strategy) {
-        return workload.sharedByInstances(strategy)
-                ? Optional.empty()
-                : Optional.of(workload.notSharedBecause(strategy));
-    }
-
-    @Override
-    public boolean needsSecondInstance() {
-        return true;
     }
 
     @Override

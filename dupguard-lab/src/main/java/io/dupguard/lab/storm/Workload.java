@@ -63,6 +63,17 @@ public interface Workload {
     }
 
     /**
+     * Whether {@code strategy} keeps its promise while every write stalls for longer than the lab's
+     * leases — a Galera cluster waiting out a node that died ({@code galera-node-kill}): a holder
+     * still at work then loses its claim or lock to the next caller, and both write. True only where
+     * no lease guards the effect: it commits in one transaction with dupguard's record, or against
+     * a unique key. False by default.
+     */
+    default boolean survivesStallsPastLeases(Strategy strategy) {
+        return false;
+    }
+
+    /**
      * Whether {@code strategy} keeps its promise when its connections are killed mid-statement
      * ({@code connection-kill}). By default that of {@link #effectCommitsWithRecord}; a strategy
      * whose only write after the effect is dupguard's completion holds anyway, because

@@ -111,6 +111,12 @@ public final class BalanceWorkload implements Workload {
      * in the database, and the row is the effect and its own record (an insert the crash cut off is
      * rolled back; one that committed is found by the retry).
      */
+    /** The unique key decides, no lease. */
+    @Override
+    public boolean survivesStallsPastLeases(Strategy strategy) {
+        return strategy.name().equals("insert-if-absent");
+    }
+
     @Override
     public boolean sharedByInstances(Strategy strategy) {
         return !strategy.name().equals(LOCK_DOUBLE_CHECK);

@@ -87,6 +87,12 @@ public final class PaymentWorkload implements Workload {
         return !strategy.name().equals("idempotency-jdbc") && !strategy.name().equals("idempotency-redis");
     }
 
+    /** The transactional mode: the charge and the record commit together, no lease guards them. */
+    @Override
+    public boolean survivesStallsPastLeases(Strategy strategy) {
+        return strategy.name().equals("idempotency-jdbc-tx");
+    }
+
     /** The charge's only later write is the completion, which {@code Idempotency} retries within the lease. */
     @Override
     public boolean survivesKilledConnections(Strategy strategy) {

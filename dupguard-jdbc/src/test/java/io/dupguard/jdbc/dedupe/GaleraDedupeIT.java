@@ -1,0 +1,33 @@
+package io.dupguard.jdbc.dedupe;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.jdbc.TestDatabases;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The MariaDB dedupe contract with dedupe running on Galera node 1 and every outcome read on node
+ * 2: the deletions, the backup table and the unique index reach the other nodes.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class GaleraDedupeIT extends MariaDbDedupeIT {
+    private final List<String> nodes = TestDatabases.galeraUrls();
+    private final HikariDataSource node2 = DedupeDb.pool(nodes.get(1), 2);
+
+    @Override
+    String url() {
+        return nodes.get(0);
+    }
+
+    @Override
+    DataSource reader() {
+        return node2;
+    }
+
+    @AfterAll
+    void closeNode2() {
+        node2.close();
+    }
+}
