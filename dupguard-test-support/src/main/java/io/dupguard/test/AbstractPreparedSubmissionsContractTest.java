@@ -105,6 +105,8 @@ public abstract class AbstractPreparedSubmissionsContractTest {
      * How often the work of one pre-id may run when both machines commit it at once: 1 where the
      * store's row lock holds for every machine; on a cluster whose nodes lock rows only for
      * themselves (Galera), once per machine — one run is bound and every caller gets its result.
+     *
+     * @return the most runs of the work the test accepts
      */
     protected int workRunsWhenCommitsRace() {
         return 1;
