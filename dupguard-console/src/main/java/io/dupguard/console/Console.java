@@ -24,7 +24,7 @@ import javax.sql.DataSource;
  * <p>Everything is read from the database (and Redis), never from one process's memory, so every
  * instance of an application shows the same. Thread-safe.
  */
-public final class Console {
+public final class Console implements AutoCloseable {
     private final Db db;
     private final RetryTasks tasks;
     private final TaskActions taskActions;
@@ -33,6 +33,7 @@ public final class Console {
     private final List<LockSource> locks;
     private final Supplier<List<Meter>> meters;
     private final Function<String, OptionalInt> maxAttempts;
+    private final StatefulRedisConnection<String, String> redis;
 
     private Console(Builder b) {
         this.db = new Db(b.dataSource);
@@ -48,6 +49,7 @@ public final class Console {
         this.locks = List.copyOf(l);
         this.meters = b.meters;
         this.maxAttempts = b.maxAttempts;
+        this.redis = b.redis;
         if (b.createAuditTable) {
             audit.createIfMissing();
         }
@@ -71,6 +73,14 @@ public final class Console {
      * @param value its count (a counter) or value (a gauge)
      */
     public record Meter(String name, String tags, double value) {}
+
+    /** Closes the Redis connection given to {@link Builder#redisLocks}, if any. */
+    @Override
+    public void close() {
+        if (redis != null) {
+            redis.close();
+        }
+    }
 
     // ---- reads
 
@@ -232,7 +242,7 @@ public final class Console {
         /**
          * Lists and releases the locks of {@code RedisLockProvider} on this connection.
          *
-         * @param connection a connection to the provider's Redis, owned by the caller; not null
+         * @param connection a connection to the provider's Redis, closed by {@link Console#close()}; not null
          * @param keyPrefix the provider's key prefix; not null
          * @return this builder
          */
