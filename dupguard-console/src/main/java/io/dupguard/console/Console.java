@@ -109,11 +109,19 @@ public final class Console implements AutoCloseable {
     }
 
     List<LockRow> locks(int limit) {
+        return lockPage(limit).rows();
+    }
+
+    /** The held locks of every provider; the note says if a provider listed only part of them. */
+    Page<LockRow> lockPage(int limit) {
         List<LockRow> out = new ArrayList<>();
+        String note = null;
         for (LockSource s : locks) {
-            out.addAll(s.held(null, limit).rows());
+            Page<LockRow> p = s.held(null, limit);
+            out.addAll(p.rows());
+            note = p.note() != null ? p.note() : note;
         }
-        return out;
+        return new Page<>(out, null, note);
     }
 
     Page<AuditEntry> audit(long beforeId, int limit) {

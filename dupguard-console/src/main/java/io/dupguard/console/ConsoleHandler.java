@@ -127,6 +127,14 @@ public final class ConsoleHandler {
         throw new NotFoundException("no action at " + r.path());
     }
 
+    static String required(ConsoleRequest r, String name) {
+        String v = r.param(name);
+        if (v == null) {
+            throw new BadRequestException("give " + name + "; nothing changed");
+        }
+        return v;
+    }
+
     private static void requireConfirm(ConsoleRequest r) {
         if (r.param("confirm") == null) {
             throw new BadRequestException("confirm that you understand the consequence; nothing changed");

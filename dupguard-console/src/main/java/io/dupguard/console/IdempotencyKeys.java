@@ -18,7 +18,7 @@ import java.util.Optional;
  * the primary key (no index on status or expiry, so completions stay HOT updates), and force-expire.
  */
 final class IdempotencyKeys {
-    static final int WINDOW = 20_000;
+    static final int WINDOW = 5_000;
     static final int MAX_SCOPES = 200;
 
     private final Db db;

@@ -57,8 +57,8 @@ final class JsonApi {
                             "note",
                             page.note());
                 }
-                String scope = required(r, "scope");
-                String key = required(r, "key");
+                String scope = ConsoleHandler.required(r, "scope");
+                String key = ConsoleHandler.required(r, "key");
                 return key(console.key(scope, key)
                         .orElseThrow(() -> new NotFoundException("there is no key '" + key + "' in scope " + scope)));
             }
@@ -66,7 +66,8 @@ final class JsonApi {
                 return Json.map("scopes", console.scopes());
             }
             case "locks" -> {
-                return Json.map("locks", console.locks(200));
+                Page<LockRow> held = console.lockPage(200);
+                return Json.map("locks", held.rows(), "note", held.note());
             }
             case "audit" -> {
                 Page<AuditEntry> page =
@@ -122,14 +123,18 @@ final class JsonApi {
         if (first.equals("keys") && p.length == 2 && p[1].equals("expire")) {
             return console.forceExpire(
                     r.actor(),
-                    required(r, "scope"),
-                    required(r, "key"),
+                    ConsoleHandler.required(r, "scope"),
+                    ConsoleHandler.required(r, "key"),
                     Params.version(r.param("version")),
                     r.param("reason"));
         }
         if (first.equals("locks") && p.length == 2 && p[1].equals("release")) {
             return console.releaseLock(
-                    r.actor(), required(r, "provider"), required(r, "name"), required(r, "owner"), r.param("reason"));
+                    r.actor(),
+                    ConsoleHandler.required(r, "provider"),
+                    ConsoleHandler.required(r, "name"),
+                    ConsoleHandler.required(r, "owner"),
+                    r.param("reason"));
         }
         throw new NotFoundException("no API action '" + String.join("/", p) + "'");
     }
@@ -164,13 +169,5 @@ final class JsonApi {
                 "version", Params.version(k.expiresAt()),
                 "decoded", Display.decoded(k.result(), k.resultSize()),
                 "result", Display.bytes(k.result(), k.resultSize()));
-    }
-
-    private static String required(ConsoleRequest r, String name) {
-        String v = r.param(name);
-        if (v == null) {
-            throw new BadRequestException("give " + name);
-        }
-        return v;
     }
 }

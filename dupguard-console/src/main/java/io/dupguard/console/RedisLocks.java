@@ -17,7 +17,7 @@ import java.util.Optional;
 /**
  * The locks of {@code RedisLockProvider} on one Redis (standalone or Sentinel): keys {@code
  * prefix{name}} holding the owner token with the lease as TTL, next to {@code prefix{name}:fence}.
- * Listing SCANs the prefix (no KEYS); each lock is read with one script (token, TTL, fence, Redis's
+ * Listing SCANs the prefix (no KEYS) for at most 150 ms; each lock is read with one script (token, TTL, fence, Redis's
  * TIME), so lease ends are by Redis's clock. A release by force deletes the key only if it still
  * holds the token shown, as the holder's own release does; the fence counter stays.
  */
@@ -27,7 +27,7 @@ final class RedisLocks implements LockSource {
             + " t[1], t[2]}";
     private static final String RELEASE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
-    private static final int SCAN_BUDGET = 10_000;
+    private static final long SCAN_BUDGET_NANOS = 150_000_000L;
 
     private final StatefulRedisConnection<String, String> connection;
     private final String prefix;
@@ -47,9 +47,9 @@ final class RedisLocks implements LockSource {
         try {
             RedisCommands<String, String> redis = connection.sync();
             List<String> names = new ArrayList<>();
-            ScanArgs args = ScanArgs.Builder.matches(escapeGlob(prefix) + "{*}").limit(500);
+            ScanArgs args = ScanArgs.Builder.matches(escapeGlob(prefix) + "{*}").limit(2000);
             ScanCursor cursor = after == null ? ScanCursor.INITIAL : ScanCursor.of(after);
-            int scanned = 0;
+            long deadline = System.nanoTime() + SCAN_BUDGET_NANOS;
             KeyScanCursor<String> page;
             do {
                 page = redis.scan(cursor, args);
@@ -57,14 +57,18 @@ final class RedisLocks implements LockSource {
                     names.add(name(key));
                 }
                 cursor = page;
-                scanned += 500;
-            } while (!page.isFinished() && names.size() < limit && scanned < SCAN_BUDGET);
+            } while (!page.isFinished() && names.size() < limit && System.nanoTime() < deadline);
             List<LockRow> rows = new ArrayList<>();
             for (String n : names) {
                 read(redis, n).ifPresent(rows::add);
             }
             rows.sort(java.util.Comparator.comparing(LockRow::name));
-            return new Page<>(rows, page.isFinished() ? null : page.getCursor(), null);
+            return new Page<>(
+                    rows,
+                    page.isFinished() ? null : page.getCursor(),
+                    page.isFinished()
+                            ? null
+                            : "Redis holds more keys than one page scans; not every Redis lock is listed");
         } catch (RedisException e) {
             throw new StoreUnavailableException("redis", "console: cannot list Redis locks: " + e.getMessage(), e);
         }

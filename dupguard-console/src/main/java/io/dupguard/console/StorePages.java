@@ -183,6 +183,10 @@ final class StorePages {
         if (outcome != null) {
             b.append(Html.message(outcome));
         }
+        Page<LockRow> held = console.lockPage(200);
+        if (held.note() != null) {
+            b.append("<p class=\"note\">").append(esc(held.note())).append("</p>");
+        }
         b.append("<table id=\"locks\"><tr><th>provider</th><th>name</th><th>owner</th><th>fencing token</th>")
                 .append("<th>lease end (store clock)</th><th></th></tr>");
         for (LockRow l : console.locks(200)) {

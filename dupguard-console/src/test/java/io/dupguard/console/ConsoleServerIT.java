@@ -7,6 +7,7 @@ import io.dupguard.lock.LockOptions;
 import io.dupguard.redis.RedisLockProvider;
 import io.dupguard.retry.NewTask;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -33,7 +34,10 @@ class ConsoleServerIT {
 
     @Test
     void aScriptDoesWhatThePageDoesWithThePasswordAndTheCsrfToken() throws Exception {
-        RedisClient client = RedisClient.create(REDIS);
+        // A database of its own: the shared one holds every other test's keys, more than one page scans.
+        RedisURI uri = RedisURI.create(REDIS);
+        uri.setDatabase(11);
+        RedisClient client = RedisClient.create(uri);
         String prefix = "console-it:" + System.nanoTime() + ":";
         try (ConsoleFixture f = new ConsoleFixture(PG);
                 RedisLockProvider redisLocks =

@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -51,6 +52,7 @@ public class DupguardConsoleConfiguration {
      * @param redisLocks the Redis lock provider, if the application uses one
      * @param redis dupguard's Redis connection, if any
      * @param beans the application's beans (its meter registry, if Micrometer is present)
+     * @param resources the application's class loader (is Spring Security on it?)
      * @return the console
      */
     @Bean
@@ -62,8 +64,9 @@ public class DupguardConsoleConfiguration {
             ObjectProvider<RetryTaskHandler> handlers,
             ObjectProvider<RedisLockProvider> redisLocks,
             ObjectProvider<DupguardRedisConnection> redis,
-            ListableBeanFactory beans) {
-        if (!ClassUtils.isPresent(SECURITY, getClass().getClassLoader())) {
+            ListableBeanFactory beans,
+            ResourceLoader resources) {
+        if (!ClassUtils.isPresent(SECURITY, resources.getClassLoader())) {
             throw new InvalidDupguardPropertyException(
                     "dupguard.console.enabled",
                     true,
