@@ -103,10 +103,10 @@ public final class ConsoleBench {
             pages.put("tasks: SUCCEEDED, newest first", "/tasks?state=SUCCEEDED");
             pages.put("tasks: SUCCEEDED, page 21", "/tasks?state=SUCCEEDED&cursor=" + deep);
             pages.put("tasks: RUNNING", "/tasks?state=RUNNING");
-            pages.put("tasks: search error text (150 ms budget)", "/tasks?state=any&error=timeout");
+            pages.put("tasks: search error text (100 ms budget)", "/tasks?state=any&error=timeout");
             pages.put("task detail", "/tasks/500000");
             pages.put("key lookup", "/keys?scope=payments&key=k-777777");
-            pages.put("stuck claims of a scope (150 ms budget)", "/keys/stuck?scope=payments");
+            pages.put("stuck claims of a scope (100 ms budget)", "/keys/stuck?scope=payments");
             pages.put("locks", "/locks");
             pages.put("audit", "/audit");
             StringBuilder out = new StringBuilder();
