@@ -32,6 +32,7 @@ public final class Console implements AutoCloseable {
     private final AuditLog audit;
     private final List<LockSource> locks;
     private final Supplier<List<Meter>> meters;
+    private final MeterRates rates = new MeterRates(System::nanoTime);
     private final Function<String, OptionalInt> maxAttempts;
     private final StatefulRedisConnection<String, String> redis;
 
@@ -128,8 +129,8 @@ public final class Console implements AutoCloseable {
         return audit.page(beforeId, limit);
     }
 
-    List<Meter> meters() {
-        return meters.get();
+    List<MeterRates.Rate> meters() {
+        return rates.read(meters.get());
     }
 
     /**

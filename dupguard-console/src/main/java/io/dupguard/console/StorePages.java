@@ -34,21 +34,25 @@ final class StorePages {
                     .append("</a></td></tr>");
         }
         b.append("</table><h2>Meters of this instance</h2>");
-        List<Console.Meter> meters = console.meters();
+        List<MeterRates.Rate> meters = console.meters();
         if (meters.isEmpty()) {
             b.append("<p class=\"note\">No meters (no Micrometer registry in this process).</p>");
         } else {
-            b.append("<table id=\"meters\"><tr><th>meter</th><th>tags</th><th class=\"num\">value</th></tr>");
-            for (Console.Meter m : meters) {
+            b.append("<table id=\"meters\"><tr><th>meter</th><th>tags</th><th class=\"num\">value</th>"
+                    + "<th class=\"num\">per minute</th></tr>");
+            for (MeterRates.Rate m : meters) {
                 b.append("<tr><td>")
                         .append(esc(m.name()))
                         .append("</td><td>")
                         .append(esc(m.tags()))
                         .append("</td><td class=\"num\">")
                         .append(String.format("%.0f", m.value()))
+                        .append("</td><td class=\"num\">")
+                        .append(m.perMinute() == null ? "" : String.format("%.1f", m.perMinute()))
                         .append("</td></tr>");
             }
-            b.append("</table>");
+            b.append("</table><p class=\"note\">Rates compare this view with the previous one (at least 5 s"
+                    + " earlier); reload to update.</p>");
         }
         b.append("<h2>Idempotency scopes</h2><ul id=\"scopes\">");
         for (String s : console.scopes()) {
