@@ -219,7 +219,7 @@ final class RetryTasks {
                     boolean capped = read > COUNT_CAP;
                     out.add(new Count(s, null, Math.min(total, COUNT_CAP), capped));
                     for (Count r : rows) {
-                        out.add(capped ? new Count(s, r.type(), r.count(), true) : r);
+                        out.add(capped ? new Count(s, r.type(), Math.min(r.count(), COUNT_CAP), true) : r);
                     }
                 }
             }

@@ -2,6 +2,7 @@ package io.dupguard.console;
 
 import static io.dupguard.console.Html.esc;
 
+import io.dupguard.StoreUnavailableException;
 import java.util.List;
 import java.util.Optional;
 
@@ -55,18 +56,33 @@ final class StorePages {
                     + " earlier); reload to update.</p>");
         }
         b.append("<h2>Idempotency scopes</h2><ul id=\"scopes\">");
-        for (String s : console.scopes()) {
-            b.append("<li>")
-                    .append(esc(s))
-                    .append(" — <a href=\"")
-                    .append(esc(r.basePath() + "/keys/stuck?scope=" + Html.url(s)))
-                    .append("\">stuck claims</a></li>");
+        // Each store's section on its own: a table a store creates at its first use may not exist yet.
+        try {
+            for (String s : console.scopes()) {
+                b.append("<li>")
+                        .append(esc(s))
+                        .append(" — <a href=\"")
+                        .append(esc(r.basePath() + "/keys/stuck?scope=" + Html.url(s)))
+                        .append("\">stuck claims</a></li>");
+            }
+        } catch (StoreUnavailableException e) {
+            b.append("<li class=\"note\">not available: ")
+                    .append(esc(e.getMessage()))
+                    .append("</li>");
         }
-        b.append("</ul><h2>Locks</h2><p><a href=\"")
-                .append(esc(r.basePath() + "/locks"))
-                .append("\">")
-                .append(console.locks(200).size())
-                .append(" held</a></p>");
+        b.append("</ul><h2>Locks</h2><p>");
+        try {
+            b.append("<a href=\"")
+                    .append(esc(r.basePath() + "/locks"))
+                    .append("\">")
+                    .append(console.locks(200).size())
+                    .append(" held</a>");
+        } catch (StoreUnavailableException e) {
+            b.append("<span class=\"note\">not available: ")
+                    .append(esc(e.getMessage()))
+                    .append("</span>");
+        }
+        b.append("</p>");
         return Html.page(r, "overview", "Overview", b.toString());
     }
 

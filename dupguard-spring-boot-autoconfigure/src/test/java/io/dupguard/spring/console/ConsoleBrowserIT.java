@@ -102,7 +102,7 @@ class ConsoleBrowserIT {
         long id = blockedCharge("7");
         browser.login("olga", "o");
         browser.open("/dupguard/");
-        browser.screenshot("overview");
+        assertThat(browser.text("#overview-counts")).contains("BLOCKED");
         browser.open("/dupguard/tasks");
         assertThat(browser.text("#tasks")).contains(Long.toString(id), "payment.charge", "BLOCKED", "NOT_RETRYABLE");
         browser.screenshot("tasks");
@@ -177,6 +177,9 @@ class ConsoleBrowserIT {
         assertThat(browser.text("#outcome")).contains("expired");
         assertThat(keys.claim(key, Fingerprint.ofString("{\"amount\":12}"), "worker-b", Duration.ofMinutes(1)))
                 .isInstanceOf(Claim.Claimed.class);
+        browser.open("/dupguard/");
+        assertThat(browser.text("#scopes")).contains("payments");
+        browser.screenshot("overview");
     }
 
     @Test
