@@ -54,6 +54,7 @@ class ApiSurfaceTest {
                 "dupguard-redis",
                 "dupguard-zookeeper",
                 "dupguard-jackson",
+                "dupguard-console",
                 "dupguard-spring-boot-autoconfigure");
     }
 

@@ -50,6 +50,7 @@ public final class DupguardCli implements Callable<Integer> {
                 .addSubcommand("dedupe", new DedupeCommand(terminal))
                 .addSubcommand("retries", new RetriesCommand())
                 .addSubcommand("scale", new ScaleCommand())
+                .addSubcommand("console", new ConsoleCommand())
                 .setOut(outWriter)
                 .setErr(errWriter)
                 .setParameterExceptionHandler((e, a) -> {

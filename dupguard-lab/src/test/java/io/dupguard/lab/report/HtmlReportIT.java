@@ -3,21 +3,16 @@ package io.dupguard.lab.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dupguard.lab.LabCli;
-import java.io.File;
+import io.dupguard.test.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Rectangle;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * Opens the {@code --html} report of a real (short) storm in headless Chromium and checks what a
@@ -27,13 +22,6 @@ import org.openqa.selenium.chrome.ChromeOptions;
 class HtmlReportIT {
     private static final String CHROMIUM = "/usr/bin/chromium";
     private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
-
-    /**
-     * Selenium warns (java.util.logging) on every start that it has no DevTools support for this
-     * Chromium version; these tests use none. Held here: java.util.logging keeps loggers weakly.
-     */
-    private static final List<Logger> NO_CDP_WARNINGS =
-            severeOnly("org.openqa.selenium.devtools.CdpVersionFinder", "org.openqa.selenium.chromium.ChromiumDriver");
 
     @TempDir
     Path dir;
@@ -122,39 +110,11 @@ class HtmlReportIT {
         }
     }
 
-    private static List<Logger> severeOnly(String... names) {
-        List<Logger> loggers = new ArrayList<>();
-        for (String name : names) {
-            Logger logger = Logger.getLogger(name);
-            logger.setLevel(Level.SEVERE);
-            loggers.add(logger);
-        }
-        return loggers;
-    }
-
     private static boolean hasArea(Rectangle rect) {
         return rect.getWidth() > 0 && rect.getHeight() > 0;
     }
 
     private ChromeDriver open() throws Exception {
-        // Both the driver and the browser are given, so Selenium Manager has nothing to look up.
-        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER);
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM);
-        options.addArguments(
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--user-data-dir=" + Files.createTempDirectory(dir, "chromium-profile"));
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER))
-                .usingAnyFreePort()
-                .build();
-        return new ChromeDriver(service, options);
+        return HeadlessChromium.start(dir);
     }
 }

@@ -1,0 +1,320 @@
+package io.dupguard.console;
+
+import io.dupguard.retry.TaskState;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The read model of a retry task table, paged by the database (keyset pagination, never OFFSET):
+ *
+ * <ol>
+ *   <li>PENDING, BLOCKED and CANCELLED tasks by (type, id) on the open index {@code (state,
+ *       task_type, id)}; RUNNING by (lease end, id) on the due index; SUCCEEDED newest first by
+ *       (updated_at, id) on the done index. A page reads only its own rows, however large the table.
+ *   <li>A search (task key, error text, dedup key without its type) reads windows of {@value
+ *       #WINDOW} ids by primary key, newest first, until the page is full or {@value #BUDGET_MILLIS}
+ *       ms have passed; the cursor continues where the scan stopped. No index serves it, so the
+ *       write path pays nothing for it.
+ *   <li>Counts per state are capped at {@value #COUNT_CAP} (shown as "10000+"), so the overview
+ *       reads at most that many index entries per state.
+ * </ol>
+ */
+final class RetryTasks {
+    static final int PAYLOAD_LIMIT = 4096;
+    static final int WINDOW = 50_000;
+    static final int BUDGET_MILLIS = 100;
+    static final int COUNT_CAP = 10_000;
+
+    private static final String LIST_COLUMNS =
+            "id, task_type, task_key, dedup_key, state, runs - run_base, due_at, last_error, created_at, updated_at";
+
+    private final Db db;
+    private final String table;
+
+    RetryTasks(Db db, String table) {
+        this.db = db;
+        this.table = table;
+    }
+
+    String table() {
+        return table;
+    }
+
+    Optional<TaskRow> find(long id) {
+        return db.read("read retry task", c -> find(c, id));
+    }
+
+    Optional<TaskRow> find(Connection c, long id) throws SQLException {
+        String sql = "SELECT " + LIST_COLUMNS + ", SUBSTRING(payload FROM 1 FOR " + PAYLOAD_LIMIT
+                + "), OCTET_LENGTH(payload) FROM " + table + " WHERE id = ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(row(rs, true)) : Optional.empty();
+            }
+        }
+    }
+
+    Page<TaskRow> list(TaskFilter f) {
+        return f.search() ? search(f) : range(f);
+    }
+
+    private Page<TaskRow> range(TaskFilter f) {
+        TaskState state = f.listState();
+        Sql q = new Sql().append("SELECT " + LIST_COLUMNS + " FROM " + table + " WHERE state = ?", code(state));
+        if (f.type() != null) {
+            q.append(" AND task_type = ?", new Sql.Text(f.type()));
+        }
+        if (f.dedupKey() != null) {
+            q.append(" AND dedup_key = ?", new Sql.Text(f.dedupKey()));
+        }
+        if (f.since() != null) {
+            q.append(" AND updated_at >= ?", f.since());
+        }
+        Cursor at = Cursor.parse(f.cursor());
+        switch (state) {
+            case RUNNING -> {
+                q.append(" AND due_at IS NOT NULL");
+                if (at != null) {
+                    at.requireTime(f.cursor());
+                    q.append(" AND (due_at > ? OR (due_at = ? AND id > ?))", at.time(), at.time(), at.id());
+                }
+                q.append(" ORDER BY due_at, id");
+            }
+            case SUCCEEDED -> {
+                if (at != null) {
+                    at.requireTime(f.cursor());
+                    q.append(" AND (updated_at < ? OR (updated_at = ? AND id < ?))", at.time(), at.time(), at.id());
+                }
+                q.append(" ORDER BY updated_at DESC, id DESC");
+            }
+            default -> {
+                if (at != null && f.type() != null) {
+                    q.append(" AND id > ?", at.id());
+                } else if (at != null) {
+                    if (at.text() == null) {
+                        throw new BadRequestException("not a page cursor of this list: " + f.cursor());
+                    }
+                    Sql.Text type = new Sql.Text(at.text());
+                    q.append(" AND (task_type > ? OR (task_type = ? AND id > ?))", type, type, at.id());
+                }
+                q.append(f.type() != null ? " ORDER BY id" : " ORDER BY task_type, id");
+            }
+        }
+        q.append(db.limit(), f.limit() + 1);
+        List<TaskRow> rows = db.read("list retry tasks", c -> rows(c, q));
+        String next = null;
+        if (rows.size() > f.limit()) {
+            rows = rows.subList(0, f.limit());
+            TaskRow last = rows.get(rows.size() - 1);
+            next = switch (state) {
+                case RUNNING -> Cursor.of(last.id(), last.dueAt());
+                case SUCCEEDED -> Cursor.of(last.id(), last.updatedAt());
+                default -> Cursor.of(last.id(), last.type());
+            };
+        }
+        return new Page<>(rows, next, null);
+    }
+
+    private Page<TaskRow> search(TaskFilter f) {
+        return db.read("search retry tasks", c -> {
+            Cursor at = Cursor.parse(f.cursor());
+            long upper = at != null ? at.id() : maxId(c) + 1;
+            long deadline = System.nanoTime() + BUDGET_MILLIS * 1_000_000L;
+            List<TaskRow> found = new ArrayList<>();
+            while (upper > 0 && found.size() < f.limit() && System.nanoTime() < deadline) {
+                long lower = Math.max(0, upper - WINDOW);
+                Sql q = new Sql()
+                        .append(
+                                "SELECT " + LIST_COLUMNS + " FROM " + table + " WHERE id >= ? AND id < ?",
+                                lower,
+                                upper);
+                if (f.state() != null) {
+                    q.append(" AND state = ?", code(f.state()));
+                }
+                if (f.type() != null) {
+                    q.append(" AND task_type = ?", new Sql.Text(f.type()));
+                }
+                if (f.taskKey() != null) {
+                    q.append(" AND task_key = ?", f.taskKey());
+                }
+                if (f.dedupKey() != null) {
+                    q.append(" AND dedup_key = ?", new Sql.Text(f.dedupKey()));
+                }
+                if (f.error() != null) {
+                    q.append(" AND last_error LIKE ?", "%" + escapeLike(f.error()) + "%");
+                }
+                if (f.since() != null) {
+                    q.append(" AND updated_at >= ?", f.since());
+                }
+                q.append(" ORDER BY id DESC").append(db.limit(), f.limit() - found.size());
+                List<TaskRow> rows = rows(c, q);
+                found.addAll(rows);
+                upper = found.size() == f.limit() ? rows.get(rows.size() - 1).id() : lower;
+            }
+            String next = upper > 0 ? Cursor.of(upper, (String) null) : null;
+            String note = upper > 0
+                    ? "searched the tasks with ids from " + upper + " up; the next page continues below"
+                    : null;
+            return new Page<>(found, next, note);
+        });
+    }
+
+    private long maxId(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT MAX(id) FROM " + table);
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /**
+     * Task counts by state and type; each state's count stops at {@link #COUNT_CAP} + 1 rows read.
+     * On PostgreSQL, whose open index leaves RUNNING tasks out, they are counted among the first
+     * {@link #COUNT_CAP} + 1 entries of the due index (which also holds the PENDING ones): a lower
+     * bound when that window is full.
+     */
+    List<Count> counts() {
+        return db.read("count retry tasks", c -> {
+            List<Count> out = new ArrayList<>();
+            for (TaskState s : new TaskState[] {
+                TaskState.BLOCKED, TaskState.PENDING, TaskState.RUNNING, TaskState.CANCELLED, TaskState.SUCCEEDED
+            }) {
+                // PostgreSQL's open index leaves RUNNING out; elsewhere it holds every state.
+                boolean dueWindow = s == TaskState.RUNNING && db.dialect == io.dupguard.jdbc.SqlDialect.POSTGRESQL;
+                String inner = dueWindow
+                        ? "SELECT task_type, state FROM " + table + " WHERE due_at IS NOT NULL ORDER BY due_at"
+                                + db.limit()
+                        : "SELECT task_type, state FROM " + table + " WHERE state = ?" + db.limit();
+                String sql = "SELECT task_type, COUNT(*), SUM(CASE WHEN state = ? THEN 1 ELSE 0 END) FROM (" + inner
+                        + ") capped GROUP BY task_type ORDER BY task_type";
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    int i = 1;
+                    ps.setString(i++, code(s));
+                    if (!dueWindow) {
+                        ps.setString(i++, code(s));
+                    }
+                    ps.setInt(i, COUNT_CAP + 1);
+                    long read = 0;
+                    long total = 0;
+                    List<Count> rows = new ArrayList<>();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            read += rs.getLong(2);
+                            long n = rs.getLong(3);
+                            total += n;
+                            if (n > 0) {
+                                rows.add(new Count(s, db.readText(rs, 1), n, false));
+                            }
+                        }
+                    }
+                    boolean capped = read > COUNT_CAP;
+                    out.add(new Count(s, null, Math.min(total, COUNT_CAP), capped));
+                    for (Count r : rows) {
+                        out.add(capped ? new Count(s, r.type(), Math.min(r.count(), COUNT_CAP), true) : r);
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * A count of tasks in {@code state} (of {@code type}, or of every type if null).
+     *
+     * @param state the state
+     * @param type the type, or null for all
+     * @param count the count, at most {@link #COUNT_CAP}
+     * @param capped whether counting stopped at the cap (the real number is higher, or, for a type,
+     *     the number is a lower bound)
+     */
+    record Count(TaskState state, String type, long count, boolean capped) {}
+
+    private List<TaskRow> rows(Connection c, Sql q) throws SQLException {
+        List<TaskRow> out = new ArrayList<>();
+        try (PreparedStatement ps = q.prepare(c, db);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(row(rs, false));
+            }
+        }
+        return out;
+    }
+
+    private TaskRow row(ResultSet rs, boolean withPayload) throws SQLException {
+        return new TaskRow(
+                rs.getLong(1),
+                db.readText(rs, 2),
+                rs.getString(3),
+                db.readText(rs, 4),
+                TaskState.ofCode(rs.getString(5).charAt(0)),
+                rs.getInt(6),
+                db.instant(rs, 7),
+                rs.getString(8),
+                db.instant(rs, 9),
+                db.instant(rs, 10),
+                withPayload ? rs.getBytes(11) : new byte[0],
+                withPayload ? rs.getInt(12) : -1);
+    }
+
+    static String code(TaskState s) {
+        return String.valueOf(s.code());
+    }
+
+    private static String escapeLike(String s) {
+        return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    }
+
+    /** A keyset cursor: the last row's id and its sort key (a type or a time), URL-safe. */
+    record Cursor(long id, String text, Instant time) {
+        static String of(long id, String text) {
+            return text == null
+                    ? Long.toString(id)
+                    : id + "."
+                            + Base64.getUrlEncoder()
+                                    .withoutPadding()
+                                    .encodeToString(text.getBytes(StandardCharsets.UTF_8));
+        }
+
+        static String of(long id, Instant time) {
+            return id + "~" + (time.getEpochSecond() * 1_000_000L + time.getNano() / 1000);
+        }
+
+        void requireTime(String cursor) {
+            if (time == null) {
+                throw new BadRequestException("not a page cursor of this list: " + cursor);
+            }
+        }
+
+        static Cursor parse(String s) {
+            if (s == null) {
+                return null;
+            }
+            try {
+                int dot = s.indexOf('.');
+                int tilde = s.indexOf('~');
+                if (dot > 0) {
+                    String text =
+                            new String(Base64.getUrlDecoder().decode(s.substring(dot + 1)), StandardCharsets.UTF_8);
+                    return new Cursor(Long.parseLong(s.substring(0, dot)), text, null);
+                } else if (tilde > 0) {
+                    long micros = Long.parseLong(s.substring(tilde + 1));
+                    Instant t = Instant.ofEpochSecond(
+                            Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000);
+                    return new Cursor(Long.parseLong(s.substring(0, tilde)), null, t);
+                }
+                return new Cursor(Long.parseLong(s), null, null);
+            } catch (IllegalArgumentException e) {
+                throw new BadRequestException("not a page cursor: " + s);
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+package io.dupguard.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.jdbc.JdbcLockProvider;
+import io.dupguard.lock.Lease;
+import io.dupguard.lock.LockOptions;
+import io.dupguard.retry.NewTask;
+import io.dupguard.retry.TaskState;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The console's read model and audited actions on a real database; subclasses name the server. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractConsoleIT {
+    static final Actor OPERATOR = new Actor("olga", true);
+    static final Actor VIEWER = new Actor("victor", false);
+
+    ConsoleFixture f;
+
+    abstract String url();
+
+    @BeforeAll
+    void open() {
+        f = new ConsoleFixture(url());
+    }
+
+    @AfterAll
+    void close() throws Exception {
+        f.close();
+    }
+
+    long blocked(String type, String error) {
+        return f.retries
+                .recordFailure(NewTask.of(type, "{\"order\":" + System.nanoTime() + "}", null), null, error)
+                .id();
+    }
+
+    @Test
+    void blockedTasksArePagedByTheDatabaseWithoutGapsOrRepeats() {
+        Set<Long> ids = new HashSet<>();
+        for (int i = 0; i < 45; i++) {
+            ids.add(blocked(i % 2 == 0 ? "page.a" : "page.b", "declined"));
+        }
+        Set<Long> seen = new HashSet<>();
+        TaskFilter filter = new TaskFilter(TaskState.BLOCKED, null, null, null, null, null, null, 10);
+        int pages = 0;
+        for (String cursor = null; pages == 0 || cursor != null; pages++) {
+            Page<TaskRow> page = f.console.tasks(filter.at(cursor));
+            for (TaskRow t : page.rows()) {
+                assertThat(seen.add(t.id()))
+                        .as("task %s on one page only", t.id())
+                        .isTrue();
+            }
+            cursor = page.next();
+        }
+        assertThat(seen).containsAll(ids);
+        TaskFilter byType = new TaskFilter(TaskState.BLOCKED, "page.b", null, null, null, null, null, 500);
+        assertThat(f.console.tasks(byType).rows()).hasSize(22).allMatch(t -> t.type()
+                .equals("page.b"));
+    }
+
+    @Test
+    void searchFindsByErrorTextAndTaskKey() {
+        long id = blocked("search.x", "gateway said: card 4242 expired");
+        TaskRow t = f.console.task(id).orElseThrow();
+        TaskFilter byError = new TaskFilter(null, null, null, null, "4242 expired", null, null, 50);
+        assertThat(f.console.tasks(byError).rows()).extracting(TaskRow::id).containsExactly(id);
+        TaskFilter byKey = new TaskFilter(null, null, t.taskKey(), null, null, null, null, 50);
+        assertThat(f.console.tasks(byKey).rows()).extracting(TaskRow::id).containsExactly(id);
+    }
+
+    @Test
+    void unblockIsAuditedAndAStaleVersionChangesNothing() {
+        long id = blocked("unblock.x", "declined");
+        TaskRow shown = f.console.task(id).orElseThrow();
+        assertThatThrownBy(() -> f.console.task(OPERATOR, "unblock", id, shown.updatedAt(), null, " "))
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("reason");
+        assertThatThrownBy(() -> f.console.task(VIEWER, "unblock", id, shown.updatedAt(), null, "because"))
+                .isInstanceOf(ForbiddenException.class);
+
+        Outcome o =
+                f.console.task(OPERATOR, "unblock", id, shown.updatedAt(), "{\"order\":1}".getBytes(), "card renewed");
+        assertThat(o.changed()).as(o.message()).isTrue();
+        TaskRow after = f.console.task(id).orElseThrow();
+        assertThat(after.state()).isEqualTo(TaskState.PENDING);
+        assertThat(after.attempts()).isZero();
+        assertThat(new String(after.payload())).isEqualTo("{\"order\":1}");
+
+        Outcome again = f.console.task(OPERATOR, "cancel", id, shown.updatedAt(), null, "stale page");
+        assertThat(again.changed()).isFalse();
+        assertThat(again.message()).contains("changed since it was shown");
+        assertThat(f.console.task(id).orElseThrow().state()).isEqualTo(TaskState.PENDING);
+
+        AuditEntry e = f.console.audit(0, 50).rows().stream()
+                .filter(a -> a.target().equals("task " + id))
+                .findFirst()
+                .orElseThrow();
+        assertThat(e.actor()).isEqualTo("olga");
+        assertThat(e.action()).isEqualTo("unblock");
+        assertThat(e.reason()).isEqualTo("card renewed");
+        assertThat(e.before()).contains("\"state\":\"BLOCKED\"");
+        assertThat(e.after()).contains("\"state\":\"PENDING\"", "\"payloadEdited\":true");
+        assertThatThrownBy(() -> f.console.task(OPERATOR, "unblock", 99_999_999L, null, null, "x"))
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("no retry task 99999999");
+    }
+
+    @Test
+    void twoOperatorsUnblockingOneTaskAtOnceChangeItOnce() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            long id = blocked("race.x", "declined");
+            TaskRow shown = f.console.task(id).orElseThrow();
+            CountDownLatch go = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                List<Future<Outcome>> outcomes = new ArrayList<>();
+                for (String who : new String[] {"ann", "bob"}) {
+                    outcomes.add(pool.submit(() -> {
+                        go.await();
+                        return f.console.task(new Actor(who, true), "unblock", id, shown.updatedAt(), null, "retry it");
+                    }));
+                }
+                go.countDown();
+                List<Outcome> done = new ArrayList<>();
+                for (Future<Outcome> o : outcomes) {
+                    done.add(o.get());
+                }
+                assertThat(done).filteredOn(Outcome::changed).hasSize(1);
+                assertThat(done).filteredOn(o -> !o.changed()).singleElement().satisfies(o -> assertThat(o.message())
+                        .contains("changed since it was shown"));
+                assertThat(f.console.audit(0, 500).rows())
+                        .filteredOn(a -> a.target().equals("task " + id))
+                        .hasSize(1);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void bulkUnblockAppliesToTheConfirmedCountOnly() {
+        for (int i = 0; i < 3; i++) {
+            blocked("bulk.x", "declined");
+        }
+        TaskFilter sel = new TaskFilter(TaskState.BLOCKED, "bulk.x", null, null, null, null, null, 50);
+        TaskActions.Selection s = f.console.select("unblock", sel);
+        assertThat(s.count()).isEqualTo(3);
+        Outcome wrong = f.console.bulk(OPERATOR, "unblock", sel, s.maxId(), 4, "all of them");
+        assertThat(wrong.changed()).isFalse();
+        assertThat(f.console.select("unblock", sel).count()).isEqualTo(3);
+        Outcome ok = f.console.bulk(OPERATOR, "unblock", sel, s.maxId(), 3, "all of them");
+        assertThat(ok.changed()).as(ok.message()).isTrue();
+        assertThat(f.console.select("unblock", sel).count()).isZero();
+    }
+
+    @Test
+    void forceExpireLetsTheNextClaimRunTheOperationAgain() {
+        IdempotencyKey key = IdempotencyKey.of("payments", "order-" + System.nanoTime());
+        f.keys.claim(key, Fingerprint.ofString("{}"), "owner-1", Duration.ofMinutes(5));
+        KeyRow row = f.console.key("payments", key.key()).orElseThrow();
+        assertThat(row.owner()).isEqualTo("owner-1");
+        assertThat(row.live()).isTrue();
+        assertThat(f.keys.claim(key, Fingerprint.ofString("{}"), "owner-2", Duration.ofMinutes(5)))
+                .isInstanceOf(Claim.Existing.class);
+
+        Outcome o = f.console.forceExpire(OPERATOR, "payments", key.key(), row.expiresAt(), "worker died");
+        assertThat(o.changed()).as(o.message()).isTrue();
+        assertThat(f.console.stuck("payments", null, 50).rows())
+                .extracting(KeyRow::key)
+                .contains(key.key());
+        assertThat(f.keys.claim(key, Fingerprint.ofString("{}"), "owner-2", Duration.ofMinutes(5)))
+                .isInstanceOf(Claim.Claimed.class);
+        assertThat(f.console
+                        .forceExpire(OPERATOR, "payments", key.key(), row.expiresAt(), "again")
+                        .changed())
+                .isFalse();
+        assertThat(f.console.scopes()).contains("payments");
+    }
+
+    @Test
+    void releasingAJdbcLockLetsASecondHolderInWithAHigherFence() {
+        Lease first = f.locks.acquire("account-42", LockOptions.ofDefaults());
+        LockRow row = f.console.locks(50).stream()
+                .filter(l -> l.name().equals("account-42"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(row.fence()).isEqualTo(first.fencingToken());
+        Outcome o = f.console.releaseLock(OPERATOR, "jdbc", "account-42", row.owner(), "holder hung");
+        assertThat(o.changed()).as(o.message()).isTrue();
+        // Another provider: this one would count a second acquire in this thread as reentrant.
+        JdbcLockProvider other =
+                JdbcLockProvider.builder(f.ds).tableName(f.prefix + "locks").build();
+        Lease second = other.tryAcquire("account-42").orElseThrow();
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(f.console
+                        .releaseLock(OPERATOR, "jdbc", "account-42", row.owner(), "again")
+                        .changed())
+                .isFalse();
+        second.close();
+        first.close(); // its release finds the lock no longer its own: nothing to do
+    }
+
+    @Test
+    void theHandlerRefusesActionsWithoutCsrfOrOperatorAndAnswersJson() {
+        long id = blocked("http.x", "declined");
+        ConsoleHandler h = new ConsoleHandler(f.console);
+        var csrf = new ConsoleRequest.Csrf("_csrf", "t", true);
+        var forged = new ConsoleRequest.Csrf("_csrf", "t", false);
+        Map<String, String> form = Map.of("reason", "try");
+        assertThat(h.handle(new ConsoleRequest("POST", "/api/tasks/" + id + "/unblock", form, OPERATOR, forged, "/d"))
+                        .status())
+                .isEqualTo(403);
+        assertThat(h.handle(new ConsoleRequest("POST", "/api/tasks/" + id + "/unblock", form, VIEWER, csrf, "/d"))
+                        .status())
+                .isEqualTo(403);
+        assertThat(f.console.task(id).orElseThrow().state()).isEqualTo(TaskState.BLOCKED);
+        ConsoleResponse ok =
+                h.handle(new ConsoleRequest("POST", "/api/tasks/" + id + "/unblock", form, OPERATOR, csrf, "/d"));
+        assertThat(ok.status()).as(ok.body()).isEqualTo(200);
+        assertThat(ok.body()).contains("\"changed\":true");
+        ConsoleResponse page = h.handle(new ConsoleRequest("GET", "/tasks/" + id, Map.of(), VIEWER, csrf, "/d"));
+        assertThat(page.body()).contains("PENDING").doesNotContain("<form method=\"post\"");
+        assertThat(h.handle(new ConsoleRequest("GET", "/api/tasks/abc", Map.of(), VIEWER, csrf, "/d"))
+                        .status())
+                .isEqualTo(400);
+        assertThat(h.handle(new ConsoleRequest("GET", "/api/overview", Map.of(), VIEWER, csrf, "/d"))
+                        .body())
+                .contains("\"counts\"");
+    }
+}

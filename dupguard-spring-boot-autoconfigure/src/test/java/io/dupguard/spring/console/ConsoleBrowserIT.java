@@ -1,0 +1,245 @@
+package io.dupguard.spring.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.lock.Lease;
+import io.dupguard.lock.LockOptions;
+import io.dupguard.lock.LockProvider;
+import io.dupguard.retry.Alert;
+import io.dupguard.retry.Enqueued;
+import io.dupguard.retry.RetryLog;
+import io.dupguard.retry.TaskState;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The console in a running application (Tomcat on a random port, PostgreSQL, Spring Security with
+ * form login and CSRF) driven by headless Chromium: what an operator does, what a viewer cannot, and
+ * the pages' screenshots for docs/console.md.
+ */
+@SpringBootTest(classes = ConsoleTestApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@DirtiesContext
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConsoleBrowserIT {
+    static final String SUFFIX = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry r) {
+        r.add(
+                "spring.datasource.url",
+                () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        r.add("dupguard.console.enabled", () -> "true");
+        r.add("dupguard.retry.table", () -> "cb_retry_" + SUFFIX);
+        r.add("dupguard.retry.poll-interval", () -> "200ms");
+        r.add("dupguard.jdbc.idempotency-table", () -> "cb_idem_" + SUFFIX);
+        r.add("dupguard.jdbc.lock-table", () -> "cb_locks_" + SUFFIX);
+        r.add("dupguard.console.audit-table", () -> "cb_audit_" + SUFFIX);
+        r.add("dupguard.purge.enabled", () -> "false");
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    RetryLog retries;
+
+    @Autowired
+    IdempotencyStore keys;
+
+    @Autowired
+    LockProvider locks;
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    Browser browser;
+
+    @BeforeAll
+    void open(@TempDir Path profile) throws Exception {
+        browser = new Browser("http://127.0.0.1:" + port, profile);
+    }
+
+    @AfterAll
+    void close() {
+        browser.close();
+        retries.close(); // its pollers stop before their table goes
+        for (String t : new String[] {"retry", "idem", "locks", "audit"}) {
+            jdbc.execute("drop table if exists cb_" + t + "_" + SUFFIX);
+        }
+    }
+
+    long blockedCharge(String order) {
+        Enqueued e = retries.enqueue("payment.charge", "{\"order\":" + order + ",\"card\":\"4242\"}", "order-" + order);
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> ConsoleTestApp.ALERTS.stream()
+                .anyMatch(a -> a.taskId() == e.id() && a.reason() == Alert.Reason.NOT_RETRYABLE));
+        return e.id();
+    }
+
+    @Test
+    void anOperatorUnblocksAnAlertingTaskAfterFixingItsPayloadAndTheAuditShowsIt() throws Exception {
+        long id = blockedCharge("7");
+        browser.login("olga", "o");
+        browser.open("/dupguard/");
+        assertThat(browser.text("#overview-counts")).contains("BLOCKED");
+        browser.open("/dupguard/tasks");
+        assertThat(browser.text("#tasks")).contains(Long.toString(id), "payment.charge", "BLOCKED", "NOT_RETRYABLE");
+        browser.screenshot("tasks");
+
+        browser.driver.findElement(By.linkText(Long.toString(id))).click();
+        assertThat(browser.text("#state")).isEqualTo("BLOCKED");
+        assertThat(browser.text("#error")).contains("card 4242 expired");
+        WebElement form = browser.driver.findElement(By.id("unblock"));
+        form.findElement(By.name("editPayload")).click();
+        WebElement payload = form.findElement(By.name("payload"));
+        payload.clear();
+        payload.sendKeys("{\"order\":7,\"card\":\"4242\",\"renewed\":true}");
+        form.findElement(By.name("reason")).sendKeys("customer renewed the card (ticket 4711)");
+        browser.screenshot("task");
+        form.findElement(By.tagName("button")).click();
+        assertThat(browser.text("#outcome")).contains("unblock: task " + id + " is PENDING");
+
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> retries.status(id)
+                .map(t -> t.state() == TaskState.SUCCEEDED)
+                .orElse(false));
+        browser.open("/dupguard/tasks/" + id);
+        assertThat(browser.text("#state")).isEqualTo("SUCCEEDED");
+        browser.open("/dupguard/audit");
+        assertThat(browser.text("#audit"))
+                .contains(
+                        "olga",
+                        "unblock",
+                        "task " + id,
+                        "customer renewed the card (ticket 4711)",
+                        "BLOCKED",
+                        "\"payloadEdited\":true");
+        browser.screenshot("audit");
+    }
+
+    @Test
+    void anActionOnATaskThatChangedSinceThePageWasShownChangesNothing() {
+        long id = blockedCharge("8");
+        browser.login("olga", "o");
+        browser.open("/dupguard/tasks/" + id);
+        // another operator cancels it meanwhile, in a second tab
+        browser.driver.switchTo().newWindow(org.openqa.selenium.WindowType.TAB);
+        browser.open("/dupguard/tasks/" + id);
+        WebElement cancel = browser.driver.findElement(By.id("cancel"));
+        cancel.findElement(By.name("reason")).sendKeys("duplicate order");
+        cancel.findElement(By.tagName("button")).click();
+        assertThat(browser.text("#outcome")).contains("CANCELLED");
+        browser.driver.close();
+        browser.driver
+                .switchTo()
+                .window(browser.driver.getWindowHandles().iterator().next());
+
+        WebElement unblock = browser.driver.findElement(By.id("unblock"));
+        unblock.findElement(By.name("reason")).sendKeys("retry it");
+        unblock.findElement(By.tagName("button")).click();
+        assertThat(browser.text("#outcome")).contains("changed since it was shown", "nothing changed");
+        assertThat(browser.text("#state")).isEqualTo("CANCELLED");
+    }
+
+    @Test
+    void forceExpiringAKeyLetsTheNextRequestRunTheOperationAgain() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("payments", "order-9-" + SUFFIX);
+        keys.claim(key, Fingerprint.ofString("{\"amount\":12}"), "worker-a", Duration.ofMinutes(10));
+        browser.login("olga", "o");
+        browser.open("/dupguard/keys?scope=payments&key=" + key.key());
+        assertThat(browser.text("#key")).contains("IN_PROGRESS", "worker-a", "lease end");
+        WebElement form = browser.driver.findElement(By.id("expire"));
+        assertThat(form.getText()).contains("runs the operation again");
+        form.findElement(By.name("reason")).sendKeys("worker-a was killed mid-request");
+        form.findElement(By.name("confirm")).click();
+        browser.screenshot("key");
+        form.findElement(By.tagName("button")).click();
+        assertThat(browser.text("#outcome")).contains("expired");
+        assertThat(keys.claim(key, Fingerprint.ofString("{\"amount\":12}"), "worker-b", Duration.ofMinutes(1)))
+                .isInstanceOf(Claim.Claimed.class);
+        browser.open("/dupguard/");
+        assertThat(browser.text("#scopes")).contains("payments");
+        browser.screenshot("overview");
+    }
+
+    @Test
+    void anOperatorReleasesAHeldLockNamingTheConsequence() throws Exception {
+        try (Lease lease = locks.acquire("ledger:7", LockOptions.ofDefaults())) {
+            browser.login("olga", "o");
+            browser.open("/dupguard/locks");
+            assertThat(browser.text("#locks")).contains("ledger:7", Long.toString(lease.fencingToken()));
+            browser.screenshot("locks");
+            WebElement form = browser.driver.findElement(By.id("release-jdbc-ledger:7"));
+            assertThat(form.getText()).contains("a second holder may enter");
+            form.findElement(By.name("reason")).sendKeys("the batch host is gone");
+            form.findElement(By.name("confirm")).click();
+            form.findElement(By.tagName("button")).click();
+            assertThat(browser.text("#outcome")).contains("released");
+            assertThat(lease.isHeld()).isFalse();
+        }
+    }
+
+    @Test
+    void aViewerSeesButCannotAct() {
+        long id = blockedCharge("10");
+        browser.login("viewer", "v");
+        browser.open("/dupguard/tasks/" + id);
+        assertThat(browser.text("header")).contains("viewer (read-only)");
+        assertThat(browser.driver.findElements(By.cssSelector("form[method=post]")))
+                .isEmpty();
+        // a hand-made POST with a valid CSRF token is refused too
+        Object status = browser.driver.executeAsyncScript("const done = arguments[arguments.length - 1];"
+                + "fetch('/dupguard/api/csrf').then(r => r.json()).then(c => fetch('/dupguard/api/tasks/"
+                + id + "/cancel', {method: 'POST', headers: {'Content-Type':"
+                + " 'application/x-www-form-urlencoded', [c.header]: c.token}, body: 'reason=x'}))"
+                + ".then(r => done(r.status)).catch(e => done(String(e)));");
+        assertThat(status).isEqualTo(403L);
+        assertThat(retries.status(id).orElseThrow().state()).isEqualTo(TaskState.BLOCKED);
+    }
+
+    @Test
+    void tasksArePagedByTheDatabaseOverAHundredThousandRows() {
+        jdbc.execute("insert into cb_retry_" + SUFFIX
+                + " (task_type, task_key, state, runs, run_base, created_at, updated_at, payload)"
+                + " select 'archive.x', md5(g::text), 'C', 1, 0, now(), now(), '\\x7b7d'::bytea"
+                + " from generate_series(1, 100000) g");
+        jdbc.execute("analyze cb_retry_" + SUFFIX);
+        browser.login("olga", "o");
+        List<Long> ids = new ArrayList<>();
+        List<Long> millis = new ArrayList<>();
+        long t0 = System.nanoTime();
+        browser.open("/dupguard/tasks?state=CANCELLED&type=archive.x");
+        millis.add((System.nanoTime() - t0) / 1_000_000);
+        assertThat(browser.text("#counts")).contains("CANCELLED 10000+");
+        for (int page = 0; page < 5; page++) {
+            for (WebElement a : browser.driver.findElements(By.cssSelector("#tasks tbody tr td:first-child a"))) {
+                ids.add(Long.parseLong(a.getText()));
+            }
+            t0 = System.nanoTime();
+            browser.driver.findElement(By.id("next")).click();
+            millis.add((System.nanoTime() - t0) / 1_000_000);
+        }
+        assertThat(ids).hasSize(250).doesNotHaveDuplicates().isSorted();
+        assertThat(millis).as("page loads in ms, browser included").allMatch(ms -> ms < 2000);
+    }
+}
