@@ -9,7 +9,12 @@ import java.util.Objects;
  * @param operator whether the user holds the operator role
  */
 public record Actor(String name, boolean operator) {
-    /** Checks the name. */
+    /**
+     * Checks the name.
+     *
+     * @param name the authenticated user's name; not null
+     * @param operator whether the user holds the operator role
+     */
     public Actor {
         Objects.requireNonNull(name, "name");
     }

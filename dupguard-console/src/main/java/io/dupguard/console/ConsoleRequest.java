@@ -16,7 +16,16 @@ import java.util.Objects;
  */
 public record ConsoleRequest(
         String method, String path, Map<String, String> params, Actor actor, Csrf csrf, String basePath) {
-    /** Checks the arguments. */
+    /**
+     * Checks the arguments.
+     *
+     * @param method {@code GET} or {@code POST}; not null
+     * @param path the path below the base path; null or empty means {@code /}
+     * @param params the query and form parameters; copied
+     * @param actor who asks; not null
+     * @param csrf the host's CSRF verdict; not null
+     * @param basePath the console's base path; null means none
+     */
     public ConsoleRequest {
         Objects.requireNonNull(method, "method");
         path = path == null || path.isEmpty() ? "/" : path;

@@ -29,7 +29,18 @@ public record TaskFilter(
     /** Default rows per page. */
     public static final int DEFAULT_LIMIT = 50;
 
-    /** Checks and normalises: blank strings become null. */
+    /**
+     * Checks and normalises: blank strings become null.
+     *
+     * @param state the state, or null
+     * @param type the task type, or null
+     * @param taskKey the exact task key, or null
+     * @param dedupKey the exact dedup key, or null
+     * @param error text the last error contains, or null
+     * @param since only tasks last changed at or after this time, or null
+     * @param cursor where the page starts, or null
+     * @param limit the most rows, 1 to 500
+     */
     public TaskFilter {
         type = blank(type);
         taskKey = blank(taskKey);
