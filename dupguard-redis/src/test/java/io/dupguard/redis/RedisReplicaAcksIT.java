@@ -79,11 +79,16 @@ class RedisReplicaAcksIT {
             assertThat(lease).isPresent();
             lease.get().close();
 
-            String token = tokens.issue(scope, "user", LEASE);
-            assertThat(tokens.consume(scope, "user", token)).isTrue();
-            assertThat(throttle.tryAcquire(scope, "user", LEASE)).isTrue();
-            assertThat(throttle.tryAcquire(scope, "user", LEASE)).isFalse();
+            tokensAndWindowsCount(tokens, throttle, scope);
         }
+    }
+
+    /** An issued token is consumed once; a throttle window is granted once. */
+    static void tokensAndWindowsCount(RedisSubmissionTokens tokens, RedisSubmitThrottle throttle, String scope) {
+        String token = tokens.issue(scope, "user", LEASE);
+        assertThat(tokens.consume(scope, "user", token)).isTrue();
+        assertThat(throttle.tryAcquire(scope, "user", LEASE)).isTrue();
+        assertThat(throttle.tryAcquire(scope, "user", LEASE)).isFalse();
     }
 
     @Test
@@ -94,17 +99,28 @@ class RedisReplicaAcksIT {
                         .replicaAcks(1, Duration.ofMillis(300))
                         .build();
                 RedisIdempotencyStore other = RedisIdempotencyStore.create(plain)) {
-            withReplicasPaused(() -> {
-                assertThatThrownBy(() -> Idempotency.of(store)
-                                .execute(key, Fingerprint.none(), String.class, () -> "ran#" + runs.incrementAndGet()))
-                        .isInstanceOf(StoreUnavailableException.class)
-                        .hasMessageContaining("not replicated")
-                        .hasMessageContaining("acknowledged by 0 of 1 replica(s) within 300 ms");
-                assertThat(other.claim(key, Fingerprint.none(), "second", LEASE))
-                        .isEqualTo(Claim.FRESH);
-            });
+            withReplicasPaused(() -> claimFailsRunningNothingAndLeavesTheKeyFree(store, other, key, runs, "300 ms"));
         }
         assertThat(runs).hasValue(0);
+    }
+
+    /**
+     * {@code execute} on {@code store}, whose replicas cannot acknowledge within {@code timeout}, fails
+     * as not replicated without running the work (counted in {@code runs}); {@code other} then claims
+     * the key.
+     */
+    static void claimFailsRunningNothingAndLeavesTheKeyFree(
+            RedisIdempotencyStore store,
+            RedisIdempotencyStore other,
+            IdempotencyKey key,
+            AtomicInteger runs,
+            String timeout) {
+        assertThatThrownBy(() -> Idempotency.of(store)
+                        .execute(key, Fingerprint.none(), String.class, () -> "ran#" + runs.incrementAndGet()))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("not replicated")
+                .hasMessageContaining("acknowledged by 0 of 1 replica(s) within " + timeout);
+        assertThat(other.claim(key, Fingerprint.none(), "second", LEASE)).isEqualTo(Claim.FRESH);
     }
 
     @Test
@@ -114,15 +130,18 @@ class RedisReplicaAcksIT {
                         .replicaAcks(1, Duration.ofMillis(300))
                         .build();
                 RedisLockProvider other = RedisLockProvider.create(plain)) {
-            withReplicasPaused(() -> {
-                assertThatThrownBy(() -> locks.tryAcquire(name))
-                        .isInstanceOf(StoreUnavailableException.class)
-                        .hasMessageContaining("not replicated");
-                Optional<Lease> second = other.tryAcquire(name, LockOptions.ofDefaults());
-                assertThat(second).isPresent();
-                second.get().close();
-            });
+            withReplicasPaused(() -> lockIsRefusedAndFree(locks, other, name));
         }
+    }
+
+    /** {@code locks}, whose replicas cannot acknowledge, refuses {@code name}; {@code other} gets it at once. */
+    static void lockIsRefusedAndFree(RedisLockProvider locks, RedisLockProvider other, String name) {
+        assertThatThrownBy(() -> locks.tryAcquire(name))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("not replicated");
+        Optional<Lease> second = other.tryAcquire(name, LockOptions.ofDefaults());
+        assertThat(second).isPresent();
+        second.get().close();
     }
 
     /** More acknowledgements than the two replicas: a bounded wait, then the write is undone. */
