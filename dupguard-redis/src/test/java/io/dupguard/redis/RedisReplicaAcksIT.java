@@ -209,12 +209,7 @@ class RedisReplicaAcksIT {
     }
 
     private void withReplicasPaused(Runnable test) {
-        SentinelRedis.pauseReplicas(replicas, REPLICA_PAUSE);
-        try {
-            test.run();
-        } finally {
-            SentinelRedis.unpauseReplicas(replicas);
-        }
+        SentinelRedis.withReplicasPaused(replicas, REPLICA_PAUSE, test);
     }
 
     private static byte[] utf8(String s) {

@@ -141,11 +141,6 @@ class RedisReplicaClusterAcksIT {
     }
 
     private void withReplicasPaused(Runnable test) {
-        SentinelRedis.pauseReplicas(replicas, REPLICA_PAUSE);
-        try {
-            test.run();
-        } finally {
-            SentinelRedis.unpauseReplicas(replicas);
-        }
+        SentinelRedis.withReplicasPaused(replicas, REPLICA_PAUSE, test);
     }
 }
