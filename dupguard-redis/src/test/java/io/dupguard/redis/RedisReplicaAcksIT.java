@@ -11,14 +11,17 @@ import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -142,6 +145,45 @@ class RedisReplicaAcksIT {
         Optional<Lease> second = other.tryAcquire(name, LockOptions.ofDefaults());
         assertThat(second).isPresent();
         second.get().close();
+    }
+
+    /**
+     * A reconnect between a write and its {@code WAIT}: the write is answered, the connection drops,
+     * Lettuce reconnects and sends the {@code WAIT} on the new socket, where it counts that socket's
+     * writes, not this one (as the first command of a connection it would answer at once with every
+     * replica). The drop is seen, and the write counts as not acknowledged and is withdrawn,
+     * whatever the {@code WAIT} answered.
+     */
+    @Test
+    void aWaitReSentAfterAReconnectDoesNotCountAndTheWriteIsWithdrawn() {
+        String key = scope + ":reconnect";
+        AtomicBoolean withdrawn = new AtomicBoolean();
+        try (RedisConnector connector = RedisConnector.standalone(acked, null)) {
+            withReplicasPaused(() -> assertThatThrownBy(() -> connector.callAcked(
+                            "claim",
+                            key,
+                            ReplicaAcks.of(1, Duration.ofMillis(300)),
+                            c -> {
+                                String ok = c.set(key, utf8("written"));
+                                dropAndReconnect(c);
+                                return ok;
+                            },
+                            ok -> true,
+                            () -> withdrawn.set(true)))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("re-established between the write and its WAIT"));
+        }
+        assertThat(withdrawn).as("the write was withdrawn").isTrue();
+    }
+
+    /**
+     * The connection kills itself ({@code CLIENT KILL ID} of its own id, {@code SKIPME no}: answered,
+     * then closed); the {@code PING} after it goes out again once Lettuce has reconnected.
+     */
+    private static void dropAndReconnect(RedisClusterCommands<String, byte[]> c) {
+        long id = c.clientId();
+        c.clientKill(KillArgs.Builder.id(id).skipme(false));
+        c.ping();
     }
 
     /** More acknowledgements than the two replicas: a bounded wait, then the write is undone. */
