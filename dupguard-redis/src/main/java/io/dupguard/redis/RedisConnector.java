@@ -68,8 +68,7 @@ final class RedisConnector implements AutoCloseable {
     /**
      * How often the watched connections lost their socket. Lettuce reconnects a connection by itself
      * and re-sends the commands that had not been answered: a {@code WAIT} re-sent on the new socket
-     * counts the writes of that socket, not the one before the drop (as the first command of a
-     * connection it answers at once with every replica). A drop seen between a write and its {@code
+     * counts the writes sent on that socket, not on the one before the drop. A drop seen between a write and its {@code
      * WAIT} makes the acknowledgement unknown.
      */
     static final class Drops implements RedisConnectionStateListener {

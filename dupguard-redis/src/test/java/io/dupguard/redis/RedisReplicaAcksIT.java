@@ -150,8 +150,7 @@ class RedisReplicaAcksIT {
     /**
      * A reconnect between a write and its {@code WAIT}: the write is answered, the connection drops,
      * Lettuce reconnects and sends the {@code WAIT} on the new socket, where it counts that socket's
-     * writes, not this one (as the first command of a connection it would answer at once with every
-     * replica). The drop is seen, and the write counts as not acknowledged and is withdrawn,
+     * writes, not this one. The drop is seen, and the write counts as not acknowledged and is withdrawn,
      * whatever the {@code WAIT} answered.
      */
     @Test
