@@ -17,6 +17,7 @@ import io.dupguard.redis.RedisIdempotencyStore;
 import io.dupguard.redis.RedisLockProvider;
 import io.lettuce.core.RedisClient;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -100,10 +101,7 @@ public final class ReplicaAcksBench {
         Map<String, String> machine = MachineInfo.collect();
         int[] acks = {0, 1, 2};
         String[] workloads = {"claim+complete", "lock acquire+release"};
-        List<List<Window>> windows = new ArrayList<>();
-        for (int i = 0; i < acks.length * workloads.length; i++) {
-            windows.add(new ArrayList<>());
-        }
+        List<List<Window>> windows = rows(acks.length * workloads.length);
         long errors = 0;
         RedisClient client = RedisClient.create(o.sentinel);
         try {
@@ -133,7 +131,6 @@ public final class ReplicaAcksBench {
         } finally {
             client.shutdown();
         }
-        machine.put("Load average 1/5/15 min at end", MachineInfo.loadAverage());
         Markdown.Table t = new Markdown.Table("llrrr", "workload", "replicaAcks", "ops/s", "p99 µs", "ops/s vs none");
         for (int w = 0; w < workloads.length; w++) {
             double base = median(windows.get(w * acks.length), Window::opsPerSecond);
@@ -148,7 +145,34 @@ public final class ReplicaAcksBench {
                         Markdown.ratio(ops / base));
             }
         }
-        Cli.publish(command, started, t0, machine, o, t.toString());
+        return report(command, started, t0, machine, Map.of(), o, t, errors);
+    }
+
+    /** {@code n} empty lists of windows, one per row. */
+    static List<List<Window>> rows(int n) {
+        List<List<Window>> rows = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            rows.add(new ArrayList<>());
+        }
+        return rows;
+    }
+
+    /**
+     * Prints the report (command, machine, the table) and writes it to {@code --out}; the exit status:
+     * 0 without errors, else 1. Shared with {@link SyncReplicationBench}.
+     */
+    static int report(
+            String command,
+            Instant started,
+            long t0,
+            Map<String, String> machine,
+            Map<String, String> servers,
+            LoadOptions o,
+            Markdown.Table t,
+            long errors)
+            throws java.io.IOException {
+        machine.put("Load average 1/5/15 min at end", MachineInfo.loadAverage());
+        Cli.publish(command, started, t0, machine, servers, o, t.toString());
         return errors == 0 ? 0 : 1;
     }
 
@@ -156,7 +180,7 @@ public final class ReplicaAcksBench {
         return acks == 0 ? "none" : "(" + acks + ", " + Markdown.duration(o.timeout) + ")";
     }
 
-    private static double median(List<Window> rounds, ToDoubleFunction<Window> value) {
+    static double median(List<Window> rounds, ToDoubleFunction<Window> value) {
         return Rounds.median(rounds.stream().mapToDouble(value).toArray());
     }
 
@@ -201,9 +225,9 @@ public final class ReplicaAcksBench {
 
     /**
      * {@code o.threads()} threads run {@code op} for the warm-up, then for the measured window; the
-     * store's connection is opened first.
+     * store's connection is opened first. Shared with {@link SyncReplicationBench}.
      */
-    private static Window measure(Options o, Duration window, Op op) throws InterruptedException {
+    static Window measure(LoadOptions o, Duration window, Op op) throws InterruptedException {
         op.run(o.threads(), 0); // opens the connection (Sentinel lookup, eviction check) before any timing
         AtomicBoolean measuring = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();

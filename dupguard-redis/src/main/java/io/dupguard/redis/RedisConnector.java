@@ -1,7 +1,9 @@
 package io.dupguard.redis;
 
 import io.dupguard.StoreUnavailableException;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -21,9 +23,12 @@ import io.lettuce.core.codec.StringCodec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -49,12 +54,43 @@ final class RedisConnector implements AutoCloseable {
     static final String STORE = "redis";
     static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
-    /** An open connection and its sync commands (the same object for both topologies' callers). */
+    /**
+     * An open connection and its sync commands (the same object for both topologies' callers);
+     * {@code drops} counts how often the connections {@code owner} hands out lost their socket.
+     */
     record Open(
             StatefulConnection<String, byte[]> connection,
             RedisClusterCommands<String, byte[]> commands,
             RedisClusterAsyncCommands<String, byte[]> async,
-            Function<String, RedisClusterCommands<String, byte[]>> owner) {}
+            Function<String, RedisClusterCommands<String, byte[]>> owner,
+            Drops drops) {}
+
+    /**
+     * How often the watched connections lost their socket. Lettuce reconnects a connection by itself
+     * and re-sends the commands that had not been answered: a {@code WAIT} re-sent on the new socket
+     * counts the writes sent on that socket, not on the one before the drop. A drop seen between a write and its {@code
+     * WAIT} makes the acknowledgement unknown.
+     */
+    static final class Drops implements RedisConnectionStateListener {
+        private final AtomicLong count = new AtomicLong();
+        private final Set<RedisChannelHandler<?, ?>> watched = ConcurrentHashMap.newKeySet();
+
+        /** Counts the drops of {@code c} from now on (once per connection, however often asked). */
+        void watch(StatefulConnection<?, ?> c) {
+            if (c instanceof RedisChannelHandler<?, ?> h && watched.add(h)) {
+                h.addListener(this);
+            }
+        }
+
+        long count() {
+            return count.get();
+        }
+
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            count.incrementAndGet();
+        }
+    }
 
     private final Supplier<Open> opener;
     private final Object lock = new Object();
@@ -86,7 +122,9 @@ final class RedisConnector implements AutoCloseable {
             StatefulRedisConnection<String, byte[]> c =
                     uri == null ? client.connect(CODEC) : client.connect(CODEC, uri);
             RedisClusterCommands<String, byte[]> sync = c.sync();
-            return new Open(c, sync, c.async(), key -> sync);
+            Drops drops = new Drops();
+            drops.watch(c);
+            return new Open(c, sync, c.async(), key -> sync, drops);
         });
     }
 
@@ -95,7 +133,8 @@ final class RedisConnector implements AutoCloseable {
         Objects.requireNonNull(client, "client");
         return new RedisConnector(() -> {
             StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
-            return new Open(c, c.sync(), c.async(), key -> masterOf(c, key));
+            Drops drops = new Drops();
+            return new Open(c, c.sync(), c.async(), key -> masterOf(c, key, drops), drops);
         });
     }
 
@@ -153,7 +192,9 @@ final class RedisConnector implements AutoCloseable {
      * connection sent so far. Fewer than {@code
      * acks.replicas()} (or a {@code WAIT} that fails) runs {@code withdraw} (best effort: its own
      * failure is added as suppressed) and throws {@link StoreUnavailableException}: the write is not
-     * known to be on any replica, so a failover could lose it. {@code acks} null: {@link #call}.
+     * known to be on any replica, so a failover could lose it. {@code acks} null: {@link #call}. So
+     * does a connection that dropped during the call ({@link Drops}): its {@code WAIT}, re-sent on a
+     * new socket, would have counted nothing.
      *
      * <p>On Redis Cluster the write and its {@code WAIT} both go to the slot owner's own node
      * connection, so they share a connection whatever the cluster connection's routing does; a
@@ -180,8 +221,10 @@ final class RedisConnector implements AutoCloseable {
         }
         try {
             RedisClusterCommands<String, byte[]> node;
+            long drops;
             try {
                 node = dedicated.owner().apply(key);
+                drops = dedicated.drops().count();
                 value = op.apply(node);
             } catch (RedisException e) {
                 throw new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
@@ -192,10 +235,14 @@ final class RedisConnector implements AutoCloseable {
             try {
                 Long acked = node.waitForReplication(acks.replicas(), acks.timeoutMillis());
                 long count = acked == null ? 0 : acked;
-                if (count >= acks.replicas()) {
+                if (dedicated.drops().count() != drops) {
+                    why = "the connection was re-established between the write and its WAIT, which then"
+                            + " counted the writes of the new connection only";
+                } else if (count >= acks.replicas()) {
                     return value;
+                } else {
+                    why = "acknowledged by " + count + " of " + acks;
                 }
-                why = "acknowledged by " + count + " of " + acks;
             } catch (RedisException e) {
                 failure = e;
                 why = "WAIT for " + acks + " failed: " + e.getMessage();
@@ -215,13 +262,15 @@ final class RedisConnector implements AutoCloseable {
 
     /** The sync commands of the node connection to the master owning {@code key}'s slot. */
     private static RedisClusterCommands<String, byte[]> masterOf(
-            StatefulRedisClusterConnection<String, byte[]> c, String key) {
+            StatefulRedisClusterConnection<String, byte[]> c, String key, Drops drops) {
         RedisClusterNode master = c.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
         if (master == null) {
             throw new RedisException("no master known for the slot of " + key);
         }
-        return c.getConnection(master.getUri().getHost(), master.getUri().getPort())
-                .sync();
+        StatefulRedisConnection<String, byte[]> node =
+                c.getConnection(master.getUri().getHost(), master.getUri().getPort());
+        drops.watch(node);
+        return node.sync();
     }
 
     /**

@@ -528,9 +528,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
          * synchronous. Sentinel promotes the replica with the best replication offset, which has
          * every acknowledged write only as long as an acknowledging replica is among the
          * candidates; if every replica that acknowledged is down or cut off when the master fails,
-         * a promoted replica can still lack the claim. A claim answered by the master and followed
-         * by a reconnect before its {@code WAIT} is sent is counted from the new connection, which
-         * has written nothing, so that {@code WAIT} passes at once.
+         * a promoted replica can still lack the claim. A connection that drops between a write and
+         * its {@code WAIT} (whose re-sent {@code WAIT} would count the new connection's writes only)
+         * makes the write count as not acknowledged.
          *
          * <p>Cost: one more round trip per write, plus the replicas' answer. A write and its {@code
          * WAIT} use a connection of their own (a {@code WAIT} blocks its connection), so the store

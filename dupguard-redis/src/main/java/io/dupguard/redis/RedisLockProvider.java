@@ -346,9 +346,10 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
          * What it does not: {@code WAIT} makes no write synchronous. Sentinel promotes the replica
          * with the best replication offset, which has every acknowledged write only as long as an
          * acknowledging replica is among the candidates; if every replica that acknowledged is down
-         * or cut off when the master fails, the promoted one can lack the lock. A reconnect between
-         * the lock and its {@code WAIT} makes the {@code WAIT} count from a connection that has
-         * written nothing, and pass at once. Guard writes with the fencing token all the same.
+         * or cut off when the master fails, the promoted one can lack the lock. A connection that
+         * drops between the lock and its {@code WAIT} (whose re-sent {@code WAIT} would count the new
+         * connection's writes only) makes the acquisition fail as not acknowledged. Guard writes
+         * with the fencing token all the same.
          *
          * <p>Cost: one more round trip per acquisition and renewal, plus the replicas' answer; the
          * provider keeps one more connection per concurrent acquisition (docs/benchmarks.md). Keep {@code

@@ -25,8 +25,18 @@ final class RedisFixtures {
     }
 
     static List<RedisURI> clusterSeeds() {
-        String seeds = System.getProperty(
-                "dupguard.redis.cluster", "redis://127.0.0.1:7000,redis://127.0.0.1:7001,redis://127.0.0.1:7002");
+        return seeds(System.getProperty(
+                "dupguard.redis.cluster", "redis://127.0.0.1:7000,redis://127.0.0.1:7001,redis://127.0.0.1:7002"));
+    }
+
+    /** The Redis Cluster whose masters have a replica each (7300-7305 of {@code scripts/services}). */
+    static List<RedisURI> replicaClusterSeeds() {
+        return seeds(System.getProperty(
+                "dupguard.redis.replica-cluster",
+                "redis://127.0.0.1:7300,redis://127.0.0.1:7301,redis://127.0.0.1:7302"));
+    }
+
+    private static List<RedisURI> seeds(String seeds) {
         return Arrays.stream(seeds.split(","))
                 .map(String::trim)
                 .filter(s -> !s.isEmpty())

@@ -11,14 +11,17 @@ import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,11 +82,16 @@ class RedisReplicaAcksIT {
             assertThat(lease).isPresent();
             lease.get().close();
 
-            String token = tokens.issue(scope, "user", LEASE);
-            assertThat(tokens.consume(scope, "user", token)).isTrue();
-            assertThat(throttle.tryAcquire(scope, "user", LEASE)).isTrue();
-            assertThat(throttle.tryAcquire(scope, "user", LEASE)).isFalse();
+            tokensAndWindowsCount(tokens, throttle, scope);
         }
+    }
+
+    /** An issued token is consumed once; a throttle window is granted once. */
+    static void tokensAndWindowsCount(RedisSubmissionTokens tokens, RedisSubmitThrottle throttle, String scope) {
+        String token = tokens.issue(scope, "user", LEASE);
+        assertThat(tokens.consume(scope, "user", token)).isTrue();
+        assertThat(throttle.tryAcquire(scope, "user", LEASE)).isTrue();
+        assertThat(throttle.tryAcquire(scope, "user", LEASE)).isFalse();
     }
 
     @Test
@@ -94,17 +102,28 @@ class RedisReplicaAcksIT {
                         .replicaAcks(1, Duration.ofMillis(300))
                         .build();
                 RedisIdempotencyStore other = RedisIdempotencyStore.create(plain)) {
-            withReplicasPaused(() -> {
-                assertThatThrownBy(() -> Idempotency.of(store)
-                                .execute(key, Fingerprint.none(), String.class, () -> "ran#" + runs.incrementAndGet()))
-                        .isInstanceOf(StoreUnavailableException.class)
-                        .hasMessageContaining("not replicated")
-                        .hasMessageContaining("acknowledged by 0 of 1 replica(s) within 300 ms");
-                assertThat(other.claim(key, Fingerprint.none(), "second", LEASE))
-                        .isEqualTo(Claim.FRESH);
-            });
+            withReplicasPaused(() -> claimFailsRunningNothingAndLeavesTheKeyFree(store, other, key, runs, "300 ms"));
         }
         assertThat(runs).hasValue(0);
+    }
+
+    /**
+     * {@code execute} on {@code store}, whose replicas cannot acknowledge within {@code timeout}, fails
+     * as not replicated without running the work (counted in {@code runs}); {@code other} then claims
+     * the key.
+     */
+    static void claimFailsRunningNothingAndLeavesTheKeyFree(
+            RedisIdempotencyStore store,
+            RedisIdempotencyStore other,
+            IdempotencyKey key,
+            AtomicInteger runs,
+            String timeout) {
+        assertThatThrownBy(() -> Idempotency.of(store)
+                        .execute(key, Fingerprint.none(), String.class, () -> "ran#" + runs.incrementAndGet()))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("not replicated")
+                .hasMessageContaining("acknowledged by 0 of 1 replica(s) within " + timeout);
+        assertThat(other.claim(key, Fingerprint.none(), "second", LEASE)).isEqualTo(Claim.FRESH);
     }
 
     @Test
@@ -114,15 +133,56 @@ class RedisReplicaAcksIT {
                         .replicaAcks(1, Duration.ofMillis(300))
                         .build();
                 RedisLockProvider other = RedisLockProvider.create(plain)) {
-            withReplicasPaused(() -> {
-                assertThatThrownBy(() -> locks.tryAcquire(name))
-                        .isInstanceOf(StoreUnavailableException.class)
-                        .hasMessageContaining("not replicated");
-                Optional<Lease> second = other.tryAcquire(name, LockOptions.ofDefaults());
-                assertThat(second).isPresent();
-                second.get().close();
-            });
+            withReplicasPaused(() -> lockIsRefusedAndFree(locks, other, name));
         }
+    }
+
+    /** {@code locks}, whose replicas cannot acknowledge, refuses {@code name}; {@code other} gets it at once. */
+    static void lockIsRefusedAndFree(RedisLockProvider locks, RedisLockProvider other, String name) {
+        assertThatThrownBy(() -> locks.tryAcquire(name))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("not replicated");
+        Optional<Lease> second = other.tryAcquire(name, LockOptions.ofDefaults());
+        assertThat(second).isPresent();
+        second.get().close();
+    }
+
+    /**
+     * A reconnect between a write and its {@code WAIT}: the write is answered, the connection drops,
+     * Lettuce reconnects and sends the {@code WAIT} on the new socket, where it counts that socket's
+     * writes, not this one. The drop is seen, and the write counts as not acknowledged and is withdrawn,
+     * whatever the {@code WAIT} answered.
+     */
+    @Test
+    void aWaitReSentAfterAReconnectDoesNotCountAndTheWriteIsWithdrawn() {
+        String key = scope + ":reconnect";
+        AtomicBoolean withdrawn = new AtomicBoolean();
+        try (RedisConnector connector = RedisConnector.standalone(acked, null)) {
+            withReplicasPaused(() -> assertThatThrownBy(() -> connector.callAcked(
+                            "claim",
+                            key,
+                            ReplicaAcks.of(1, Duration.ofMillis(300)),
+                            c -> {
+                                String ok = c.set(key, utf8("written"));
+                                dropAndReconnect(c);
+                                return ok;
+                            },
+                            ok -> true,
+                            () -> withdrawn.set(true)))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("re-established between the write and its WAIT"));
+        }
+        assertThat(withdrawn).as("the write was withdrawn").isTrue();
+    }
+
+    /**
+     * The connection kills itself ({@code CLIENT KILL ID} of its own id, {@code SKIPME no}: answered,
+     * then closed); the {@code PING} after it goes out again once Lettuce has reconnected.
+     */
+    private static void dropAndReconnect(RedisClusterCommands<String, byte[]> c) {
+        long id = c.clientId();
+        c.clientKill(KillArgs.Builder.id(id).skipme(false));
+        c.ping();
     }
 
     /** More acknowledgements than the two replicas: a bounded wait, then the write is undone. */
@@ -190,12 +250,7 @@ class RedisReplicaAcksIT {
     }
 
     private void withReplicasPaused(Runnable test) {
-        SentinelRedis.pauseReplicas(replicas, REPLICA_PAUSE);
-        try {
-            test.run();
-        } finally {
-            SentinelRedis.unpauseReplicas(replicas);
-        }
+        SentinelRedis.withReplicasPaused(replicas, REPLICA_PAUSE, test);
     }
 
     private static byte[] utf8(String s) {

@@ -75,6 +75,16 @@ final class SentinelRedis {
                 r -> ThrowawayRedis.command(r.getHost(), r.getPort(), "CLIENT PAUSE " + pause.toMillis() + " WRITE"));
     }
 
+    /** Runs {@code test} with {@code replicas} paused for at most {@code pause}, and ends the pause after it. */
+    static void withReplicasPaused(List<RedisURI> replicas, Duration pause, Runnable test) {
+        pauseReplicas(replicas, pause);
+        try {
+            test.run();
+        } finally {
+            unpauseReplicas(replicas);
+        }
+    }
+
     /** Ends the pause; run in a finally block so no test leaves a replica paused. */
     static void unpauseReplicas(List<RedisURI> replicas) {
         replicas.forEach(r -> ThrowawayRedis.command(r.getHost(), r.getPort(), "CLIENT UNPAUSE"));

@@ -81,8 +81,33 @@ public final class Cli {
             LoadOptions o,
             String results)
             throws IOException {
+        publish(command, started, startNanos, machine, Map.of(), o, results);
+    }
+
+    /**
+     * {@link #publish(String, Instant, long, Map, LoadOptions, String)} with a table of the servers
+     * measured.
+     *
+     * @param command the command line as run
+     * @param started when the run started
+     * @param startNanos {@link System#nanoTime()} at the start
+     * @param machine the machine table
+     * @param servers the servers table; may be empty
+     * @param o the run's options ({@code --out}, rounds, threads, duration)
+     * @param results the results in Markdown
+     * @throws IOException if {@code --out} cannot be written
+     */
+    public static void publish(
+            String command,
+            Instant started,
+            long startNanos,
+            Map<String, String> machine,
+            Map<String, String> servers,
+            LoadOptions o,
+            String results)
+            throws IOException {
         String md = Markdown.commandSection(command, started, Duration.ofNanos(System.nanoTime() - startNanos))
-                + Markdown.machineSection(machine, Map.of())
+                + Markdown.machineSection(machine, servers)
                 + "## Results (median of " + o.rounds() + " rounds, " + o.threads() + " threads, "
                 + Markdown.duration(o.duration()) + " windows)\n\n" + results;
         System.out.println();

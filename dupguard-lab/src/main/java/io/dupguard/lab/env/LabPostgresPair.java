@@ -38,8 +38,10 @@ import java.util.stream.Stream;
  * <p>With {@code synchronous}, the primary gets {@code synchronous_standby_names = '*'} (after the
  * base backup: the standby, once promoted, has none) and {@code synchronous_commit = on}: a commit
  * returns only once the standby has flushed it. Without, the
- * standby is asynchronous and may miss the last acknowledged commits. {@code fsync} is off on both
- * (test data; the lab crashes servers, not the machine, so the OS cache survives). Run as root, every
+ * standby is asynchronous and may miss the last acknowledged commits; {@link #synchronousStandby}
+ * changes it on a running pair. {@code fsync} is off on both unless asked for (test data; the lab
+ * crashes servers, not the machine, so the OS cache survives), and then the data directories are in
+ * memory ({@code /dev/shm}) where the machine has it. Run as root, every
  * command runs as the {@code postgres} OS user, which PostgreSQL requires.
  */
 public final class LabPostgresPair implements AutoCloseable {
@@ -50,18 +52,29 @@ public final class LabPostgresPair implements AutoCloseable {
     private final int primaryPort;
     private final int standbyPort;
     private final boolean synchronous;
+    private final boolean fsync;
 
     /**
-     * Starts a primary and its standby, and waits until the standby streams (as a synchronous
-     * standby, with {@code synchronous}).
+     * Starts a primary and its standby, {@code fsync} off, and waits until the standby streams (as a
+     * synchronous standby, with {@code synchronous}).
      *
      * @throws IOException if a PostgreSQL command fails (its log is named)
      */
     public LabPostgresPair(boolean synchronous) throws IOException, SQLException {
+        this(synchronous, false);
+    }
+
+    /**
+     * As {@link #LabPostgresPair(boolean)}; with {@code fsync}, both servers flush their WAL to disk as
+     * a production server does ({@code fsync} and {@code full_page_writes} on), which a benchmark of
+     * commit settings needs: without it, {@code synchronous_commit = local} costs no disk flush.
+     */
+    public LabPostgresPair(boolean synchronous, boolean fsync) throws IOException, SQLException {
         this.synchronous = synchronous;
+        this.fsync = fsync;
         this.primaryPort = freePort();
         this.standbyPort = freePort();
-        this.base = ownedTempDirectory("dupguard-lab-pg");
+        this.base = ownedTempDirectory("dupguard-lab-pg", !fsync);
         try {
             run(
                     List.of(
@@ -96,7 +109,7 @@ public final class LabPostgresPair implements AutoCloseable {
                     c.createStatement().execute("SELECT pg_reload_conf()");
                 }
             }
-            awaitStreaming();
+            awaitStreaming(synchronous);
         } catch (IOException | SQLException | RuntimeException e) {
             close();
             throw e;
@@ -115,6 +128,25 @@ public final class LabPostgresPair implements AutoCloseable {
     public String url() {
         return "jdbc:postgresql://127.0.0.1:" + primaryPort + ",127.0.0.1:" + standbyPort
                 + "/test?user=postgres&targetServerType=primary&connectTimeout=5";
+    }
+
+    /** The primary alone, for administration ({@code ALTER SYSTEM}, {@code pg_stat_replication}). */
+    public String primaryAdminUrl() {
+        return adminUrl(primaryPort);
+    }
+
+    /**
+     * Names the standby in the primary's {@code synchronous_standby_names} ({@code '*'}) or names
+     * none ({@code ''}: the standby is asynchronous), reloads the configuration and waits until the
+     * standby's {@code sync_state} says so. What a commit then waits for is each session's {@code
+     * synchronous_commit}.
+     */
+    public void synchronousStandby(boolean named) throws IOException, SQLException {
+        try (Connection c = DriverManager.getConnection(adminUrl(primaryPort))) {
+            c.createStatement().execute("ALTER SYSTEM SET synchronous_standby_names = '" + (named ? "*" : "") + "'");
+            c.createStatement().execute("SELECT pg_reload_conf()");
+        }
+        awaitStreaming(named);
     }
 
     /**
@@ -164,13 +196,13 @@ public final class LabPostgresPair implements AutoCloseable {
     }
 
     private void start(String node, int port) throws IOException {
-        start(base.resolve(node), port, base.resolve(node + ".log"), base.resolve(node + ".out"));
+        start(base.resolve(node), port, fsync, base.resolve(node + ".log"), base.resolve(node + ".out"));
     }
 
-    private static void start(Path data, int port, Path log, Path out) throws IOException {
-        String options = "-p " + port + " -k " + data.getParent() + " -c listen_addresses=127.0.0.1 -c fsync=off"
-                + " -c full_page_writes=off -c shared_buffers=16MB -c max_connections=60"
-                + " -c synchronous_commit=on";
+    private static void start(Path data, int port, boolean fsync, Path log, Path out) throws IOException {
+        String options = "-p " + port + " -k " + data.getParent() + " -c listen_addresses=127.0.0.1"
+                + (fsync ? "" : " -c fsync=off -c full_page_writes=off")
+                + " -c shared_buffers=16MB -c max_connections=60 -c synchronous_commit=on";
         run(
                 List.of(
                         bin("pg_ctl"),
@@ -187,9 +219,9 @@ public final class LabPostgresPair implements AutoCloseable {
                 out);
     }
 
-    private void awaitStreaming() throws SQLException, IOException {
+    private void awaitStreaming(boolean sync) throws SQLException, IOException {
         String sql = "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'"
-                + (synchronous ? " AND sync_state = 'sync'" : "");
+                + (sync ? " AND sync_state = 'sync'" : " AND sync_state = 'async'");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
         try (Connection c = DriverManager.getConnection(adminUrl(primaryPort));
                 PreparedStatement ps = c.prepareStatement(sql)) {
@@ -215,7 +247,7 @@ public final class LabPostgresPair implements AutoCloseable {
 
     private static synchronized Path template() throws IOException {
         if (template == null) {
-            Path dir = ownedTempDirectory("dupguard-lab-pg-template");
+            Path dir = ownedTempDirectory("dupguard-lab-pg-template", true);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(dir)));
             run(
                     List.of(
@@ -229,7 +261,7 @@ public final class LabPostgresPair implements AutoCloseable {
                     dir.resolve("initdb.log"));
             Path data = dir.resolve("data");
             int port = freePort();
-            start(data, port, dir.resolve("template.log"), dir.resolve("start.out"));
+            start(data, port, false, dir.resolve("template.log"), dir.resolve("start.out"));
             try (Connection c = DriverManager.getConnection(adminUrl(port))) {
                 c.createStatement().execute("CREATE DATABASE test");
             } catch (SQLException e) {
@@ -313,8 +345,17 @@ public final class LabPostgresPair implements AutoCloseable {
         }
     }
 
-    private static Path ownedTempDirectory(String prefix) throws IOException {
-        Path dir = Files.createTempDirectory(prefix);
+    /**
+     * A new directory owned by {@code postgres}; with {@code inMemory}, under {@code /dev/shm} where
+     * it exists (a pair's 100 MB copied and streamed there in a fraction of a second instead of
+     * seconds on a busy disk: nothing there is flushed, which only a pair without {@code fsync} may
+     * accept), else in the temporary directory.
+     */
+    private static Path ownedTempDirectory(String prefix, boolean inMemory) throws IOException {
+        Path shm = Path.of("/dev/shm");
+        Path dir = inMemory && Files.isDirectory(shm) && Files.isWritable(shm)
+                ? Files.createTempDirectory(shm, prefix)
+                : Files.createTempDirectory(prefix);
         if (root()) {
             UserPrincipal postgres =
                     dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("postgres");

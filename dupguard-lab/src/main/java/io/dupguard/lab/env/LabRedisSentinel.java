@@ -5,6 +5,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -17,6 +18,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -52,11 +54,16 @@ public final class LabRedisSentinel implements AutoCloseable {
         try {
             int master = freePort();
             startData(master, List.of());
-            for (int i = 0; i < 2; i++) {
-                startData(freePort(), List.of("--replicaof", "127.0.0.1", Integer.toString(master)));
+            List<Integer> replicas = List.of(freePort(), freePort());
+            for (int replica : replicas) {
+                startData(replica, List.of("--replicaof", "127.0.0.1", Integer.toString(master)));
             }
+            Map<Integer, String> ids = new LinkedHashMap<>();
             for (int i = 0; i < 3; i++) {
-                startSentinel(freePort(), master);
+                ids.put(freePort(), String.format("%040x", new BigInteger(160, ThreadLocalRandom.current())));
+            }
+            for (int port : ids.keySet()) {
+                startSentinel(port, master, replicas, ids);
             }
             await("the Sentinels to agree on master, replicas and peers", this::settled);
         } catch (IOException | RuntimeException e) {
@@ -181,23 +188,38 @@ public final class LabRedisSentinel implements AutoCloseable {
     private void startData(int port, List<String> extra) throws IOException {
         Path own = Files.createDirectories(dir.resolve(Integer.toString(port)));
         List<String> command = LabRedisServer.command(port, own);
-        command.addAll(List.of("--appendonly", "no"));
+        // a replica's first sync at once: Redis otherwise waits 5 s for more replicas to share a diskless sync
+        command.addAll(List.of("--appendonly", "no", "--repl-diskless-sync-delay", "0"));
         command.addAll(extra);
         data.put(port, start(command, own));
     }
 
-    private void startSentinel(int port, int master) throws IOException {
+    /**
+     * A Sentinel that knows from its configuration its own id, both replicas and the other Sentinels
+     * (as a Sentinel writes them into its file once it has found them): without them it would learn
+     * the Sentinels from their hello messages, every 2 s, and the setup would take seconds longer.
+     */
+    private void startSentinel(int port, int master, List<Integer> replicas, Map<Integer, String> ids)
+            throws IOException {
         Path own = Files.createDirectories(dir.resolve(Integer.toString(port)));
         Path conf = own.resolve("sentinel.conf");
-        Files.write(
-                conf,
-                List.of(
-                        "port " + port,
-                        "bind 127.0.0.1",
-                        "dir " + own,
-                        "sentinel monitor " + MASTER + " 127.0.0.1 " + master + " 2",
-                        "sentinel down-after-milliseconds " + MASTER + " 1000",
-                        "sentinel failover-timeout " + MASTER + " 5000"));
+        List<String> lines = new ArrayList<>(List.of(
+                "port " + port,
+                "bind 127.0.0.1",
+                "dir " + own,
+                "sentinel myid " + ids.get(port),
+                "sentinel monitor " + MASTER + " 127.0.0.1 " + master + " 2",
+                "sentinel down-after-milliseconds " + MASTER + " 1000",
+                "sentinel failover-timeout " + MASTER + " 5000"));
+        for (int replica : replicas) {
+            lines.add("sentinel known-replica " + MASTER + " 127.0.0.1 " + replica);
+        }
+        ids.forEach((other, id) -> {
+            if (other != port) {
+                lines.add("sentinel known-sentinel " + MASTER + " 127.0.0.1 " + other + " " + id);
+            }
+        });
+        Files.write(conf, lines);
         sentinelPorts.add(port);
         sentinels.add(start(List.of("redis-server", conf.toString(), "--sentinel"), own));
     }
