@@ -17,7 +17,6 @@ import io.dupguard.redis.RedisIdempotencyStore;
 import io.dupguard.redis.RedisLockProvider;
 import io.lettuce.core.RedisClient;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
