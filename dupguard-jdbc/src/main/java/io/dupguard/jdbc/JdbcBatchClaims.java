@@ -33,8 +33,10 @@ import java.util.Set;
  *       (no {@code RETURNING}): the same insert without it, then one read of the keys: two round
  *       trips. Completion and release are one JDBC batch of the single-key statement each
  *       (MariaDB Connector/J sends it in one go).
- *   <li>H2 (embedded, no network): the single-key claim per key on one connection; completion and
- *       release as one JDBC batch.
+ *   <li>H2 (embedded, no network), and any database through ShardingSphere-JDBC (which routes a
+ *       statement by the keys it names, and cannot split an array or a multi-row {@code RETURNING}
+ *       between shards): the single-key claim per key on one connection; completion and release
+ *       as one JDBC batch.
  * </ol>
  *
  * <p>A key that the batch statement cannot settle — its row expired but another caller took it
@@ -50,13 +52,17 @@ final class JdbcBatchClaims {
 
     private final IdempotencySql s;
     private final String table;
+    /** Key by key (a sharding proxy routes each key to its shard), as on H2. */
+    private final boolean keyByKey;
+
     private final String pgClaim;
     private final String pgComplete;
     private final String pgRelease;
 
-    JdbcBatchClaims(IdempotencySql s, String table) {
+    JdbcBatchClaims(IdempotencySql s, String table, boolean keyByKey) {
         this.s = s;
         this.table = table;
+        this.keyByKey = keyByKey;
         SqlDialect d = s.dialect;
         String nowPlus = d.nowPlusMillisParam();
         String purgeCol = s.purgeColumn ? ", purge_after" : "";
@@ -101,7 +107,7 @@ final class JdbcBatchClaims {
             Connection c, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis, SingleKey single)
             throws SQLException {
         Claim[] claims = new Claim[entries.size()];
-        switch (s.dialect) {
+        switch (keyByKey ? SqlDialect.H2 : s.dialect) {
             case POSTGRESQL -> claimPostgres(c, entries, owner, leaseMillis, purgeMillis, claims);
             case MYSQL -> claimMysql(c, entries, owner, leaseMillis, purgeMillis, claims);
             case H2 -> {}
@@ -226,7 +232,7 @@ final class JdbcBatchClaims {
             throws SQLException {
         Set<IdempotencyKey> lost = new LinkedHashSet<>();
         completions.forEach(x -> lost.add(x.key()));
-        if (s.dialect == SqlDialect.POSTGRESQL) {
+        if (s.dialect == SqlDialect.POSTGRESQL && !keyByKey) {
             try (PreparedStatement ps = c.prepareStatement(pgComplete)) {
                 int p = 1;
                 ps.setLong(p++, retentionMillis);
@@ -287,7 +293,7 @@ final class JdbcBatchClaims {
 
     /** Releases in one statement (PostgreSQL) or one JDBC batch. */
     void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException {
-        if (s.dialect == SqlDialect.POSTGRESQL) {
+        if (s.dialect == SqlDialect.POSTGRESQL && !keyByKey) {
             try (PreparedStatement ps = c.prepareStatement(pgRelease)) {
                 ps.setArray(1, texts(c, keys.stream().map(IdempotencyKey::scope).toList()));
                 ps.setArray(2, texts(c, keys.stream().map(IdempotencyKey::key).toList()));

@@ -187,6 +187,14 @@ public final class JdbcRetryStore implements RetryStore {
         Checks.atLeast(max, 1, "max");
         long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
         RetrySql s = sql();
+        if (access.sharded()) {
+            return access.withConnectionRetryingTransient(
+                    "claim retry tasks",
+                    null,
+                    c -> ReadCommitted.run(
+                            c, s.dialect, () -> RetryWrites.claimCandidates(c, s, owner, max, leaseMillis)),
+                    ATTEMPTS);
+        }
         if (s.dialect == SqlDialect.POSTGRESQL) {
             return access.withConnectionRetryingTransient(
                     "claim retry tasks",
@@ -284,8 +292,9 @@ public final class JdbcRetryStore implements RetryStore {
 
     private static void bindGuard(PreparedStatement ps, int from, ClaimedTask task, RetrySql s) throws SQLException {
         ps.setLong(from, task.id());
-        JdbcText.bind(ps, from + 1, task.owner(), s.dialect);
-        ps.setInt(from + 2, task.runs());
+        ps.setString(from + 1, task.taskKey());
+        JdbcText.bind(ps, from + 2, task.owner(), s.dialect);
+        ps.setInt(from + 3, task.runs());
     }
 
     private static LeaseLostException leaseLost(ClaimedTask task) {
@@ -449,6 +458,9 @@ public final class JdbcRetryStore implements RetryStore {
         Checks.atLeast(limit, 1, "limit");
         return access.withConnection("purge retry tasks", c -> {
             RetrySql s = sql(c);
+            if (access.sharded()) {
+                return RetryWrites.purgeByKey(c, s, millis, limit);
+            }
             return ReadCommitted.run(c, s.dialect, () -> {
                 try (PreparedStatement ps = c.prepareStatement(s.purge)) {
                     ps.setLong(1, -millis);
@@ -481,7 +493,9 @@ public final class JdbcRetryStore implements RetryStore {
 
     private void listenIfPostgres() {
         RetrySql s = sql;
-        if (!listen || listeners.isEmpty() || s == null || s.dialect != SqlDialect.POSTGRESQL) {
+        // Through ShardingSphere there is no PostgreSQL connection to LISTEN on (and a notification
+        // would come from one shard only): workers poll.
+        if (!listen || listeners.isEmpty() || s == null || s.dialect != SqlDialect.POSTGRESQL || access.sharded()) {
             return;
         }
         synchronized (listenLock) {

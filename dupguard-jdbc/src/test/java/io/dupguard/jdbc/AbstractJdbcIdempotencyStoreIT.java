@@ -8,6 +8,7 @@ import io.dupguard.test.FlakyDataSource;
 import io.dupguard.test.StoreOutage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
@@ -15,12 +16,12 @@ import org.junit.jupiter.api.TestInstance;
 /** The store contract on one database, with two pools standing in for two machines. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
-    private final HikariDataSource machineA;
-    private final HikariDataSource machineB;
+    private final DataSource machineA;
+    private final DataSource machineB;
     private final HikariDataSource down;
     private final JdbcIdempotencyStore storeA;
     private final JdbcIdempotencyStore storeB;
-    private final HikariDataSource flakyPool;
+    private final DataSource flakyPool;
     private final FlakyDataSource flaky;
     private final JdbcIdempotencyStore flakyStore;
     private final Db db;
@@ -32,23 +33,29 @@ abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreCo
 
     /** The contract on stores that {@code stores} builds over each pool (its own table, say). */
     AbstractJdbcIdempotencyStoreIT(Db db, Function<DataSource, JdbcIdempotencyStore> stores) {
+        this(db, size -> TestDatabases.pool(db, size), stores);
+    }
+
+    /** The contract with each machine's connections from {@code pools} (a size in, a data source out). */
+    AbstractJdbcIdempotencyStoreIT(
+            Db db, IntFunction<DataSource> pools, Function<DataSource, JdbcIdempotencyStore> stores) {
         this.db = db;
-        machineA = TestDatabases.pool(db, 16);
-        machineB = TestDatabases.pool(db, 16);
+        machineA = pools.apply(16);
+        machineB = pools.apply(16);
         down = TestDatabases.unreachable(db);
         storeA = stores.apply(StatementCounter.wrap(machineA, statements));
         storeB = stores.apply(machineB);
-        flakyPool = TestDatabases.pool(db, 4);
+        flakyPool = pools.apply(4);
         flaky = new FlakyDataSource(flakyPool);
         flakyStore = stores.apply(flaky);
     }
 
     @AfterAll
     void closePools() {
-        machineA.close();
-        machineB.close();
+        TestDatabases.close(machineA);
+        TestDatabases.close(machineB);
         down.close();
-        flakyPool.close();
+        TestDatabases.close(flakyPool);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.dupguard.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.test.AbstractPreparedSubmissionsContractTest;
 import io.dupguard.test.AbstractSubmissionTokensContractTest;
@@ -8,6 +7,8 @@ import io.dupguard.test.AbstractSubmitThrottleContractTest;
 import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
+import java.util.function.IntFunction;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.TestInstance;
@@ -15,18 +16,23 @@ import org.junit.jupiter.api.TestInstance;
 /** Tokens, throttle and prepared submissions on one database; two pools stand in for two machines. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractJdbcSubmissionIT {
-    private final HikariDataSource machineA;
-    private final HikariDataSource machineB;
+    private final DataSource machineA;
+    private final DataSource machineB;
 
     AbstractJdbcSubmissionIT(Db db) {
-        machineA = TestDatabases.pool(db, 16);
-        machineB = TestDatabases.pool(db, 16);
+        this(size -> TestDatabases.pool(db, size));
+    }
+
+    /** The contracts with each machine's connections from {@code pools} (a size in, a data source out). */
+    AbstractJdbcSubmissionIT(IntFunction<DataSource> pools) {
+        machineA = pools.apply(16);
+        machineB = pools.apply(16);
     }
 
     @AfterAll
     void closePools() {
-        machineA.close();
-        machineB.close();
+        TestDatabases.close(machineA);
+        TestDatabases.close(machineB);
     }
 
     @Nested

@@ -44,6 +44,13 @@ final class TestDatabases {
         return new HikariDataSource(config);
     }
 
+    /** Closes {@code ds} if it is a pool of its own (a shared ShardingSphere data source stays open). */
+    static void close(DataSource ds) {
+        if (ds instanceof HikariDataSource pool) {
+            pool.close();
+        }
+    }
+
     /** A pool pointing at a port where nothing listens; creating it succeeds, using it fails fast. */
     static HikariDataSource unreachable(Db db) {
         HikariConfig config = new HikariConfig();
