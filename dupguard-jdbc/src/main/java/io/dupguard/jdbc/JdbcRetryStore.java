@@ -188,11 +188,18 @@ public final class JdbcRetryStore implements RetryStore {
         long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
         RetrySql s = sql();
         if (access.sharded()) {
+            // PostgreSQL: one update per shard, each committing on its own. In one transaction a
+            // claim would hold one shard's rows while waiting for another's, and two claims doing
+            // so in opposite order deadlock across databases, where no server sees the cycle.
+            // MariaDB's locking read skips locked rows and never waits; its update follows in the
+            // same transaction.
             return access.withConnectionRetryingTransient(
                     "claim retry tasks",
                     null,
-                    c -> ReadCommitted.run(
-                            c, s.dialect, () -> RetryWrites.claimCandidates(c, s, owner, max, leaseMillis)),
+                    c -> s.dialect == SqlDialect.POSTGRESQL
+                            ? RetryWrites.claimCandidates(c, s, owner, max, leaseMillis)
+                            : ReadCommitted.run(
+                                    c, s.dialect, () -> RetryWrites.claimCandidates(c, s, owner, max, leaseMillis)),
                     ATTEMPTS);
         }
         if (s.dialect == SqlDialect.POSTGRESQL) {
@@ -234,6 +241,17 @@ public final class JdbcRetryStore implements RetryStore {
         tasks.forEach(
                 t -> byOwner.computeIfAbsent(t.owner(), o -> new ArrayList<>()).add(t));
         List<ClaimedTask> refused = new ArrayList<>();
+        if (access.sharded()) {
+            // Task by task: each guarded update reaches its task's shard, and its count is its own.
+            for (ClaimedTask t : tasks) {
+                try {
+                    succeed(t);
+                } catch (LeaseLostException e) {
+                    refused.add(t);
+                }
+            }
+            return refused;
+        }
         for (Map.Entry<String, List<ClaimedTask>> e : byOwner.entrySet()) {
             refused.addAll(access.withConnectionRetryingTransient(
                     "complete retry tasks",
@@ -442,7 +460,7 @@ public final class JdbcRetryStore implements RetryStore {
                     ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(new RetryStats.Row(
-                            JdbcText.read(rs, 1, s.dialect),
+                            rs.getString(1), // text on every database (RetrySql#stats)
                             TaskState.ofCode(rs.getString(2).charAt(0)),
                             rs.getLong(3),
                             s.instant(rs, 4)));

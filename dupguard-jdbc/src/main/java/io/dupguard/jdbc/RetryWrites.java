@@ -158,20 +158,28 @@ final class RetryWrites {
                 return List.of();
             }
             int n = ids.size();
-            List<ClaimedTask> claimed;
-            try (PreparedStatement ps = c.prepareStatement(s.claimCandidates(n))) {
-                int i = 1;
-                if (s.dialect == SqlDialect.POSTGRESQL) {
-                    ps.setString(i++, owner);
-                    ps.setLong(i++, leaseMillis);
+            List<ClaimedTask> claimed = new ArrayList<>();
+            if (s.dialect == SqlDialect.POSTGRESQL) {
+                // One update per task: ShardingSphere answers an UPDATE … RETURNING that reached
+                // several shards with one shard's rows only, and the others' tasks would stay
+                // RUNNING under this owner unseen until their lease ends.
+                try (PreparedStatement ps = c.prepareStatement(s.claimCandidates(1))) {
+                    for (int k = 0; k < n; k++) {
+                        ps.setString(1, owner);
+                        ps.setLong(2, leaseMillis);
+                        ps.setLong(3, ids.get(k)[0]);
+                        ps.setString(4, keys.get(k));
+                        claimed.addAll(readClaims(ps, s, owner, 0));
+                    }
                 }
-                for (int k = 0; k < n; k++) {
-                    ps.setLong(i + k, ids.get(k)[0]);
-                    ps.setString(i + n + k, keys.get(k));
+            } else {
+                try (PreparedStatement ps = c.prepareStatement(s.claimCandidates(n))) {
+                    for (int k = 0; k < n; k++) {
+                        ps.setLong(1 + k, ids.get(k)[0]);
+                        ps.setString(1 + n + k, keys.get(k));
+                    }
+                    claimed.addAll(readClaims(ps, s, owner, 1));
                 }
-                claimed = readClaims(ps, s, owner, s.dialect == SqlDialect.POSTGRESQL ? 0 : 1);
-            }
-            if (s.dialect != SqlDialect.POSTGRESQL) {
                 markRunning(c, s, owner, leaseMillis, claimed);
             }
             if (!claimed.isEmpty() || round == 2) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.retry.ClaimedTask;
+import io.dupguard.retry.Enqueued;
 import io.dupguard.retry.NewTask;
 import io.dupguard.retry.RetryTask;
 import io.dupguard.retry.TaskPage;
@@ -52,6 +53,38 @@ abstract class AbstractShardedRetryStoreIT extends AbstractJdbcRetryStoreIT {
         assertThat(machine(1).stats().count(type("a"), TaskState.BLOCKED)).isEqualTo(5);
         assertThat(machine(2).unblockAll(type("a"))).isEqualTo(5);
         assertThat(store().stats().count(type("a"), TaskState.PENDING)).isEqualTo(5);
+    }
+
+    /**
+     * As the contract's, with the task key derived from the type and dedup key (docs/scaling.md):
+     * the unique dedup index is per shard, so both enqueues must land on one shard.
+     */
+    @Test
+    @Override
+    public void aSecondEnqueueWithTheSameDedupKeyReturnsTheFirstTask() {
+        Enqueued first = store().enqueue(deduplicated(type("mail"), "a", "order-7"));
+        Enqueued second = machine(1).enqueue(deduplicated(type("mail"), "b", "order-7"));
+        Enqueued otherType = store().enqueue(deduplicated(type("sms"), "c", "order-7"));
+        assertThat(second).isEqualTo(new Enqueued(first.id(), false));
+        assertThat(otherType.created()).isTrue();
+        assertThat(store().find(first.id()))
+                .get()
+                .extracting(RetryTask::payloadText)
+                .isEqualTo("a");
+        Enqueued failed = store().recordFailure(deduplicated(type("mail"), "d", "order-7"), Duration.ZERO, "boom");
+        assertThat(failed).isEqualTo(new Enqueued(first.id(), false));
+    }
+
+    /** A task whose key is the first 32 hex digits of SHA-256(type, NUL, dedup key). */
+    static NewTask deduplicated(String type, String payload, String dedupKey) {
+        try {
+            byte[] hash = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest((type + "\0" + dedupKey).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            String key = java.util.HexFormat.of().formatHex(hash).substring(0, 32);
+            return new NewTask(type, payload.getBytes(java.nio.charset.StandardCharsets.UTF_8), dedupKey, key);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**
