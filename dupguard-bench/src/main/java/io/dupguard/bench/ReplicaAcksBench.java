@@ -10,9 +10,11 @@ import io.dupguard.bench.harness.Rounds;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
+import io.dupguard.lock.LockProvider;
 import io.dupguard.redis.RedisIdempotencyStore;
 import io.dupguard.redis.RedisLockProvider;
 import io.lettuce.core.RedisClient;
@@ -149,10 +151,23 @@ public final class ReplicaAcksBench {
                         Markdown.ratio(ops / base));
             }
         }
+        return report(o, command, started, t0, machine, t, errors);
+    }
+
+    /** Prints the run's Markdown (command, machine, the table) and writes it to {@code --out}; 0 without errors. */
+    static int report(
+            LoadOptions o,
+            String command,
+            Instant started,
+            long t0,
+            Map<String, String> machine,
+            Markdown.Table table,
+            long errors)
+            throws java.io.IOException {
         String md = Markdown.commandSection(command, started, Duration.ofNanos(System.nanoTime() - t0))
                 + Markdown.machineSection(machine, Map.of())
                 + "## Results (median of " + o.rounds() + " rounds, " + o.threads() + " threads, "
-                + Markdown.duration(o.duration()) + " windows)\n\n" + t;
+                + Markdown.duration(o.duration()) + " windows)\n\n" + table;
         System.out.println();
         System.out.println(md);
         if (o.out() != null) {
@@ -177,18 +192,37 @@ public final class ReplicaAcksBench {
         }
         String scope =
                 "bench-acks-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
-        Duration lease = Duration.ofSeconds(30);
-        Duration retention = Duration.ofSeconds(10); // the keys go away soon after the run
         try (RedisIdempotencyStore store = b.build()) {
-            return measure(o, window, (thread, i) -> {
-                IdempotencyKey key = IdempotencyKey.of(scope, thread + "-" + i);
-                String owner = "bench-" + thread;
-                if (store.claim(key, Fingerprint.none(), owner, lease) != Claim.FRESH) {
-                    throw new IllegalStateException("a fresh key was not claimed: " + key);
-                }
-                store.complete(key, owner, RecordStatus.COMPLETED, PAYLOAD, retention);
-            });
+            return measure(o, window, claimAndComplete(store, scope));
         }
+    }
+
+    /**
+     * Claim of a fresh key of {@code scope} and its completion; the keys go away soon after the
+     * run.
+     */
+    static Op claimAndComplete(IdempotencyStore store, String scope) {
+        Duration lease = Duration.ofSeconds(30);
+        Duration retention = Duration.ofSeconds(10);
+        return (thread, i) -> {
+            IdempotencyKey key = IdempotencyKey.of(scope, thread + "-" + i);
+            String owner = "bench-" + thread;
+            if (store.claim(key, Fingerprint.none(), owner, lease) != Claim.FRESH) {
+                throw new IllegalStateException("a fresh key was not claimed: " + key);
+            }
+            store.complete(key, owner, RecordStatus.COMPLETED, PAYLOAD, retention);
+        };
+    }
+
+    /** Acquire and release of the thread's own lock, named {@code prefix} + thread. */
+    static Op acquireAndRelease(LockProvider locks, String prefix) {
+        LockOptions options =
+                LockOptions.custom().leaseTime(Duration.ofSeconds(10)).build();
+        return (thread, i) -> {
+            Lease lease = locks.tryAcquire(prefix + thread, options)
+                    .orElseThrow(() -> new IllegalStateException("an uncontended lock was refused"));
+            lease.close();
+        };
     }
 
     private static Window locks(RedisClient client, int acks, Options o, Duration window) throws InterruptedException {
@@ -198,14 +232,8 @@ public final class ReplicaAcksBench {
         }
         String prefix =
                 "bench-acks-" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "-";
-        LockOptions options =
-                LockOptions.custom().leaseTime(Duration.ofSeconds(10)).build();
         try (RedisLockProvider locks = b.build()) {
-            return measure(o, window, (thread, i) -> {
-                Lease lease = locks.tryAcquire(prefix + thread, options)
-                        .orElseThrow(() -> new IllegalStateException("an uncontended lock was refused"));
-                lease.close();
-            });
+            return measure(o, window, acquireAndRelease(locks, prefix));
         }
     }
 
@@ -213,7 +241,7 @@ public final class ReplicaAcksBench {
      * {@code o.threads()} threads run {@code op} for the warm-up, then for the measured window; the
      * store's connection is opened first.
      */
-    private static Window measure(Options o, Duration window, Op op) throws InterruptedException {
+    static Window measure(LoadOptions o, Duration window, Op op) throws InterruptedException {
         op.run(o.threads(), 0); // opens the connection (Sentinel lookup, eviction check) before any timing
         AtomicBoolean measuring = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();
