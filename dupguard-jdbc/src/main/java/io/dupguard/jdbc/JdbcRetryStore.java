@@ -199,7 +199,10 @@ public final class JdbcRetryStore implements RetryStore {
                     c -> s.dialect == SqlDialect.POSTGRESQL
                             ? RetryWrites.claimCandidates(c, s, owner, max, leaseMillis)
                             : ReadCommitted.run(
-                                    c, s.dialect, () -> RetryWrites.claimCandidates(c, s, owner, max, leaseMillis)),
+                                    c,
+                                    s.dialect,
+                                    true,
+                                    () -> RetryWrites.claimCandidates(c, s, owner, max, leaseMillis)),
                     ATTEMPTS);
         }
         if (s.dialect == SqlDialect.POSTGRESQL) {
