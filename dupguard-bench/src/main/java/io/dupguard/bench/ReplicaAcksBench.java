@@ -1,5 +1,7 @@
 package io.dupguard.bench;
 
+import io.dupguard.lock.LockProvider;
+import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.bench.harness.Cli;
 import io.dupguard.bench.harness.CommonOptions;
 import io.dupguard.bench.harness.DurationConverter;
@@ -190,18 +192,37 @@ public final class ReplicaAcksBench {
         }
         String scope =
                 "bench-acks-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
-        Duration lease = Duration.ofSeconds(30);
-        Duration retention = Duration.ofSeconds(10); // the keys go away soon after the run
         try (RedisIdempotencyStore store = b.build()) {
-            return measure(o, window, (thread, i) -> {
-                IdempotencyKey key = IdempotencyKey.of(scope, thread + "-" + i);
-                String owner = "bench-" + thread;
-                if (store.claim(key, Fingerprint.none(), owner, lease) != Claim.FRESH) {
-                    throw new IllegalStateException("a fresh key was not claimed: " + key);
-                }
-                store.complete(key, owner, RecordStatus.COMPLETED, PAYLOAD, retention);
-            });
+            return measure(o, window, claimAndComplete(store, scope));
         }
+    }
+
+    /**
+     * Claim of a fresh key of {@code scope} and its completion; the keys go away soon after the
+     * run.
+     */
+    static Op claimAndComplete(IdempotencyStore store, String scope) {
+        Duration lease = Duration.ofSeconds(30);
+        Duration retention = Duration.ofSeconds(10);
+        return (thread, i) -> {
+            IdempotencyKey key = IdempotencyKey.of(scope, thread + "-" + i);
+            String owner = "bench-" + thread;
+            if (store.claim(key, Fingerprint.none(), owner, lease) != Claim.FRESH) {
+                throw new IllegalStateException("a fresh key was not claimed: " + key);
+            }
+            store.complete(key, owner, RecordStatus.COMPLETED, PAYLOAD, retention);
+        };
+    }
+
+    /** Acquire and release of the thread's own lock, named {@code prefix} + thread. */
+    static Op acquireAndRelease(LockProvider locks, String prefix) {
+        LockOptions options =
+                LockOptions.custom().leaseTime(Duration.ofSeconds(10)).build();
+        return (thread, i) -> {
+            Lease lease = locks.tryAcquire(prefix + thread, options)
+                    .orElseThrow(() -> new IllegalStateException("an uncontended lock was refused"));
+            lease.close();
+        };
     }
 
     private static Window locks(RedisClient client, int acks, Options o, Duration window) throws InterruptedException {
@@ -211,14 +232,8 @@ public final class ReplicaAcksBench {
         }
         String prefix =
                 "bench-acks-" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "-";
-        LockOptions options =
-                LockOptions.custom().leaseTime(Duration.ofSeconds(10)).build();
         try (RedisLockProvider locks = b.build()) {
-            return measure(o, window, (thread, i) -> {
-                Lease lease = locks.tryAcquire(prefix + thread, options)
-                        .orElseThrow(() -> new IllegalStateException("an uncontended lock was refused"));
-                lease.close();
-            });
+            return measure(o, window, acquireAndRelease(locks, prefix));
         }
     }
 

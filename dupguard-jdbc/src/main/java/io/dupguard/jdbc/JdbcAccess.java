@@ -26,6 +26,8 @@ final class JdbcAccess {
     private final String table;
     private final SchemaInitializer schema;
     private volatile SqlDialect dialect;
+    /** Whether the connections are ShardingSphere-JDBC's ({@link ShardingProxy}); known after the first use. */
+    private volatile boolean sharded;
     /** Set once the server was found to take writes; a later failover shows in the write errors. */
     private volatile boolean writable;
 
@@ -64,10 +66,19 @@ final class JdbcAccess {
             dialect = d;
         }
         if (!writable) {
+            sharded = ShardingProxy.is(c);
             ReadOnlyCheck.requireWritable(c, d, storeName());
             writable = true;
         }
         return d;
+    }
+
+    /**
+     * Whether the data source is ShardingSphere-JDBC's, as the first {@link #dialect(Connection)}
+     * found: statements must then name each row's key (docs/scaling.md).
+     */
+    boolean sharded() {
+        return sharded;
     }
 
     String storeName() {

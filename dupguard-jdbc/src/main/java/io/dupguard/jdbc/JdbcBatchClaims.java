@@ -40,8 +40,10 @@ import java.util.Set;
  *       (no {@code RETURNING}): the same insert without it, then one read of the keys: two round
  *       trips. Completion and release are one JDBC batch of the single-key statement each
  *       (MariaDB Connector/J sends it in one go).
- *   <li>H2 (embedded, no network): the single-key claim per key on one connection; completion and
- *       release as one JDBC batch.
+ *   <li>H2 (embedded, no network), and any database through ShardingSphere-JDBC (which routes a
+ *       statement by the keys it names, and cannot split an array or a multi-row {@code RETURNING}
+ *       between shards): the single-key claim per key on one connection; completion and release
+ *       as one JDBC batch.
  * </ol>
  *
  * <p>A key that the batch statement cannot settle — its row expired but another caller took it
@@ -61,13 +63,17 @@ final class JdbcBatchClaims {
 
     private final IdempotencySql s;
     private final String table;
+    /** Key by key (a sharding proxy routes each key to its shard), as on H2. */
+    private final boolean keyByKey;
+
     private final String pgClaim;
     private final String pgComplete;
     private final String pgRelease;
 
-    JdbcBatchClaims(IdempotencySql s, String table) {
+    JdbcBatchClaims(IdempotencySql s, String table, boolean keyByKey) {
         this.s = s;
         this.table = table;
+        this.keyByKey = keyByKey;
         SqlDialect d = s.dialect;
         String nowPlus = d.nowPlusMillisParam();
         String purgeCol = s.purgeColumn ? ", purge_after" : "";
@@ -127,7 +133,7 @@ final class JdbcBatchClaims {
         Claim[] claims = new Claim[entries.size()];
         if (entries.size()
                 > 1) { // a batch of one key takes the single-key statement below: lighter, as many round trips
-            switch (s.dialect) {
+            switch (keyByKey ? SqlDialect.H2 : s.dialect) {
                 case POSTGRESQL -> claimPostgres(c, entries, owner, leaseMillis, purgeMillis, claims);
                 case MYSQL -> claimMysql(c, entries, owner, leaseMillis, purgeMillis, claims);
                 case H2 -> {}
@@ -256,7 +262,7 @@ final class JdbcBatchClaims {
             throws SQLException {
         Set<IdempotencyKey> lost = new LinkedHashSet<>();
         completions.forEach(x -> lost.add(x.key()));
-        if (s.dialect == SqlDialect.POSTGRESQL && completions.size() > 1) {
+        if (s.dialect == SqlDialect.POSTGRESQL && !keyByKey && completions.size() > 1) {
             completions = completions.stream()
                     .sorted(Comparator.comparing(BatchCompletion::key, CLAIM_ORDER))
                     .toList();
@@ -320,7 +326,7 @@ final class JdbcBatchClaims {
 
     /** Releases in one statement (PostgreSQL, two keys or more) or one JDBC batch of the single-key release. */
     void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException {
-        if (s.dialect == SqlDialect.POSTGRESQL && keys.size() > 1) {
+        if (s.dialect == SqlDialect.POSTGRESQL && !keyByKey && keys.size() > 1) {
             keys = keys.stream().sorted(CLAIM_ORDER).toList();
             try (PreparedStatement ps = c.prepareStatement(pgRelease)) {
                 ps.setArray(1, texts(c, keys.stream().map(IdempotencyKey::scope).toList()));

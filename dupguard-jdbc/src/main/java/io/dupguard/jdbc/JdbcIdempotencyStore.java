@@ -13,7 +13,6 @@ import io.dupguard.idempotency.IdempotencyRecord;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.internal.Checks;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -411,7 +410,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private JdbcBatchClaims batch(Connection c) throws SQLException {
         JdbcBatchClaims b = batch;
         if (b == null) {
-            b = new JdbcBatchClaims(sql(c), access.table());
+            b = new JdbcBatchClaims(sql(c), access.table(), access.sharded());
             batch = b;
         }
         return b;
@@ -571,11 +570,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     static void bindKey(PreparedStatement ps, int index, IdempotencyKey key, IdempotencySql s) throws SQLException {
         ps.setString(index, key.scope());
-        if (s.dialect == SqlDialect.MYSQL) {
-            ps.setBytes(index + 1, key.key().getBytes(StandardCharsets.UTF_8));
-        } else {
-            ps.setString(index + 1, key.key());
-        }
+        JdbcText.bind(ps, index + 1, key.key(), s.dialect);
     }
 
     /** The fingerprint as the column holds it: the hash's bytes (MySQL/MariaDB layout), else hex text. */

@@ -187,6 +187,24 @@ public final class JdbcRetryStore implements RetryStore {
         Checks.atLeast(max, 1, "max");
         long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
         RetrySql s = sql();
+        if (access.sharded()) {
+            // PostgreSQL: one update per shard, each committing on its own. In one transaction a
+            // claim would hold one shard's rows while waiting for another's, and two claims doing
+            // so in opposite order deadlock across databases, where no server sees the cycle.
+            // MariaDB's locking read skips locked rows and never waits; its update follows in the
+            // same transaction.
+            return access.withConnectionRetryingTransient(
+                    "claim retry tasks",
+                    null,
+                    c -> s.dialect == SqlDialect.POSTGRESQL
+                            ? RetryWrites.claimCandidates(c, s, owner, max, leaseMillis)
+                            : ReadCommitted.run(
+                                    c,
+                                    s.dialect,
+                                    true,
+                                    () -> RetryWrites.claimCandidates(c, s, owner, max, leaseMillis)),
+                    ATTEMPTS);
+        }
         if (s.dialect == SqlDialect.POSTGRESQL) {
             return access.withConnectionRetryingTransient(
                     "claim retry tasks",
@@ -226,6 +244,17 @@ public final class JdbcRetryStore implements RetryStore {
         tasks.forEach(
                 t -> byOwner.computeIfAbsent(t.owner(), o -> new ArrayList<>()).add(t));
         List<ClaimedTask> refused = new ArrayList<>();
+        if (access.sharded()) {
+            // Task by task: each guarded update reaches its task's shard, and its count is its own.
+            for (ClaimedTask t : tasks) {
+                try {
+                    succeed(t);
+                } catch (LeaseLostException e) {
+                    refused.add(t);
+                }
+            }
+            return refused;
+        }
         for (Map.Entry<String, List<ClaimedTask>> e : byOwner.entrySet()) {
             refused.addAll(access.withConnectionRetryingTransient(
                     "complete retry tasks",
@@ -284,8 +313,9 @@ public final class JdbcRetryStore implements RetryStore {
 
     private static void bindGuard(PreparedStatement ps, int from, ClaimedTask task, RetrySql s) throws SQLException {
         ps.setLong(from, task.id());
-        JdbcText.bind(ps, from + 1, task.owner(), s.dialect);
-        ps.setInt(from + 2, task.runs());
+        ps.setString(from + 1, task.taskKey());
+        JdbcText.bind(ps, from + 2, task.owner(), s.dialect);
+        ps.setInt(from + 3, task.runs());
     }
 
     private static LeaseLostException leaseLost(ClaimedTask task) {
@@ -434,7 +464,7 @@ public final class JdbcRetryStore implements RetryStore {
                     ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(new RetryStats.Row(
-                            JdbcText.read(rs, 1, s.dialect),
+                            rs.getString(1), // text on every database (RetrySql#stats)
                             TaskState.ofCode(rs.getString(2).charAt(0)),
                             rs.getLong(3),
                             s.instant(rs, 4)));
@@ -450,6 +480,9 @@ public final class JdbcRetryStore implements RetryStore {
         Checks.atLeast(limit, 1, "limit");
         return access.withConnection("purge retry tasks", c -> {
             RetrySql s = sql(c);
+            if (access.sharded()) {
+                return RetryWrites.purgeByKey(c, s, millis, limit);
+            }
             return ReadCommitted.run(c, s.dialect, () -> {
                 try (PreparedStatement ps = c.prepareStatement(s.purge)) {
                     ps.setLong(1, -millis);
@@ -482,7 +515,9 @@ public final class JdbcRetryStore implements RetryStore {
 
     private void listenIfPostgres() {
         RetrySql s = sql;
-        if (!listen || listeners.isEmpty() || s == null || s.dialect != SqlDialect.POSTGRESQL) {
+        // Through ShardingSphere there is no PostgreSQL connection to LISTEN on (and a notification
+        // would come from one shard only): workers poll.
+        if (!listen || listeners.isEmpty() || s == null || s.dialect != SqlDialect.POSTGRESQL || access.sharded()) {
             return;
         }
         synchronized (listenLock) {

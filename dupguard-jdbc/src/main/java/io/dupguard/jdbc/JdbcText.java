@@ -5,9 +5,12 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * Binds user-supplied text that must compare byte-exactly. On MySQL/MariaDB such columns are
- * VARBINARY (their {@code *_bin} collations still ignore trailing spaces), so the UTF-8 bytes are
- * bound; elsewhere the string itself.
+ * Reads and binds user-supplied text that must compare byte-exactly. On MySQL/MariaDB such columns
+ * are VARBINARY (their {@code *_bin} collations still ignore trailing spaces), read as UTF-8 bytes.
+ * The value is bound as a string on every database: MariaDB/MySQL compare it with a VARBINARY
+ * column as the column's binary type (the connection's utf8mb4 bytes), byte for byte, and a sharding
+ * proxy can route on it (ShardingSphere-JDBC refuses a {@code byte[]} sharding value: it is not
+ * {@link Comparable}).
  */
 final class JdbcText {
     private JdbcText() {}
@@ -21,10 +24,6 @@ final class JdbcText {
     }
 
     static void bind(PreparedStatement ps, int index, String value, SqlDialect dialect) throws SQLException {
-        if (dialect == SqlDialect.MYSQL) {
-            ps.setBytes(index, value.getBytes(StandardCharsets.UTF_8));
-        } else {
-            ps.setString(index, value);
-        }
+        ps.setString(index, value);
     }
 }

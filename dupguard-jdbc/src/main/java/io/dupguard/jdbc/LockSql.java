@@ -1,6 +1,5 @@
 package io.dupguard.jdbc;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -270,12 +269,8 @@ final class LockSql {
         bindName(ps, 3, name);
     }
 
-    /** MySQL/MariaDB store the name as VARBINARY, so it is compared byte for byte (SPEC K6). */
+    /** MySQL/MariaDB store the name as VARBINARY, so it is compared byte for byte (SPEC K6, {@link JdbcText}). */
     private void bindName(PreparedStatement ps, int index, String name) throws SQLException {
-        if (dialect == SqlDialect.MYSQL) {
-            ps.setBytes(index, name.getBytes(StandardCharsets.UTF_8));
-        } else {
-            ps.setString(index, name);
-        }
+        JdbcText.bind(ps, index, name, dialect);
     }
 }

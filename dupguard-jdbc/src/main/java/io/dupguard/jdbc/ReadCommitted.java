@@ -42,7 +42,16 @@ final class ReadCommitted {
     }
 
     static <R> R run(Connection c, SqlDialect dialect, SqlSupplier<R> work) throws SQLException {
-        if (dialect == SqlDialect.MYSQL && c.getAutoCommit()) {
+        return run(c, dialect, false, work);
+    }
+
+    /**
+     * {@code sharded}: through ShardingSphere-JDBC the transaction is begun and ended through the
+     * JDBC API, which it applies to every shard's connection; a {@code START TRANSACTION} sent as
+     * SQL is a statement it routes like any other.
+     */
+    static <R> R run(Connection c, SqlDialect dialect, boolean sharded, SqlSupplier<R> work) throws SQLException {
+        if (dialect == SqlDialect.MYSQL && c.getAutoCommit() && !sharded) {
             return runMysql(c, work);
         }
         int isolation = c.getTransactionIsolation();

@@ -16,7 +16,11 @@ final class RetrySql {
 
     final SqlDialect dialect;
     final String table;
+    /** Inserts a task due after a delay: binds type, key, dedup key, payload, state, runs, delay, error. */
     final String insert;
+    /** Inserts a BLOCKED task (no due time): binds as {@link #insert} without the delay. */
+    final String insertBlocked;
+
     final String findDedup;
     final String find;
     /** PostgreSQL: the whole claim. Others: the locking read of the claim's first step. */
@@ -35,27 +39,21 @@ final class RetrySql {
     final String exists;
     final String stats;
     final String purge;
+    /**
+     * Through a sharding proxy, which sends a limited DELETE to one shard only: the ids and keys of
+     * up to {@code ?} purgeable tasks ({@link #purgeIds} deletes them).
+     */
+    final String purgeable;
 
     RetrySql(SqlDialect dialect, String table) {
         this.dialect = dialect;
         this.table = table;
-        // A task recorded BLOCKED gets no due time: the delay is bound twice, negative for "none".
+        // A task recorded BLOCKED gets no due time: it has an insert of its own, with NULL for it
+        // (a CASE on a parameter in VALUES is what ShardingSphere's insert rewriting mangles).
+        this.insert = insert(false);
+        this.insertBlocked = insert(true);
         String now = dialect.now();
         String nowPlus = dialect.nowPlusMillisParam();
-        String insertCols = "INSERT INTO " + table
-                + " (task_type, task_key, dedup_key, payload, state, runs, run_base, due_at, last_error,"
-                + " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, CASE WHEN CAST(? AS "
-                + (dialect == SqlDialect.MYSQL ? "SIGNED" : "BIGINT") + ") >= 0 THEN "
-                + nowPlus
-                + " END, ?, " + now + ", " + now + ")";
-        // On PostgreSQL an existing dedup key must not abort the caller's transaction, and the insert
-        // notifies sleeping workers (delivered at commit, and only if the row was inserted).
-        this.insert = dialect == SqlDialect.POSTGRESQL
-                ? insertCols
-                        + " ON CONFLICT (task_type, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING RETURNING id,"
-                        + " pg_notify('"
-                        + channel(table) + "', '')"
-                : insertCols;
         this.findDedup = "SELECT id FROM " + table + " WHERE task_type = ? AND dedup_key = ?" + dialect.lockingRead();
         this.find = "SELECT " + COLUMNS + " FROM " + table + " WHERE id = ?";
         String due = "SELECT id FROM " + table + " WHERE due_at <= " + now + " ORDER BY due_at";
@@ -71,7 +69,9 @@ final class RetrySql {
                 "SELECT id, task_type, task_key, payload, runs, run_base FROM " + table + " WHERE due_at <= " + now
                         + " ORDER BY due_at FETCH FIRST ? ROWS ONLY FOR UPDATE SKIP LOCKED";
         };
-        String mine = " WHERE id = ? AND state = 'R' AND owner = ? AND runs = ?";
+        // A worker's writes name the task's key as well as its id: through a sharding proxy the key
+        // routes the write to the task's shard, where the id is unique (ids repeat across shards).
+        String mine = " WHERE id = ? AND task_key = ? AND state = 'R' AND owner = ? AND runs = ?";
         this.extend = "UPDATE " + table + " SET due_at = " + nowPlus + mine;
         this.succeed = "UPDATE " + table + " SET state = 'S', due_at = NULL, updated_at = " + now + mine;
         this.retryLater = "UPDATE " + table + " SET state = 'P', due_at = " + nowPlus
@@ -85,9 +85,32 @@ final class RetrySql {
         this.cancel = "UPDATE " + table + " SET state = 'C', due_at = NULL, updated_at = " + now
                 + " WHERE id = ? AND state IN ('P', 'B')";
         this.exists = "SELECT 1 FROM " + table + " WHERE id = ?";
-        this.stats = "SELECT task_type, state, COUNT(*), MIN(due_at) FROM " + table
-                + " GROUP BY task_type, state ORDER BY task_type, state";
+        // The type as text on MySQL/MariaDB (byte-exact collation): a sharding proxy merges the
+        // shards' groups by comparing the values, which a VARBINARY's byte[] cannot be.
+        String type = dialect == SqlDialect.MYSQL
+                ? "CAST(task_type AS CHAR CHARACTER SET utf8mb4) COLLATE utf8mb4_bin"
+                : "task_type";
+        this.stats = "SELECT " + type + ", state, COUNT(*), MIN(due_at) FROM " + table + " GROUP BY " + type
+                + ", state ORDER BY " + type + ", state";
         this.purge = dialect.deleteLimited(table, "state = 'S' AND updated_at < " + nowPlus);
+        this.purgeable = "SELECT id, task_key FROM " + table + " WHERE state = 'S' AND updated_at < " + nowPlus
+                + (dialect == SqlDialect.H2 ? " FETCH FIRST ? ROWS ONLY" : " LIMIT ?");
+    }
+
+    private String insert(boolean blocked) {
+        String insertCols = "INSERT INTO " + table
+                + " (task_type, task_key, dedup_key, payload, state, runs, run_base, due_at, last_error,"
+                + " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, "
+                + (blocked ? "NULL" : dialect.nowPlusMillisParam()) + ", ?, " + dialect.now() + ", "
+                + dialect.now() + ")";
+        // On PostgreSQL an existing dedup key must not abort the caller's transaction, and the insert
+        // notifies sleeping workers (delivered at commit, and only if the row was inserted).
+        return dialect == SqlDialect.POSTGRESQL
+                ? insertCols
+                        + " ON CONFLICT (task_type, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING RETURNING id,"
+                        + " pg_notify('"
+                        + channel(table) + "', '')"
+                : insertCols;
     }
 
     /** The PostgreSQL notification channel of a table: its name in lower case, as LISTEN folds it. */
@@ -95,26 +118,71 @@ final class RetrySql {
         return table.toLowerCase(java.util.Locale.ROOT);
     }
 
-    /** The second step of a claim on MySQL/H2: the rows locked by {@link #claim}, moved to RUNNING. */
+    /**
+     * The second step of a claim on MySQL/H2: the rows locked by {@link #claim}, moved to RUNNING;
+     * binds the owner, the lease, then {@link #ids the ids and keys}.
+     */
     String markRunning(int n) {
         return "UPDATE " + table + " SET state = 'R', owner = ?, runs = runs + 1, due_at = "
-                + dialect.nowPlusMillisParam() + ", updated_at = " + dialect.now() + " WHERE id IN ("
-                + "?, ".repeat(n - 1) + "?)";
+                + dialect.nowPlusMillisParam() + ", updated_at = " + dialect.now() + " WHERE" + ids(n);
     }
 
     /**
-     * Completes {@code n} tasks of one owner: binds the owner, the n ids, then n (id, runs) pairs.
+     * {@code n} tasks by id and by key: binds the n ids, then the n keys. The ids find the rows by
+     * primary key; the keys route the statement to the tasks' shards through a sharding proxy,
+     * where no other task has both an id and a key of the list (a key names one task).
+     */
+    static String ids(int n) {
+        String list = "?, ".repeat(n - 1) + "?)";
+        return " id IN (" + list + " AND task_key IN (" + list;
+    }
+
+    /** Deletes {@code n} SUCCEEDED tasks by {@link #ids id and key}. */
+    String purgeIds(int n) {
+        return "DELETE FROM " + table + " WHERE state = 'S' AND" + ids(n);
+    }
+
+    /**
+     * The first step of a claim through a sharding proxy: the ids and keys of the earliest due
+     * tasks, without a lock (each shard's earliest, merged by the proxy to the {@code ?} earliest).
+     */
+    String candidates() {
+        return "SELECT id, task_key FROM " + table + " WHERE due_at <= " + dialect.now() + " ORDER BY due_at"
+                + (dialect == SqlDialect.H2 ? " FETCH FIRST ? ROWS ONLY" : " LIMIT ?");
+    }
+
+    /**
+     * The second step of a claim through a sharding proxy, on {@code n} candidates: PostgreSQL moves
+     * those still due to RUNNING (owner, lease, ids, keys; a candidate another worker took meanwhile
+     * is no longer due when this update gets its row lock, and is left out); the others lock those
+     * still due and not locked ({@link #markRunning} follows).
+     */
+    String claimCandidates(int n) {
+        String due = " AND due_at <= " + dialect.now();
+        if (dialect == SqlDialect.POSTGRESQL) {
+            return "UPDATE " + table + " SET state = 'R', owner = ?, runs = runs + 1, due_at = "
+                    + dialect.nowPlusMillisParam() + ", updated_at = " + dialect.now() + " WHERE" + ids(n) + due
+                    + " RETURNING id, task_type, task_key, payload, runs, run_base";
+        }
+        return "SELECT id, task_type, task_key, payload, runs, run_base FROM " + table + " WHERE" + ids(n) + due
+                + " FOR UPDATE SKIP LOCKED";
+    }
+
+    /**
+     * Completes {@code n} tasks of one owner: binds the owner, the n ids, the n keys, then n (id,
+     * runs) pairs.
      * The plain id list lets every database find the rows by primary key; the pairs are the guard.
      */
     String succeedAll(int n) {
         return "UPDATE " + table + " SET state = 'S', due_at = NULL, updated_at = " + dialect.now()
-                + " WHERE owner = ? AND state = 'R' AND id IN (" + "?, ".repeat(n - 1) + "?) AND (id, runs) IN ("
-                + "(?, ?), ".repeat(n - 1) + "(?, ?))" + (dialect == SqlDialect.POSTGRESQL ? " RETURNING id" : "");
+                + " WHERE owner = ? AND state = 'R' AND" + ids(n) + " AND (id, runs) IN ("
+                + "(?, ?), ".repeat(n - 1) + "(?, ?))"
+                + (dialect == SqlDialect.POSTGRESQL ? " RETURNING task_key" : "");
     }
 
-    /** Reads (id, state, owner, runs) of {@code n} tasks. */
+    /** Reads (task_key, state, owner, runs) of {@code n} tasks; binds {@link #ids the ids and keys}. */
     String states(int n) {
-        return "SELECT id, state, owner, runs FROM " + table + " WHERE id IN (" + "?, ".repeat(n - 1) + "?)";
+        return "SELECT task_key, state, owner, runs FROM " + table + " WHERE" + ids(n);
     }
 
     /**
@@ -147,7 +215,14 @@ final class RetrySql {
 
     Instant instant(ResultSet rs, int index) throws SQLException {
         if (dialect == SqlDialect.MYSQL) {
-            LocalDateTime t = rs.getObject(index, LocalDateTime.class);
+            LocalDateTime t;
+            try {
+                t = rs.getObject(index, LocalDateTime.class);
+            } catch (java.sql.SQLFeatureNotSupportedException e) {
+                // ShardingSphere's merged GROUP BY result: the wall-clock time, as the driver read it.
+                java.sql.Timestamp ts = rs.getTimestamp(index);
+                t = ts == null ? null : ts.toLocalDateTime();
+            }
             return t == null ? null : t.toInstant(ZoneOffset.UTC);
         }
         OffsetDateTime t = rs.getObject(index, OffsetDateTime.class);

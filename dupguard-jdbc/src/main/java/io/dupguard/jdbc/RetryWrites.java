@@ -58,17 +58,27 @@ final class RetryWrites {
             JdbcText.bind(ps, 3, task.dedupKey(), s.dialect);
         }
         ps.setBytes(4, task.payload());
-        boolean blocked = error != null && delayMillis < 0;
+        boolean blocked = blocked(delayMillis, error);
         ps.setString(5, blocked ? "B" : "P");
         ps.setInt(6, error == null ? 0 : 1);
-        ps.setLong(7, blocked ? -1 : Math.max(0, delayMillis));
-        ps.setLong(8, Math.max(0, delayMillis));
-        ps.setString(9, error);
+        int i = 7;
+        if (!blocked) {
+            ps.setLong(i++, Math.max(0, delayMillis));
+        }
+        ps.setString(i, error);
+    }
+
+    private static boolean blocked(long delayMillis, String error) {
+        return error != null && delayMillis < 0;
+    }
+
+    private static String insert(RetrySql s, long delayMillis, String error) {
+        return blocked(delayMillis, error) ? s.insertBlocked : s.insert;
     }
 
     static Long insertReturning(Connection c, RetrySql s, NewTask task, long delayMillis, String error)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(s.insert)) {
+        try (PreparedStatement ps = c.prepareStatement(insert(s, delayMillis, error))) {
             bindInsert(ps, s, task, delayMillis, error);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : null;
@@ -79,8 +89,8 @@ final class RetryWrites {
     static Long insertPlain(Connection c, RetrySql s, NewTask task, long delayMillis, String error)
             throws SQLException {
         try (PreparedStatement ps = s.dialect == SqlDialect.H2
-                ? c.prepareStatement(s.insert, new String[] {"ID"})
-                : c.prepareStatement(s.insert, Statement.RETURN_GENERATED_KEYS)) {
+                ? c.prepareStatement(insert(s, delayMillis, error), new String[] {"ID"})
+                : c.prepareStatement(insert(s, delayMillis, error), Statement.RETURN_GENERATED_KEYS)) {
             bindInsert(ps, s, task, delayMillis, error);
             ps.executeUpdate();
             try (ResultSet keys = ps.getGeneratedKeys()) {
@@ -104,19 +114,114 @@ final class RetryWrites {
             ps.setInt(1, max);
             locked = readClaims(ps, s, owner, 1);
         }
+        markRunning(c, s, owner, leaseMillis, locked);
+        return locked;
+    }
+
+    private static void markRunning(Connection c, RetrySql s, String owner, long leaseMillis, List<ClaimedTask> locked)
+            throws SQLException {
         if (!locked.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(s.markRunning(locked.size()))) {
                 JdbcText.bind(ps, 1, owner, s.dialect);
                 ps.setLong(2, leaseMillis);
-                for (int i = 0; i < locked.size(); i++) {
-                    ps.setLong(3 + i, locked.get(i).id());
-                }
+                bindIds(ps, 3, locked);
                 if (ps.executeUpdate() != locked.size()) {
                     throw new SQLException("claim updated fewer rows than it had locked");
                 }
             }
         }
-        return locked;
+    }
+
+    /**
+     * The claim through a sharding proxy ({@link RetrySql#candidates}): the earliest due tasks'
+     * ids and keys without a lock, then those of them still due, by id and key, so that each
+     * shard locks only rows this claim returns. On PostgreSQL (whose {@code FOR UPDATE SKIP LOCKED}
+     * ShardingSphere's parser refuses) that second step is one guarded update; elsewhere a locking
+     * read skipping locked rows, then the update, in the caller's transaction. A candidate that
+     * another worker took meanwhile is left out; when all were, the claim looks again (twice).
+     */
+    static List<ClaimedTask> claimCandidates(Connection c, RetrySql s, String owner, int max, long leaseMillis)
+            throws SQLException {
+        for (int round = 0; ; round++) {
+            List<long[]> ids = new ArrayList<>();
+            List<String> keys = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(s.candidates())) {
+                ps.setInt(1, max);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(new long[] {rs.getLong(1)});
+                        keys.add(rs.getString(2));
+                    }
+                }
+            }
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+            int n = ids.size();
+            List<ClaimedTask> claimed = new ArrayList<>();
+            if (s.dialect == SqlDialect.POSTGRESQL) {
+                // One update per task: ShardingSphere answers an UPDATE … RETURNING that reached
+                // several shards with one shard's rows only, and the others' tasks would stay
+                // RUNNING under this owner unseen until their lease ends.
+                try (PreparedStatement ps = c.prepareStatement(s.claimCandidates(1))) {
+                    for (int k = 0; k < n; k++) {
+                        ps.setString(1, owner);
+                        ps.setLong(2, leaseMillis);
+                        ps.setLong(3, ids.get(k)[0]);
+                        ps.setString(4, keys.get(k));
+                        claimed.addAll(readClaims(ps, s, owner, 0));
+                    }
+                }
+            } else {
+                try (PreparedStatement ps = c.prepareStatement(s.claimCandidates(n))) {
+                    for (int k = 0; k < n; k++) {
+                        ps.setLong(1 + k, ids.get(k)[0]);
+                        ps.setString(1 + n + k, keys.get(k));
+                    }
+                    claimed.addAll(readClaims(ps, s, owner, 1));
+                }
+                markRunning(c, s, owner, leaseMillis, claimed);
+            }
+            if (!claimed.isEmpty() || round == 2) {
+                return claimed;
+            }
+        }
+    }
+
+    /** The purge through a sharding proxy: up to {@code limit} purgeable tasks, then a delete of them by key. */
+    static int purgeByKey(Connection c, RetrySql s, long olderThanMillis, int limit) throws SQLException {
+        List<Long> ids = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(s.purgeable)) {
+            ps.setLong(1, -olderThanMillis);
+            ps.setInt(2, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                    keys.add(rs.getString(2));
+                }
+            }
+        }
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        int n = ids.size();
+        try (PreparedStatement ps = c.prepareStatement(s.purgeIds(n))) {
+            for (int i = 0; i < n; i++) {
+                ps.setLong(1 + i, ids.get(i));
+                ps.setString(1 + n + i, keys.get(i));
+            }
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Binds {@link RetrySql#ids}: the tasks' ids from {@code from}, then their keys. */
+    static void bindIds(PreparedStatement ps, int from, List<ClaimedTask> tasks) throws SQLException {
+        int n = tasks.size();
+        for (int i = 0; i < n; i++) {
+            ps.setLong(from + i, tasks.get(i).id());
+            ps.setString(from + n + i, tasks.get(i).taskKey());
+        }
     }
 
     /** Reads (id, type, key, payload, runs, run_base); {@code runsAdded} is what the claim will add. */
@@ -141,21 +246,21 @@ final class RetryWrites {
 
     static List<ClaimedTask> succeedAll(Connection c, RetrySql s, String owner, List<ClaimedTask> tasks)
             throws SQLException {
-        Set<Long> changed = new HashSet<>();
+        Set<String> changed = new HashSet<>();
         int n = tasks.size();
         int rows;
         try (PreparedStatement ps = c.prepareStatement(s.succeedAll(n))) {
             JdbcText.bind(ps, 1, owner, s.dialect);
+            bindIds(ps, 2, tasks);
             for (int i = 0; i < n; i++) {
                 ClaimedTask t = tasks.get(i);
-                ps.setLong(2 + i, t.id());
-                ps.setLong(2 + n + 2 * i, t.id());
-                ps.setInt(3 + n + 2 * i, t.runs());
+                ps.setLong(2 + 2 * n + 2 * i, t.id());
+                ps.setInt(3 + 2 * n + 2 * i, t.runs());
             }
             if (s.dialect == SqlDialect.POSTGRESQL) {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        changed.add(rs.getLong(1));
+                        changed.add(rs.getString(1));
                     }
                 }
                 rows = changed.size();
@@ -169,18 +274,17 @@ final class RetryWrites {
         if (s.dialect != SqlDialect.POSTGRESQL) {
             // A row this batch completed is SUCCEEDED with our owner and run count; nothing else is.
             try (PreparedStatement ps = c.prepareStatement(s.states(n))) {
-                for (int i = 0; i < n; i++) {
-                    ps.setLong(1 + i, tasks.get(i).id());
-                }
-                Map<Long, ClaimedTask> byId = new HashMap<>();
-                tasks.forEach(t -> byId.put(t.id(), t));
+                bindIds(ps, 1, tasks);
+                Map<String, ClaimedTask> byKey = new HashMap<>();
+                tasks.forEach(t -> byKey.put(t.taskKey(), t));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        ClaimedTask t = byId.get(rs.getLong(1));
-                        if ("S".equals(rs.getString(2))
+                        ClaimedTask t = byKey.get(rs.getString(1));
+                        if (t != null
+                                && "S".equals(rs.getString(2))
                                 && owner.equals(JdbcText.read(rs, 3, s.dialect))
                                 && rs.getInt(4) == t.runs()) {
-                            changed.add(t.id());
+                            changed.add(t.taskKey());
                         }
                     }
                 }
@@ -188,7 +292,7 @@ final class RetryWrites {
         }
         List<ClaimedTask> refused = new ArrayList<>();
         for (ClaimedTask t : tasks) {
-            if (!changed.contains(t.id())) {
+            if (!changed.contains(t.taskKey())) {
                 refused.add(t);
             }
         }

@@ -42,7 +42,12 @@ final class SchemaInitializer {
             return;
         }
         synchronized (this) {
-            if (done) {
+            // A table that is there needs no lock: a store starting next to existing tables (the
+            // usual case) takes no cross-process lock, and neither does one whose connections come
+            // from a proxy that may run the lock and its release on different sessions
+            // (ShardingSphere-JDBC, docs/scaling.md).
+            if (done || TableLayout.exists(c, dialect, table)) {
+                done = true;
                 return;
             }
             switch (dialect) {

@@ -3,12 +3,14 @@ package io.dupguard.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.MachinePools;
 import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.test.AbstractIdempotencyStoreContractTest;
 import io.dupguard.test.FlakyDataSource;
 import io.dupguard.test.StoreOutage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
@@ -16,12 +18,12 @@ import org.junit.jupiter.api.TestInstance;
 /** The store contract on one database, with two pools standing in for two machines. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
-    private final HikariDataSource machineA;
-    private final HikariDataSource machineB;
+    private final DataSource machineA;
+    private final DataSource machineB;
     private final HikariDataSource down;
     private final JdbcIdempotencyStore storeA;
     private final JdbcIdempotencyStore storeB;
-    private final HikariDataSource flakyPool;
+    private final DataSource flakyPool;
     private final FlakyDataSource flaky;
     private final JdbcIdempotencyStore flakyStore;
     private final Db db;
@@ -33,32 +35,39 @@ abstract class AbstractJdbcIdempotencyStoreIT extends AbstractIdempotencyStoreCo
 
     /** The contract on stores that {@code stores} builds over each pool (its own table, say). */
     AbstractJdbcIdempotencyStoreIT(Db db, Function<DataSource, JdbcIdempotencyStore> stores) {
-        this(Servers.one(db), stores);
+        this(db, (MachinePools) Servers.one(db)::pool, stores);
     }
 
     /** The contract with machine A on {@code servers}' first server and machine B on its second. */
     AbstractJdbcIdempotencyStoreIT(Servers servers) {
-        this(servers, TestDatabases::store);
+        this(servers.db(), (MachinePools) servers::pool, TestDatabases::store);
     }
 
-    private AbstractJdbcIdempotencyStoreIT(Servers servers, Function<DataSource, JdbcIdempotencyStore> stores) {
-        this.db = servers.db();
-        machineA = servers.pool(0, 16);
-        machineB = servers.pool(1, 16);
+    /** The contract with each machine's connections from {@code pools} (a size in, a data source out). */
+    AbstractJdbcIdempotencyStoreIT(
+            Db db, IntFunction<DataSource> pools, Function<DataSource, JdbcIdempotencyStore> stores) {
+        this(db, (MachinePools) (machine, size) -> pools.apply(size), stores);
+    }
+
+    private AbstractJdbcIdempotencyStoreIT(
+            Db db, MachinePools pools, Function<DataSource, JdbcIdempotencyStore> stores) {
+        this.db = db;
+        machineA = pools.pool(0, 16);
+        machineB = pools.pool(1, 16);
         down = TestDatabases.unreachable(db);
         storeA = stores.apply(StatementCounter.wrap(machineA, statements));
         storeB = stores.apply(machineB);
-        flakyPool = servers.pool(2, 4);
+        flakyPool = pools.pool(2, 4);
         flaky = new FlakyDataSource(flakyPool);
         flakyStore = stores.apply(flaky);
     }
 
     @AfterAll
     void closePools() {
-        machineA.close();
-        machineB.close();
+        TestDatabases.close(machineA);
+        TestDatabases.close(machineB);
         down.close();
-        flakyPool.close();
+        TestDatabases.close(flakyPool);
     }
 
     @Override

@@ -1,17 +1,19 @@
 package io.dupguard.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.MachinePools;
 import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.retry.RetryStore;
 import io.dupguard.test.AbstractRetryStoreContractTest;
+import java.util.function.IntFunction;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
 /** The retry store contract on one database; each "machine" is a store on its own connection pool. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractJdbcRetryStoreIT extends AbstractRetryStoreContractTest {
-    private final HikariDataSource[] pools = new HikariDataSource[3];
+    private final DataSource[] pools = new DataSource[3];
     private final JdbcRetryStore[] machines = new JdbcRetryStore[3];
 
     AbstractJdbcRetryStoreIT(Db db) {
@@ -20,9 +22,18 @@ abstract class AbstractJdbcRetryStoreIT extends AbstractRetryStoreContractTest {
 
     /** Machine {@code i} connects to {@code servers}' server {@code i} (all to one, or a node each). */
     AbstractJdbcRetryStoreIT(Servers servers) {
+        this((MachinePools) servers::pool);
+    }
+
+    /** The contract with each machine's connections from {@code pools} (a size in, a data source out). */
+    AbstractJdbcRetryStoreIT(IntFunction<DataSource> pools) {
+        this((MachinePools) (machine, size) -> pools.apply(size));
+    }
+
+    private AbstractJdbcRetryStoreIT(MachinePools pools) {
         for (int i = 0; i < 3; i++) {
-            pools[i] = servers.pool(i, 8);
-            machines[i] = TestDatabases.retries(pools[i]);
+            this.pools[i] = pools.pool(i, 8);
+            machines[i] = TestDatabases.retries(this.pools[i]);
         }
     }
 
@@ -40,8 +51,8 @@ abstract class AbstractJdbcRetryStoreIT extends AbstractRetryStoreContractTest {
                 st.execute("DROP TABLE " + ownTable);
             }
         }
-        for (HikariDataSource pool : pools) {
-            pool.close();
+        for (DataSource pool : pools) {
+            TestDatabases.close(pool);
         }
     }
 

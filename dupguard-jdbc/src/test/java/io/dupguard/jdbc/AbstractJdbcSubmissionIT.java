@@ -1,7 +1,7 @@
 package io.dupguard.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.MachinePools;
 import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.test.AbstractPreparedSubmissionsContractTest;
 import io.dupguard.test.AbstractSubmissionTokensContractTest;
@@ -9,6 +9,8 @@ import io.dupguard.test.AbstractSubmitThrottleContractTest;
 import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
+import java.util.function.IntFunction;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.TestInstance;
@@ -16,8 +18,9 @@ import org.junit.jupiter.api.TestInstance;
 /** Tokens, throttle and prepared submissions on one database; two pools stand in for two machines. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractJdbcSubmissionIT {
-    private final HikariDataSource machineA;
-    private final HikariDataSource machineB;
+    private final DataSource machineA;
+    private final DataSource machineB;
+    /** How many nodes the machines' commits race on (prepared submissions' work runs once per node on Galera). */
     private final int machines;
 
     AbstractJdbcSubmissionIT(Db db) {
@@ -26,15 +29,24 @@ abstract class AbstractJdbcSubmissionIT {
 
     /** Machine A on {@code servers}' first server, machine B on its second. */
     AbstractJdbcSubmissionIT(Servers servers) {
-        machineA = servers.pool(0, 16);
-        machineB = servers.pool(1, 16);
-        machines = Math.min(servers.urls().size(), 2);
+        this(servers::pool, Math.min(servers.urls().size(), 2));
+    }
+
+    /** The contracts with each machine's connections from {@code pools} (a size in, a data source out). */
+    AbstractJdbcSubmissionIT(IntFunction<DataSource> pools) {
+        this((machine, size) -> pools.apply(size), 1);
+    }
+
+    private AbstractJdbcSubmissionIT(MachinePools pools, int machines) {
+        machineA = pools.pool(0, 16);
+        machineB = pools.pool(1, 16);
+        this.machines = machines;
     }
 
     @AfterAll
     void closePools() {
-        machineA.close();
-        machineB.close();
+        TestDatabases.close(machineA);
+        TestDatabases.close(machineB);
     }
 
     @Nested

@@ -53,6 +53,12 @@ public final class TestDatabases {
      * {@code i} to node {@code i % n} of a cluster whose every node takes writes. {@code db} is the
      * SQL dialect the servers speak.
      */
+    /** Where each test machine's connections come from: a machine's index and a pool size in, a pool out. */
+    @FunctionalInterface
+    interface MachinePools {
+        DataSource pool(int machine, int size);
+    }
+
     record Servers(Db db, List<String> urls) {
         static Servers one(Db db) {
             return new Servers(db, List.of(TestDatabases.url(db)));
@@ -99,6 +105,13 @@ public final class TestDatabases {
         config.setPoolName("test-" + name + "-" + H2_COUNTER.incrementAndGet());
         config.setConnectionTimeout(10_000);
         return new HikariDataSource(config);
+    }
+
+    /** Closes {@code ds} if it is a pool of its own (a shared ShardingSphere data source stays open). */
+    static void close(DataSource ds) {
+        if (ds instanceof HikariDataSource pool) {
+            pool.close();
+        }
     }
 
     /** A pool pointing at a port where nothing listens; creating it succeeds, using it fails fast. */

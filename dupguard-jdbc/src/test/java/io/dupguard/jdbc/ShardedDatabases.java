@@ -1,0 +1,114 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.jdbc.TestDatabases.Db;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFactory;
+
+/**
+ * ShardingSphere-JDBC data sources over the two shard databases of an engine ({@code
+ * dupguard_shard0}, {@code dupguard_shard1}; scripts/services creates them), built from the YAML
+ * that docs/scaling.md shows ({@code sharding/mariadb.yaml}, {@code sharding/postgresql.yaml} on
+ * the test class path). One per engine and JVM: building one loads metadata from both shards, and
+ * its own pools are the connections of every "machine" of the tests.
+ */
+final class ShardedDatabases {
+    private static final Map<Db, DataSource> SHARDED = new EnumMap<>(Db.class);
+    private static final Pattern JDBC_URL = Pattern.compile("(?m)^\\s*jdbcUrl:\\s*(\\S+)\\s*$");
+
+    private ShardedDatabases() {}
+
+    /** The YAML resource of an engine's sharding rules. */
+    static String yaml(Db engine) {
+        return switch (engine) {
+            case POSTGRESQL -> "/sharding/postgresql.yaml";
+            case MARIADB -> "/sharding/mariadb.yaml";
+            case H2 -> throw new IllegalArgumentException("no sharded H2");
+        };
+    }
+
+    /** The engine's ShardingSphere data source, shared by the JVM; never closed before it exits. */
+    static synchronized DataSource dataSource(Db engine) {
+        return SHARDED.computeIfAbsent(engine, ShardedDatabases::create);
+    }
+
+    /** The engine's YAML as the tests load it. */
+    static byte[] yamlBytes(Db engine) {
+        try (InputStream in = ShardedDatabases.class.getResourceAsStream(yaml(engine))) {
+            if (in == null) {
+                throw new IllegalStateException(yaml(engine) + " is not on the class path");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static DataSource create(Db engine) {
+        try {
+            byte[] yaml = yamlBytes(engine);
+            List<String> urls = shardUrls(yaml);
+            for (int i = 0; i < urls.size(); i++) {
+                createSchema(engine, urls.get(i), i, urls.size());
+            }
+            return YamlShardingSphereDataSourceFactory.createDataSource(yaml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "ShardingSphere over " + engine + " (" + yaml(engine) + "): are dupguard_shard0 and"
+                            + " dupguard_shard1 there? scripts/services creates them",
+                    e);
+        }
+    }
+
+    /** The {@code jdbcUrl} of every data source in the YAML, in order. */
+    static List<String> shardUrls(byte[] yaml) {
+        List<String> urls = new ArrayList<>();
+        Matcher m = JDBC_URL.matcher(new String(yaml, StandardCharsets.UTF_8));
+        while (m.find()) {
+            urls.add(m.group(1));
+        }
+        return urls;
+    }
+
+    /**
+     * dupguard's DDL on one shard, as docs/scaling.md says to: a store does not create its table
+     * through ShardingSphere.
+     */
+    private static void createSchema(Db engine, String url, int shard, int shards) throws SQLException {
+        String user = engine == Db.POSTGRESQL ? "postgres" : "root";
+        SqlDialect dialect = engine == Db.POSTGRESQL ? SqlDialect.POSTGRESQL : SqlDialect.MYSQL;
+        try (Connection c = DriverManager.getConnection(url, user, "");
+                Statement st = c.createStatement()) {
+            for (String ddl : SchemaInitializer.statements(dialect)) {
+                st.execute(ddl);
+            }
+            if (engine == Db.POSTGRESQL) {
+                // Retry task ids unique across shards: shard i hands out i + 1, i + 1 + shards, …
+                // (MariaDB: auto_increment_increment/offset in the YAML's connectionInitSql).
+                st.execute(
+                        "ALTER TABLE " + JdbcRetryStore.DEFAULT_TABLE + " ALTER COLUMN id SET INCREMENT BY " + shards);
+                st.execute("SELECT setval(pg_get_serial_sequence('" + JdbcRetryStore.DEFAULT_TABLE + "', 'id'),"
+                        + " ((GREATEST((SELECT COALESCE(MAX(id), 0) FROM " + JdbcRetryStore.DEFAULT_TABLE + "),"
+                        + " (SELECT last_value FROM pg_sequences WHERE sequencename = '"
+                        + JdbcRetryStore.DEFAULT_TABLE + "_id_seq')) / " + shards + ") + 1) * " + shards + " + "
+                        + (shard + 1)
+                        + ", false)");
+            }
+        }
+    }
+}
