@@ -1,7 +1,5 @@
 package io.dupguard.bench;
 
-import io.dupguard.lock.LockProvider;
-import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.bench.harness.Cli;
 import io.dupguard.bench.harness.CommonOptions;
 import io.dupguard.bench.harness.DurationConverter;
@@ -12,9 +10,11 @@ import io.dupguard.bench.harness.Rounds;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
+import io.dupguard.lock.LockProvider;
 import io.dupguard.redis.RedisIdempotencyStore;
 import io.dupguard.redis.RedisLockProvider;
 import io.lettuce.core.RedisClient;
