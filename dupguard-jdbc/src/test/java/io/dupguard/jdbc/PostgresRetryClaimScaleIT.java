@@ -43,9 +43,10 @@ class PostgresRetryClaimScaleIT extends AbstractJdbcRetryClaimScaleIT {
                 PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql.succeedAll(BATCH))) {
             ps.setString(1, "scale");
             for (int i = 0; i < BATCH; i++) {
-                ps.setLong(2 + i, i + 1);
-                ps.setLong(2 + BATCH + 2 * i, i + 1);
-                ps.setInt(3 + BATCH + 2 * i, 1);
+                ps.setLong(2 + i, i + 1); // the ids, then their task keys (RetrySql.ids), then (id, runs)
+                ps.setString(2 + BATCH + i, "key-" + (i + 1));
+                ps.setLong(2 + 2 * BATCH + 2 * i, i + 1);
+                ps.setInt(3 + 2 * BATCH + 2 * i, 1);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 plan = lines(rs);
