@@ -29,7 +29,11 @@ final class Browser implements AutoCloseable {
         driver.get(base + path);
     }
 
+    /** The text of the first element matching {@code css}, once the page shows one (a form post may still be loading). */
     String text(String css) {
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(15))
+                .until(() -> !driver.findElements(By.cssSelector(css)).isEmpty());
         return driver.findElement(By.cssSelector(css)).getText();
     }
 
