@@ -101,6 +101,18 @@ public final class ChildJvm {
         return process.exitValue();
     }
 
+    /**
+     * Writes a line to the child's standard input.
+     *
+     * @param line the line, without its end
+     * @throws IOException if the child's input is closed (it ended)
+     */
+    public void send(String line) throws IOException {
+        var in = process.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
     /** Kills the child (SIGKILL) and waits for it to end. */
     public void kill() {
         process.destroyForcibly();

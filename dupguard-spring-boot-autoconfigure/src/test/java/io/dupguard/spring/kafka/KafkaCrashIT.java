@@ -40,7 +40,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * is armed at every point: each listener parks at its point until all four are there, then the JVM
  * halts, so one crash leaves each listener at its own point. The consumers use static membership
  * ({@code group.instance.id}): the restarted child takes its dead predecessor's partitions at once
- * instead of after the session timeout; it runs until every group has committed the end of its topic.
+ * instead of after the session timeout. It starts with the armed child, its listener containers idle
+ * until the armed child has died, and runs until every group has committed the end of its topic.
  * The deliveries table (written before the dedup, autocommitted) shows the restarted child got again
  * the records the halted one had taken. Logs: {@code target/kafka-crash-logs/<run>/}.
  */
@@ -94,11 +95,13 @@ class KafkaCrashIT {
                 produce(producer, point);
             }
             ChildJvm crashed = start(children, String.join(",", KafkaCrashApp.POINTS));
+            // started ahead, its consumers idle until the armed child has died
+            ChildJvm restarted = start(children, null);
             int status = crashed.awaitExit(Duration.ofSeconds(120));
             assertThat(status)
                     .as("exit status of the child armed at every point (log %s):%n%s", crashed.log(), crashed.tail(60))
                     .isEqualTo(KafkaCrashApp.HALT_STATUS);
-            ChildJvm restarted = start(children, null);
+            restarted.send("go");
             Awaitility.await("every group committed the end of its topic (log " + restarted.log() + ")")
                     .atMost(Duration.ofSeconds(120))
                     .pollInterval(Duration.ofMillis(500))
@@ -249,36 +252,37 @@ class KafkaCrashIT {
     /** Starts a child armed at {@code points} (comma-separated; null: nowhere). */
     private static ChildJvm start(List<ChildJvm> children, String points) throws Exception {
         List<String> options = new ArrayList<>();
+        List<String> args = new ArrayList<>(List.of(
+                "--spring.main.web-application-type=none",
+                "--spring.main.banner-mode=off",
+                "--spring.kafka.bootstrap-servers=" + KafkaItBroker.bootstrapServers(),
+                "--spring.kafka.consumer.auto-offset-reset=earliest",
+                // static membership: a restarted child takes the partitions its dead predecessor held
+                "--spring.kafka.consumer.properties.group.instance.id=kafka-crash-child",
+                "--spring.datasource.url=" + PG,
+                "--spring.datasource.hikari.maximum-pool-size=6",
+                "--spring.datasource.hikari.minimum-idle=1",
+                "--dupguard.store=jdbc",
+                "--dupguard.http.enabled=false",
+                "--dupguard.jdbc.idempotency-table=" + IDEM,
+                "--dupguard.kafka.key=header",
+                "--dupguard.kafka.mode=transactional",
+                "--crash.prefix=" + PREFIX,
+                "--crash.effects=" + EFFECTS,
+                "--crash.deliveries=" + DELIVERIES));
         if (points != null) {
             options.add("-Dcrash.point=" + points);
             options.add("-Dcrash.after=" + CRASH_AFTER);
+        } else {
+            options.add("-Dcrash.await-go=true");
+            args.add("--crash.auto-startup=false");
         }
         Path log = Path.of(
                 "target",
                 "kafka-crash-logs",
                 RUN,
                 children.size() + "-" + (points == null ? "restarted" : "armed") + ".log");
-        ChildJvm child = ChildJvm.start(
-                log,
-                options,
-                KafkaCrashApp.class,
-                List.of(
-                        "--spring.main.web-application-type=none",
-                        "--spring.main.banner-mode=off",
-                        "--spring.kafka.bootstrap-servers=" + KafkaItBroker.bootstrapServers(),
-                        "--spring.kafka.consumer.auto-offset-reset=earliest",
-                        // static membership: a restarted child takes the partitions its dead predecessor held
-                        "--spring.kafka.consumer.properties.group.instance.id=kafka-crash-child",
-                        "--spring.datasource.url=" + PG,
-                        "--spring.datasource.hikari.maximum-pool-size=6",
-                        "--spring.datasource.hikari.minimum-idle=1",
-                        "--dupguard.http.enabled=false",
-                        "--dupguard.jdbc.idempotency-table=" + IDEM,
-                        "--dupguard.kafka.key=header",
-                        "--dupguard.kafka.mode=transactional",
-                        "--crash.prefix=" + PREFIX,
-                        "--crash.effects=" + EFFECTS,
-                        "--crash.deliveries=" + DELIVERIES));
+        ChildJvm child = ChildJvm.start(log, options, KafkaCrashApp.class, args);
         children.add(child);
         return child;
     }
