@@ -121,14 +121,16 @@ public class KafkaCrashApp {
     }
 
     @Bean
-    ConcurrentKafkaListenerContainerFactory<Object, Object> crashFactory(
+    ConcurrentKafkaListenerContainerFactory<Object, Object> kafkaListenerContainerFactory(
             ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
             ConsumerFactory<Object, Object> consumers,
             IdempotentKafkaInterceptor dedup,
             DataSource dataSource,
-            @Value("${crash.deliveries}") String deliveries) {
+            @Value("${crash.deliveries}") String deliveries,
+            @Value("${crash.auto-startup:true}") boolean autoStartup) {
         ConcurrentKafkaListenerContainerFactory<Object, Object> f = new ConcurrentKafkaListenerContainerFactory<>();
         configurer.configure(f, consumers);
+        f.setAutoStartup(autoStartup);
         JdbcTemplate autocommit = new JdbcTemplate(dataSource);
         String insert = "insert into " + deliveries + " (message_id, pid, topic, part, off) values (?, ?, ?, ?, ?)";
         long pid = ProcessHandle.current().pid();
@@ -208,6 +210,7 @@ public class KafkaCrashApp {
         }
     }
 
+    /** One container per point: its topic and its consumer group are {@code <crash.prefix>.<point>}. */
     static class Listeners {
         private final JdbcTemplate jdbc;
         private final String insert;
@@ -218,62 +221,47 @@ public class KafkaCrashApp {
             this.insert = "insert into " + effects + " (message_id, pid) values (?, ?)";
         }
 
-        @KafkaListener(
-                id = "record-before-commit",
-                groupId = "${crash.prefix}.record-before-commit",
-                topics = "${crash.prefix}.record-before-commit",
-                containerFactory = "crashFactory",
-                autoStartup = "${crash.auto-startup:true}")
+        @KafkaListener(id = "${crash.prefix}.record-before-commit", topics = "${crash.prefix}.record-before-commit")
         public void recordBeforeCommit(ConsumerRecord<String, String> record) {
-            jdbc.update(insert, id(record), pid);
-            if (CrashSwitch.reached("record-before-commit", 1)) {
-                CrashSwitch.reach("record-before-commit");
-            }
+            writeEach("record-before-commit", List.of(record));
         }
 
-        @KafkaListener(
-                id = "record-after-commit",
-                groupId = "${crash.prefix}.record-after-commit",
-                topics = "${crash.prefix}.record-after-commit",
-                containerFactory = "crashFactory",
-                autoStartup = "${crash.auto-startup:true}")
+        @KafkaListener(id = "${crash.prefix}.record-after-commit", topics = "${crash.prefix}.record-after-commit")
         public void recordAfterCommit(ConsumerRecord<String, String> record) {
-            jdbc.update(insert, id(record), pid);
-            if (CrashSwitch.reached("record-after-commit", 1)) {
-                CrashSwitch.reachAfterCommit("record-after-commit");
-            }
+            writeAll("record-after-commit", List.of(record));
+        }
+
+        @KafkaListener(id = "${crash.prefix}.batch-mid", topics = "${crash.prefix}.batch-mid", batch = "true")
+        public void batchMid(List<ConsumerRecord<String, String>> records) {
+            writeEach("batch-mid", records);
         }
 
         @KafkaListener(
-                id = "batch-mid",
-                groupId = "${crash.prefix}.batch-mid",
-                topics = "${crash.prefix}.batch-mid",
-                containerFactory = "crashFactory",
-                autoStartup = "${crash.auto-startup:true}",
+                id = "${crash.prefix}.batch-after-commit",
+                topics = "${crash.prefix}.batch-after-commit",
                 batch = "true")
-        public void batchMid(List<ConsumerRecord<String, String>> records) {
-            System.err.println("batch-mid: a batch of " + records.size());
+        public void batchAfterCommit(List<ConsumerRecord<String, String>> records) {
+            writeAll("batch-after-commit", records);
+        }
+
+        /** One effect row per record, one statement each; an armed point halts after the write of its N-th. */
+        private void writeEach(String point, List<ConsumerRecord<String, String>> records) {
+            System.err.println(point + ": " + records.size() + " record(s)");
             for (ConsumerRecord<String, String> r : records) {
                 jdbc.update(insert, id(r), pid);
-                if (CrashSwitch.reached("batch-mid", 1)) {
-                    CrashSwitch.reach("batch-mid");
+                if (CrashSwitch.reached(point, 1)) {
+                    CrashSwitch.reach(point);
                 }
             }
         }
 
-        @KafkaListener(
-                id = "batch-after-commit",
-                groupId = "${crash.prefix}.batch-after-commit",
-                topics = "${crash.prefix}.batch-after-commit",
-                containerFactory = "crashFactory",
-                autoStartup = "${crash.auto-startup:true}",
-                batch = "true")
-        public void batchAfterCommit(List<ConsumerRecord<String, String>> records) {
-            System.err.println("batch-after-commit: a batch of " + records.size());
+        /** One effect row per record in one batch; an armed point halts once they have committed. */
+        private void writeAll(String point, List<ConsumerRecord<String, String>> records) {
+            System.err.println(point + ": " + records.size() + " record(s)");
             jdbc.batchUpdate(
                     insert, records.stream().map(r -> new Object[] {id(r), pid}).toList());
-            if (CrashSwitch.reached("batch-after-commit", records.size())) {
-                CrashSwitch.reachAfterCommit("batch-after-commit");
+            if (CrashSwitch.reached(point, records.size())) {
+                CrashSwitch.reachAfterCommit(point);
             }
         }
     }
