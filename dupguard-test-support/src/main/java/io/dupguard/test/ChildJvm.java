@@ -130,6 +130,17 @@ public final class ChildJvm {
      * @return the lines, joined by newlines
      */
     public String tail(int lines) {
+        return tail(log, lines);
+    }
+
+    /**
+     * The last lines of a log, for a failure report.
+     *
+     * @param log the file
+     * @param lines how many
+     * @return the lines, joined by newlines
+     */
+    public static String tail(Path log, int lines) {
         try {
             List<String> all = Files.readAllLines(log, StandardCharsets.ISO_8859_1); // any bytes
             return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));

@@ -1,30 +1,26 @@
 package io.dupguard.examples.payments;
 
+import io.dupguard.test.ChildJvm;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 
 /**
- * The example service as a child JVM ({@code java -cp <this JVM's class path> PaymentsApplication}),
- * so a test can kill it for real: a {@link CrashPoints} halt ends the process, not a thread. Its
- * output goes to a log file; the JVM is tuned to start fast (C1 only, class data sharing).
+ * The example service as a child JVM ({@link ChildJvm}: {@code java -cp <this JVM's class path>
+ * PaymentsApplication}), so a test can kill it for real: a {@link CrashPoints} halt ends the process,
+ * not a thread. Its output goes to a log file.
  */
 final class PaymentsProcess {
-    private final Process process;
-    private final Path log;
+    private final ChildJvm jvm;
     private final int port;
 
-    private PaymentsProcess(Process process, Path log, int port) {
-        this.process = process;
-        this.log = log;
+    private PaymentsProcess(ChildJvm jvm, int port) {
+        this.jvm = jvm;
         this.port = port;
     }
 
@@ -40,27 +36,15 @@ final class PaymentsProcess {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                "-Xshare:auto",
-                "-XX:+UseSerialGC",
-                "-Xmx384m",
-                "-cp",
-                System.getProperty("java.class.path")));
-        if (crashAt != null) {
-            command.add("-Dexample.crash-at=" + crashAt);
-        }
-        command.add(PaymentsApplication.class.getName());
-        command.add("--server.port=" + port);
-        command.add("--spring.main.banner-mode=off");
-        command.addAll(args);
-        Files.createDirectories(log.getParent());
-        Process p = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
-        PaymentsProcess app = new PaymentsProcess(p, log, port);
+        List<String> arguments = new ArrayList<>(List.of("--server.port=" + port, "--spring.main.banner-mode=off"));
+        arguments.addAll(args);
+        PaymentsProcess app = new PaymentsProcess(
+                ChildJvm.start(
+                        log,
+                        crashAt == null ? List.of() : List.of("-Dexample.crash-at=" + crashAt),
+                        PaymentsApplication.class,
+                        arguments),
+                port);
         try {
             app.awaitHealthy(Duration.ofSeconds(90));
         } catch (RuntimeException | Error e) {
@@ -72,13 +56,14 @@ final class PaymentsProcess {
 
     private void awaitHealthy(Duration atMost) {
         PaymentsClient client = client();
-        Awaitility.await("the service on port " + port + " to report UP (log: " + log + ")")
+        Awaitility.await("the service on port " + port + " to report UP (log: " + jvm.log() + ")")
                 .atMost(atMost)
                 .pollInterval(Duration.ofMillis(200))
                 .ignoreExceptionsInstanceOf(IOException.class)
                 .until(() -> {
-                    if (!process.isAlive()) {
-                        throw new AssertionError("the service exited with " + process.exitValue() + " while starting");
+                    if (!jvm.isAlive()) {
+                        throw new AssertionError(
+                                "the service exited with " + jvm.awaitExit(Duration.ZERO) + " while starting");
                     }
                     HttpResponse<String> r = client.send(
                             client.request("/actuator/health", null).GET().build());
@@ -91,7 +76,7 @@ final class PaymentsProcess {
     }
 
     Path log() {
-        return log;
+        return jvm.log();
     }
 
     /**
@@ -101,29 +86,16 @@ final class PaymentsProcess {
      * @throws AssertionError if it still runs after {@code atMost}
      */
     int awaitExit(Duration atMost) throws InterruptedException {
-        if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new AssertionError("the service did not halt within " + atMost + " (log: " + log + ")");
-        }
-        return process.exitValue();
+        return jvm.awaitExit(atMost);
     }
 
     /** Kills the process (SIGKILL) and waits for it to end. */
     void kill() {
-        process.destroyForcibly();
-        try {
-            process.waitFor(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        jvm.kill();
     }
 
     /** The last {@code lines} lines of a log, for a failure report. */
     static String tail(Path log, int lines) {
-        try {
-            List<String> all = Files.readAllLines(log);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return ChildJvm.tail(log, lines);
     }
 }
