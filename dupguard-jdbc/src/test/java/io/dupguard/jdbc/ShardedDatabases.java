@@ -93,6 +93,20 @@ final class ShardedDatabases {
         return DriverManager.getConnection(url, engine == Db.POSTGRESQL ? "postgres" : "root", "");
     }
 
+    /** The shard of {@code key} by the YAML's algorithm: its UTF-8 bytes' {@code Arrays.hashCode}, mod shards. */
+    static int shardOf(String key, int shards) {
+        return Math.floorMod(java.util.Arrays.hashCode(key.getBytes(StandardCharsets.UTF_8)), shards);
+    }
+
+    /** {@code prefix} and the first number that puts the key on {@code shard} of two. */
+    static String keyOnShard(String prefix, int shard) {
+        for (int i = 0; ; i++) {
+            if (shardOf(prefix + i, 2) == shard) {
+                return prefix + i;
+            }
+        }
+    }
+
     /** The {@code jdbcUrl} of every data source in the YAML, in order. */
     static List<String> shardUrls(byte[] yaml) {
         List<String> urls = new ArrayList<>();

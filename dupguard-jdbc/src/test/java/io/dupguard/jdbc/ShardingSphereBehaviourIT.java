@@ -45,7 +45,7 @@ class ShardingSphereBehaviourIT {
     @ParameterizedTest
     @MethodSource("shardings")
     void aPreparedStatementExecutedAgainWithoutBindingAgainFails(Servers sharding) throws SQLException {
-        try (HikariDataSource pool = TestDatabases.pool(sharding.db(), 1);
+        try (HikariDataSource pool = TestDatabases.pool(sharding.db(), 2);
                 Connection one = pool.getConnection()) {
             // the lock table, on one database too
             TestDatabases.locks(pool)
