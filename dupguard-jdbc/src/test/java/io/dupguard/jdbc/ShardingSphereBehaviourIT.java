@@ -29,33 +29,39 @@ class ShardingSphereBehaviourIT {
         return Servers.shardings();
     }
 
-    /** A prepared statement run a second time with the parameters of its first run. */
-    private static int runTwiceBindingOnce(Connection c) throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement("SELECT COUNT(*) FROM " + JdbcLockProvider.DEFAULT_TABLE + " WHERE name = ?")) {
-            ps.setString(1, "behaviour-" + UUID.randomUUID());
-            ps.executeQuery().close();
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
+    private static final String COUNT_LOCK =
+            "SELECT COUNT(*) FROM " + JdbcLockProvider.DEFAULT_TABLE + " WHERE name = ?";
+
+    /** The count of a lock's rows, read by {@code ps} (its parameter bound before this call, or not). */
+    private static int count(PreparedStatement ps) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
         }
     }
 
     @ParameterizedTest
     @MethodSource("shardings")
     void aPreparedStatementExecutedAgainWithoutBindingAgainFails(Servers sharding) throws SQLException {
+        String name = "behaviour-" + UUID.randomUUID();
         try (HikariDataSource pool = TestDatabases.pool(sharding.db(), 2);
                 Connection one = pool.getConnection()) {
             // the lock table, on one database too
-            TestDatabases.locks(pool)
-                    .tryAcquire("behaviour-" + UUID.randomUUID())
-                    .ifPresent(Lease::close);
-            assertThat(runTwiceBindingOnce(one)).as("one database").isZero();
+            TestDatabases.locks(pool).tryAcquire(name).ifPresent(Lease::close);
+            try (PreparedStatement ps = one.prepareStatement(COUNT_LOCK)) {
+                ps.setString(1, name);
+                int first = count(ps);
+                assertThat(count(ps))
+                        .as("one database, the same parameters again")
+                        .isEqualTo(first);
+            }
         }
-        try (Connection c = sharding.machine(0, 1).getConnection()) {
-            assertThatThrownBy(() -> runTwiceBindingOnce(c))
-                    .as("through ShardingSphere")
+        try (Connection c = sharding.machine(0, 1).getConnection();
+                PreparedStatement ps = c.prepareStatement(COUNT_LOCK)) {
+            ps.setString(1, name);
+            assertThat(count(ps)).isZero();
+            assertThatThrownBy(() -> count(ps))
+                    .as("through ShardingSphere, the same parameters again")
                     .isInstanceOf(Exception.class);
         }
     }
