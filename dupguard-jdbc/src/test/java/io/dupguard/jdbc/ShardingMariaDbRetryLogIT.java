@@ -9,6 +9,6 @@ class ShardingMariaDbRetryLogIT extends AbstractJdbcRetryLogIT {
     /** Fewer tasks than on one server: a claim through ShardingSphere moves its tasks one statement each. */
     @Override
     int stressTasks() {
-        return 3_000;
+        return 1_500;
     }
 }
