@@ -105,8 +105,11 @@ public final class UnfinishedGuard {
         access.withConnection("guard row " + kind, c -> {
             SqlDialect d = access.dialect(c);
             String insert = "INSERT INTO " + access.table() + " (guard_key) VALUES (?)";
+            // Through ShardingSphere the key is the sharding value and must be a plain parameter:
+            // the rewrite wraps it in IF(…), which it cannot route; the existing row is then a
+            // unique violation, caught below (docs/scaling.md).
             String sql = d == SqlDialect.MYSQL
-                    ? MysqlInsertIfAbsent.rewrite(insert, "guard_key")
+                    ? access.sharded() ? insert : MysqlInsertIfAbsent.rewrite(insert, "guard_key")
                     : insert + (d.onConflictDoNothing() ? " ON CONFLICT DO NOTHING" : "");
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 JdbcText.bind(ps, 1, kind, d);

@@ -160,8 +160,7 @@ abstract class AbstractShardedRetryStoreIT extends AbstractJdbcRetryStoreIT {
     static String keyOnShard(int shard, int shards) {
         while (true) {
             String key = UUID.randomUUID().toString().replace("-", "");
-            if (Math.floorMod(java.util.Arrays.hashCode(key.getBytes(java.nio.charset.StandardCharsets.UTF_8)), shards)
-                    == shard) {
+            if (ShardedDatabases.shardOf(key, shards) == shard) {
                 return key;
             }
         }

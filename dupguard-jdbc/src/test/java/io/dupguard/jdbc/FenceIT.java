@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import java.sql.Connection;
@@ -14,27 +15,37 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** A stale holder's fenced write is rejected by the database row itself (SPEC L5). */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FenceIT {
     private static final Fence ACCOUNTS = Fence.on("dupguard_fence_accounts", "id", "fence");
+    static final String CREATE_ACCOUNTS = "CREATE TABLE IF NOT EXISTS dupguard_fence_accounts (id VARCHAR(64)"
+            + " PRIMARY KEY, balance BIGINT NOT NULL, note VARCHAR(100), fence BIGINT)";
 
-    private final String id =
-            "acct-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
-    private HikariDataSource machineA;
-    private HikariDataSource machineB;
+    private String id;
+    private DataSource machineA;
+    private DataSource machineB;
 
-    private void setUp(Db db, Long initialFence) throws SQLException {
-        machineA = TestDatabases.pool(db, 4);
-        machineB = TestDatabases.pool(db, 4);
+    /** Where the two machines connect: each single server. */
+    Stream<Servers> servers() {
+        return Stream.of(Db.values()).map(Servers::one);
+    }
+
+    private void setUp(Servers servers, Long initialFence) throws SQLException {
+        id = "acct-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        machineA = servers.machine(0, 4);
+        machineB = servers.machine(1, 4);
         try (Connection c = machineA.getConnection();
                 Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE IF NOT EXISTS dupguard_fence_accounts (id VARCHAR(64) PRIMARY KEY,"
-                    + " balance BIGINT NOT NULL, note VARCHAR(100), fence BIGINT)");
+            st.execute(CREATE_ACCOUNTS);
             try (PreparedStatement ps =
                     c.prepareStatement("INSERT INTO dupguard_fence_accounts (id, balance, fence) VALUES (?, 100, ?)")) {
                 ps.setString(1, id);
@@ -46,13 +57,11 @@ class FenceIT {
 
     @AfterEach
     void closePools() {
-        if (machineA != null) {
-            machineA.close();
-            machineB.close();
-        }
+        TestDatabases.close(machineA);
+        TestDatabases.close(machineB);
     }
 
-    private boolean credit(HikariDataSource ds, long token, long balance, String note) throws SQLException {
+    private boolean credit(DataSource ds, long token, long balance, String note) throws SQLException {
         try (Connection c = ds.getConnection()) {
             return ACCOUNTS.update(c, id, token, "balance = ?, note = ?", balance, note);
         }
@@ -71,9 +80,9 @@ class FenceIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void pausedHoldersWriteIsRejectedAfterItsSuccessorWrote(Db db) throws SQLException {
-        setUp(db, 0L);
+    @MethodSource("servers")
+    void pausedHoldersWriteIsRejectedAfterItsSuccessorWrote(Servers servers) throws SQLException {
+        setUp(servers, 0L);
         JdbcLockProvider locksA = TestDatabases.locks(machineA);
         JdbcLockProvider locksB = TestDatabases.locks(machineB);
         String lock = "account:" + id;
@@ -98,9 +107,9 @@ class FenceIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void newerTokenWinsAndARowWithoutAFenceYetIsWritable(Db db) throws SQLException {
-        setUp(db, null);
+    @MethodSource("servers")
+    void newerTokenWinsAndARowWithoutAFenceYetIsWritable(Servers servers) throws SQLException {
+        setUp(servers, null);
         assertThat(credit(machineA, 7, 110, "first")).isTrue();
         assertThat(credit(machineA, 9, 120, "newer")).isTrue();
         assertThat(credit(machineA, 8, 130, "older")).isFalse();
@@ -108,9 +117,9 @@ class FenceIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void fencedWriteIsPartOfTheCallersTransaction(Db db) throws SQLException {
-        setUp(db, 0L);
+    @MethodSource("servers")
+    void fencedWriteIsPartOfTheCallersTransaction(Servers servers) throws SQLException {
+        setUp(servers, 0L);
         try (Connection c = machineA.getConnection()) {
             c.setAutoCommit(false);
             assertThat(ACCOUNTS.update(c, id, 5, "balance = ?", 500)).isTrue();

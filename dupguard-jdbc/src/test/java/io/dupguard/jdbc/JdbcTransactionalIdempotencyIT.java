@@ -15,6 +15,7 @@ import io.dupguard.idempotency.Outcome;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.idempotency.ReplayedFailureException;
 import io.dupguard.jdbc.TestDatabases.Db;
+import io.dupguard.jdbc.TestDatabases.Servers;
 import io.dupguard.test.ExpectedWarnings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,17 +33,49 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Claim, the caller's SQL and completion commit or roll back as one transaction. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JdbcTransactionalIdempotencyIT {
-    private HikariDataSource ds;
+    static final String CREATE_UNIQUE_ORDERS = "CREATE TABLE IF NOT EXISTS dupguard_test_unique_orders (scope"
+            + " VARCHAR(64) NOT NULL, order_no VARCHAR(100) NOT NULL, PRIMARY KEY (scope, order_no))";
+
+    private Servers servers;
+    private DataSource ds;
     private String scope;
 
-    private JdbcTransactionalIdempotency setUp(Db db) throws SQLException {
-        ds = TestDatabases.pool(db, 20);
+    /** Where the machines connect: every single server. */
+    Stream<Servers> servers() {
+        return Stream.of(Db.values()).map(Servers::one);
+    }
+
+    /** The servers that speak {@code db}. */
+    private Stream<Servers> speaking(Db db) {
+        return servers().filter(s -> s.db() == db);
+    }
+
+    Stream<Servers> mariaDb() {
+        return speaking(Db.MARIADB);
+    }
+
+    Stream<Servers> postgres() {
+        return speaking(Db.POSTGRESQL);
+    }
+
+    /** Servers where one transaction waits on another's row lock (not H2's table locks). */
+    Stream<Servers> rowLocking() {
+        return servers().filter(s -> s.db() != Db.H2);
+    }
+
+    private JdbcTransactionalIdempotency setUp(Servers servers) throws SQLException {
+        this.servers = servers;
+        ds = servers.machine(0, 20);
         scope = "tx-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
         try (Connection c = ds.getConnection()) {
             TestOrders.createTable(c);
@@ -52,7 +85,7 @@ class JdbcTransactionalIdempotencyIT {
 
     @AfterEach
     void close() {
-        ds.close();
+        TestDatabases.close(ds);
     }
 
     private IdempotencyKey key(String k) {
@@ -68,9 +101,9 @@ class JdbcTransactionalIdempotencyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void commitKeepsTheRecordAndTheCallersRow(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("servers")
+    void commitKeepsTheRecordAndTheCallersRow(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
 
         Outcome<Integer> first =
                 tx.executeInTransaction(key("o-1"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "o-1"));
@@ -83,9 +116,9 @@ class JdbcTransactionalIdempotencyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void rollbackAfterTheCallersInsertLeavesNothing(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("servers")
+    void rollbackAfterTheCallersInsertLeavesNothing(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
         JdbcIdempotencyStore store = TestDatabases.store(ds);
 
         try (Connection c = ds.getConnection()) {
@@ -102,9 +135,9 @@ class JdbcTransactionalIdempotencyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void workFailureRollsBackTheClaimWithEverythingElse(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("servers")
+    void workFailureRollsBackTheClaimWithEverythingElse(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
 
         assertThatThrownBy(() -> tx.executeInTransaction(key("o-3"), Fingerprint.none(), Integer.class, c -> {
                     insertOrder(c, "o-3");
@@ -117,9 +150,9 @@ class JdbcTransactionalIdempotencyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void callersSqlExceptionPropagatesUnwrapped(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("servers")
+    void callersSqlExceptionPropagatesUnwrapped(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
 
         assertThatThrownBy(() -> tx.executeInTransaction(key("o-4"), Fingerprint.none(), Integer.class, c -> {
                     try (Statement st = c.createStatement()) {
@@ -130,9 +163,9 @@ class JdbcTransactionalIdempotencyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void refusesAnAutocommitConnection(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("servers")
+    void refusesAnAutocommitConnection(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
         try (Connection c = ds.getConnection()) {
             assertThatThrownBy(() -> tx.execute(c, key("o-5"), Fingerprint.none(), Integer.class, conn -> 1))
                     .isInstanceOf(IllegalStateException.class)
@@ -141,9 +174,9 @@ class JdbcTransactionalIdempotencyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void theWorkRunsInsideAnOpenTransaction(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("servers")
+    void theWorkRunsInsideAnOpenTransaction(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
 
         Outcome<Integer> out = tx.executeInTransaction(key("o-vis"), Fingerprint.none(), Integer.class, c -> {
             insertOrder(c, "o-vis");
@@ -156,9 +189,9 @@ class JdbcTransactionalIdempotencyIT {
 
     /** A recorded key is answered by one read: no transaction begun, committed or rolled back. */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void aDuplicateTakesOneStatementAndNoTransaction(Db db) throws Exception {
-        setUp(db);
+    @MethodSource("servers")
+    void aDuplicateTakesOneStatementAndNoTransaction(Servers servers) throws Exception {
+        setUp(servers);
         JdbcIdempotencyStore warm = TestDatabases.store(ds);
         JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(warm);
         tx.executeInTransaction(key("o-dup"), Fingerprint.none(), Integer.class, c -> insertOrder(c, "o-dup"));
@@ -181,9 +214,9 @@ class JdbcTransactionalIdempotencyIT {
 
     /** MySQL/MariaDB: START TRANSACTION … COMMIT, never a switch of the session's autocommit mode. */
     @ParameterizedTest
-    @EnumSource(value = Db.class, names = "MARIADB")
-    void mariaDbBeginsWithStartTransactionNotSetAutoCommit(Db db) throws Exception {
-        setUp(db);
+    @MethodSource("mariaDb")
+    void mariaDbBeginsWithStartTransactionNotSetAutoCommit(Servers servers) throws Exception {
+        setUp(servers);
         List<String> calls = new ArrayList<>();
         JdbcTransactionalIdempotency recorded =
                 JdbcTransactionalIdempotency.of(JdbcIdempotencyStore.builder(CallRecorder.wrap(ds, calls))
@@ -210,13 +243,13 @@ class JdbcTransactionalIdempotencyIT {
 
     /** An unreachable database is a store error before any work runs, never "not a duplicate". */
     @ParameterizedTest
-    @EnumSource(Db.class)
+    @MethodSource("servers")
     @ExpectedWarnings("HikariCP warns when it closes a pool that never reached its database")
-    void anUnreachableDatabaseFailsBeforeTheWorkRuns(Db db) {
-        ds = TestDatabases.pool(db, 1); // closed by @AfterEach
+    void anUnreachableDatabaseFailsBeforeTheWorkRuns(Servers servers) {
+        ds = servers.machine(0, 1); // closed by @AfterEach
         scope = "tx-down";
         AtomicInteger ran = new AtomicInteger();
-        try (HikariDataSource down = TestDatabases.unreachable(db)) {
+        try (HikariDataSource down = TestDatabases.unreachable(servers.db())) {
             JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(JdbcIdempotencyStore.create(down));
 
             assertThatThrownBy(() -> tx.executeInTransaction(
@@ -228,10 +261,11 @@ class JdbcTransactionalIdempotencyIT {
 
     /** A pool that hands out connections with autocommit off: the read already runs in a transaction. */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void aPoolWithAutocommitOffStillCommitsAndRollsBack(Db db) throws Exception {
-        setUp(db).executeInTransaction(key("init"), Fingerprint.none(), Integer.class, c -> 1); // schema
-        try (HikariDataSource manual = TestDatabases.pool(db, 4, false)) {
+    @MethodSource("servers")
+    void aPoolWithAutocommitOffStillCommitsAndRollsBack(Servers servers) throws Exception {
+        setUp(servers).executeInTransaction(key("init"), Fingerprint.none(), Integer.class, c -> 1); // schema
+        DataSource manual = servers.machine(1, 4, false);
+        try {
             JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(TestDatabases.store(manual));
 
             Outcome<Integer> first =
@@ -248,13 +282,15 @@ class JdbcTransactionalIdempotencyIT {
             assertThat(again).isEqualTo(Outcome.replayed(1));
             assertThat(orders("m-1")).isEqualTo(1);
             assertThat(orders("m-2")).isZero();
+        } finally {
+            TestDatabases.close(manual);
         }
     }
 
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void sixteenConcurrentTransactionsCreateOneOrder(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("servers")
+    void sixteenConcurrentTransactionsCreateOneOrder(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
         int firsts = sixteenAtOnce(() -> tx.executeInTransaction(
                 key("hot"), Fingerprint.ofString("same"), Integer.class, c -> insertOrder(c, "hot")));
 
@@ -293,13 +329,12 @@ class JdbcTransactionalIdempotencyIT {
      * winner's row instead of finishing: it must still replay the winner's result, not throw.
      */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void concurrentDuplicatesFailingOnTheCallersUniqueKeyReplayTheWinner(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("servers")
+    void concurrentDuplicatesFailingOnTheCallersUniqueKeyReplayTheWinner(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
         try (Connection c = ds.getConnection();
                 Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE IF NOT EXISTS dupguard_test_unique_orders (scope VARCHAR(64) NOT NULL,"
-                    + " order_no VARCHAR(100) NOT NULL, PRIMARY KEY (scope, order_no))");
+            st.execute(CREATE_UNIQUE_ORDERS);
         }
         int firsts = sixteenAtOnce(
                 () -> tx.executeInTransaction(key("uniq"), Fingerprint.ofString("same"), Integer.class, c -> {
@@ -327,9 +362,9 @@ class JdbcTransactionalIdempotencyIT {
      * rolled back (its order disappears) and replays the first one's result.
      */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void theCallThatRecordsSecondIsUndoneAndReplaysTheFirst(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("servers")
+    void theCallThatRecordsSecondIsUndoneAndReplaysTheFirst(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
         CountDownLatch slowIsWorking = new CountDownLatch(1);
         CountDownLatch fastCommitted = new CountDownLatch(1);
         ExecutorService pool = Executors.newSingleThreadExecutor();
@@ -365,14 +400,15 @@ class JdbcTransactionalIdempotencyIT {
      * Sixteen callers on four pools (four machines) call {@code executeInTransaction} with one key
      * at once; the work takes 20 ms. Returns {callback runs, FIRST outcomes, committed orders}.
      */
-    private int[] sameKeyOnFourMachines(Db db, JdbcTransactionalIdempotency.ClaimMode mode, String k) throws Exception {
-        List<HikariDataSource> machines = new ArrayList<>();
+    private int[] sameKeyOnFourMachines(Servers servers, JdbcTransactionalIdempotency.ClaimMode mode, String k)
+            throws Exception {
+        List<DataSource> machines = new ArrayList<>();
         ExecutorService threads = Executors.newFixedThreadPool(16);
         AtomicInteger runs = new AtomicInteger();
         try {
             List<JdbcTransactionalIdempotency> txs = new ArrayList<>();
             for (int m = 0; m < 4; m++) {
-                HikariDataSource machine = TestDatabases.pool(db, 4);
+                DataSource machine = servers.machine(m, 4);
                 machines.add(machine);
                 txs.add(JdbcTransactionalIdempotency.of(
                         TestDatabases.store(machine), IdempotencyConfig.ofDefaults(), mode));
@@ -401,16 +437,16 @@ class JdbcTransactionalIdempotencyIT {
             return new int[] {runs.get(), firsts, orders(k)};
         } finally {
             threads.shutdownNow();
-            machines.forEach(HikariDataSource::close);
+            machines.forEach(TestDatabases::close);
         }
     }
 
     /** Issue 11.10: with the claim first, duplicates wait on the key and never run the callback. */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void claimFirstRunsTheCallbackOnceForSixteenConcurrentDuplicatesOnFourMachines(Db db) throws Exception {
-        setUp(db);
-        int[] r = sameKeyOnFourMachines(db, JdbcTransactionalIdempotency.ClaimMode.CLAIM_FIRST, "cf");
+    @MethodSource("servers")
+    void claimFirstRunsTheCallbackOnceForSixteenConcurrentDuplicatesOnFourMachines(Servers servers) throws Exception {
+        setUp(servers);
+        int[] r = sameKeyOnFourMachines(servers, JdbcTransactionalIdempotency.ClaimMode.CLAIM_FIRST, "cf");
 
         assertThat(r[0]).as("callback runs").isEqualTo(1);
         assertThat(r[1]).as("FIRST outcomes").isEqualTo(1);
@@ -422,10 +458,11 @@ class JdbcTransactionalIdempotencyIT {
      * the callback may run in several of the concurrent transactions (those are rolled back).
      */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void optimisticCommitsOneOrderForSixteenConcurrentDuplicatesThoughTheCallbackMayRunMore(Db db) throws Exception {
-        setUp(db);
-        int[] r = sameKeyOnFourMachines(db, JdbcTransactionalIdempotency.ClaimMode.OPTIMISTIC, "opt");
+    @MethodSource("servers")
+    void optimisticCommitsOneOrderForSixteenConcurrentDuplicatesThoughTheCallbackMayRunMore(Servers servers)
+            throws Exception {
+        setUp(servers);
+        int[] r = sameKeyOnFourMachines(servers, JdbcTransactionalIdempotency.ClaimMode.OPTIMISTIC, "opt");
 
         assertThat(r[0]).as("callback runs").isBetween(1, 16);
         assertThat(r[1]).as("FIRST outcomes").isEqualTo(1);
@@ -456,9 +493,9 @@ class JdbcTransactionalIdempotencyIT {
 
     /** Issue 11.3 with the claim first: the claim row is rolled back with the work, the failure stays. */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void aFinalFailureWithTheClaimFirstIsRecordedAndReplayedNotRunAgain(Db db) throws Exception {
-        setUp(db);
+    @MethodSource("servers")
+    void aFinalFailureWithTheClaimFirstIsRecordedAndReplayedNotRunAgain(Servers servers) throws Exception {
+        setUp(servers);
         JdbcTransactionalIdempotency tx = storingFinalFailures(JdbcTransactionalIdempotency.ClaimMode.CLAIM_FIRST);
         AtomicInteger ran = new AtomicInteger();
         SqlWork<Integer, Exception> declined = c -> {
@@ -478,9 +515,9 @@ class JdbcTransactionalIdempotencyIT {
 
     /** Issue 11.3: the declined payment is not charged on retry. */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void aFinalFailureInItsOwnTransactionIsRecordedAndReplayedNotRunAgain(Db db) throws Exception {
-        setUp(db);
+    @MethodSource("servers")
+    void aFinalFailureInItsOwnTransactionIsRecordedAndReplayedNotRunAgain(Servers servers) throws Exception {
+        setUp(servers);
         JdbcTransactionalIdempotency tx = storingFinalFailures();
         AtomicInteger ran = new AtomicInteger();
 
@@ -503,9 +540,9 @@ class JdbcTransactionalIdempotencyIT {
 
     /** Issue 11.3, caller-owned transaction: the caller rolls back, the final failure stays recorded. */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void aFinalFailureInTheCallersTransactionIsRecordedThoughTheCallerRollsBack(Db db) throws Exception {
-        setUp(db);
+    @MethodSource("servers")
+    void aFinalFailureInTheCallersTransactionIsRecordedThoughTheCallerRollsBack(Servers servers) throws Exception {
+        setUp(servers);
         JdbcTransactionalIdempotency tx = storingFinalFailures();
         AtomicInteger ran = new AtomicInteger();
 
@@ -537,9 +574,9 @@ class JdbcTransactionalIdempotencyIT {
 
     /** A final failure on a key whose earlier record expired replaces that record. */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void aFinalFailureOnAnExpiredKeyReplacesTheExpiredRecordInBothModes(Db db) throws Exception {
-        setUp(db);
+    @MethodSource("servers")
+    void aFinalFailureOnAnExpiredKeyReplacesTheExpiredRecordInBothModes(Servers servers) throws Exception {
+        setUp(servers);
         JdbcIdempotencyStore store = TestDatabases.store(ds);
         JdbcTransactionalIdempotency tx = storingFinalFailures();
         for (String k : List.of("exp-own", "exp-caller")) {
@@ -579,11 +616,9 @@ class JdbcTransactionalIdempotencyIT {
      * neither call hangs on the other's locks.
      */
     @ParameterizedTest
-    @EnumSource(
-            value = Db.class,
-            names = {"POSTGRESQL", "MARIADB"})
-    void aFinalFailureWhileADuplicateWaitsOnTheClaimDoesNotDeadlock(Db db) throws Exception {
-        setUp(db);
+    @MethodSource("rowLocking")
+    void aFinalFailureWhileADuplicateWaitsOnTheClaimDoesNotDeadlock(Servers servers) throws Exception {
+        setUp(servers);
         JdbcTransactionalIdempotency tx = storingFinalFailures();
         CountDownLatch firstWorking = new CountDownLatch(1);
         CountDownLatch duplicateWaiting = new CountDownLatch(1);
@@ -620,7 +655,7 @@ class JdbcTransactionalIdempotencyIT {
                     }
                 }
             });
-            await().atMost(Duration.ofSeconds(20)).until(() -> lockWaits(db) > 0);
+            await().atMost(Duration.ofSeconds(20)).until(() -> lockWaits(servers) > 0);
             duplicateWaiting.countDown();
 
             Object a = first.get(20, TimeUnit.SECONDS);
@@ -637,23 +672,31 @@ class JdbcTransactionalIdempotencyIT {
         }
     }
 
-    private int lockWaits(Db db) throws SQLException {
-        String sql = db == Db.POSTGRESQL
+    /** Transactions waiting on a row lock in the test's database (in each shard database through ShardingSphere). */
+    private int lockWaits(Servers servers) throws SQLException {
+        String sql = servers.db() == Db.POSTGRESQL
                 ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
                 : "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
-        try (Connection c = ds.getConnection();
-                Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getInt(1);
+        if (!servers.sharded()) {
+            return TestDatabases.count(ds, sql);
         }
+        int waits = 0;
+        for (String url : servers.urls()) {
+            try (Connection c = ShardedDatabases.connect(servers.db(), url);
+                    Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery(sql)) {
+                rs.next();
+                waits += rs.getInt(1);
+            }
+        }
+        return waits;
     }
 
     /** A failure the policy does not call final still leaves nothing behind: a retry runs. */
     @ParameterizedTest
-    @EnumSource(Db.class)
-    void aTransientFailureUnderAStoringPolicyStillLeavesTheKeyFree(Db db) throws Exception {
-        setUp(db);
+    @MethodSource("servers")
+    void aTransientFailureUnderAStoringPolicyStillLeavesTheKeyFree(Servers servers) throws Exception {
+        setUp(servers);
         JdbcTransactionalIdempotency tx = storingFinalFailures();
 
         assertThatThrownBy(() -> tx.executeInTransaction(key("tr-1"), Fingerprint.none(), Integer.class, c -> {
@@ -681,9 +724,9 @@ class JdbcTransactionalIdempotencyIT {
 
     /** MariaDB's default REPEATABLE READ: the re-read must not trust the transaction's old snapshot. */
     @ParameterizedTest
-    @EnumSource(value = Db.class, names = "MARIADB")
-    void staleSnapshotStillSeesTheCommittedClaim(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("mariaDb")
+    void staleSnapshotStillSeesTheCommittedClaim(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
         try (Connection late = ds.getConnection()) {
             late.setAutoCommit(false);
             late.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -707,9 +750,9 @@ class JdbcTransactionalIdempotencyIT {
      * 40001) instead of letting the stale snapshot decide; the caller retries the transaction.
      */
     @ParameterizedTest
-    @EnumSource(value = Db.class, names = "POSTGRESQL")
-    void staleSnapshotOnPostgresFailsWithASerializationErrorAndNoDuplicate(Db db) throws Exception {
-        JdbcTransactionalIdempotency tx = setUp(db);
+    @MethodSource("postgres")
+    void staleSnapshotOnPostgresFailsWithASerializationErrorAndNoDuplicate(Servers servers) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(servers);
         try (Connection late = ds.getConnection()) {
             late.setAutoCommit(false);
             late.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);

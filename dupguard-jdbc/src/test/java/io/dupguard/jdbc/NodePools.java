@@ -1,6 +1,5 @@
 package io.dupguard.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.List;
@@ -13,11 +12,11 @@ import javax.sql.DataSource;
  * connected to its own.
  */
 final class NodePools implements AutoCloseable {
-    private final List<HikariDataSource> pools;
+    private final List<DataSource> pools;
     private final AtomicInteger next = new AtomicInteger();
     private final DataSource inTurn;
 
-    NodePools(List<HikariDataSource> pools) {
+    NodePools(List<DataSource> pools) {
         this.pools = List.copyOf(pools);
         this.inTurn = (DataSource) Proxy.newProxyInstance(
                 DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
@@ -39,6 +38,6 @@ final class NodePools implements AutoCloseable {
 
     @Override
     public void close() {
-        pools.forEach(HikariDataSource::close);
+        pools.forEach(TestDatabases::close);
     }
 }

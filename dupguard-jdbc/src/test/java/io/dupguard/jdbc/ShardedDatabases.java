@@ -29,6 +29,19 @@ final class ShardedDatabases {
     private static final Map<Db, DataSource> SHARDED = new EnumMap<>(Db.class);
     private static final Pattern JDBC_URL = Pattern.compile("(?m)^\\s*jdbcUrl:\\s*(\\S+)\\s*$");
 
+    /** The retry log suite's own task table, sharded by task key as dupguard's (AbstractJdbcRetryLogIT). */
+    static final String RETRY_LOG_TABLE = AbstractJdbcRetryLogIT.TABLE;
+
+    /**
+     * The contract suites' business tables, on shard0 (the YAML's SINGLE rule): ShardingSphere
+     * learns a table's node when it loads the metadata, so they exist before it is built.
+     */
+    private static final List<String> APPLICATION_TABLES = List.of(
+            TestOrders.CREATE_TABLE,
+            JdbcTransactionalIdempotencyIT.CREATE_UNIQUE_ORDERS,
+            FenceIT.CREATE_ACCOUNTS,
+            AbstractJdbcRetryLogIT.CREATE_EFFECTS);
+
     private ShardedDatabases() {}
 
     /** The YAML resource of an engine's sharding rules. */
@@ -75,6 +88,25 @@ final class ShardedDatabases {
         }
     }
 
+    /** A connection of its own to one shard database ({@code url} as in the YAML), past ShardingSphere. */
+    static Connection connect(Db engine, String url) throws SQLException {
+        return DriverManager.getConnection(url, engine == Db.POSTGRESQL ? "postgres" : "root", "");
+    }
+
+    /** The shard of {@code key} by the YAML's algorithm: its UTF-8 bytes' {@code Arrays.hashCode}, mod shards. */
+    static int shardOf(String key, int shards) {
+        return Math.floorMod(java.util.Arrays.hashCode(key.getBytes(StandardCharsets.UTF_8)), shards);
+    }
+
+    /** {@code prefix} and the first number that puts the key on {@code shard} of two. */
+    static String keyOnShard(String prefix, int shard) {
+        for (int i = 0; ; i++) {
+            if (shardOf(prefix + i, 2) == shard) {
+                return prefix + i;
+            }
+        }
+    }
+
     /** The {@code jdbcUrl} of every data source in the YAML, in order. */
     static List<String> shardUrls(byte[] yaml) {
         List<String> urls = new ArrayList<>();
@@ -90,24 +122,32 @@ final class ShardedDatabases {
      * through ShardingSphere.
      */
     private static void createSchema(Db engine, String url, int shard, int shards) throws SQLException {
-        String user = engine == Db.POSTGRESQL ? "postgres" : "root";
         SqlDialect dialect = engine == Db.POSTGRESQL ? SqlDialect.POSTGRESQL : SqlDialect.MYSQL;
-        try (Connection c = DriverManager.getConnection(url, user, "");
+        try (Connection c = connect(engine, url);
                 Statement st = c.createStatement()) {
             for (String ddl : SchemaInitializer.statements(dialect)) {
                 st.execute(ddl);
+                if (ddl.contains(JdbcRetryStore.DEFAULT_TABLE)) {
+                    st.execute(ddl.replace(JdbcRetryStore.DEFAULT_TABLE, RETRY_LOG_TABLE));
+                }
             }
             if (engine == Db.POSTGRESQL) {
                 // Retry task ids unique across shards: shard i hands out i + 1, i + 1 + shards, …
                 // (MariaDB: auto_increment_increment/offset in the YAML's connectionInitSql).
-                st.execute(
-                        "ALTER TABLE " + JdbcRetryStore.DEFAULT_TABLE + " ALTER COLUMN id SET INCREMENT BY " + shards);
-                st.execute("SELECT setval(pg_get_serial_sequence('" + JdbcRetryStore.DEFAULT_TABLE + "', 'id'),"
-                        + " ((GREATEST((SELECT COALESCE(MAX(id), 0) FROM " + JdbcRetryStore.DEFAULT_TABLE + "),"
-                        + " (SELECT last_value FROM pg_sequences WHERE sequencename = '"
-                        + JdbcRetryStore.DEFAULT_TABLE + "_id_seq')) / " + shards + ") + 1) * " + shards + " + "
-                        + (shard + 1)
-                        + ", false)");
+                for (String table : List.of(JdbcRetryStore.DEFAULT_TABLE, RETRY_LOG_TABLE)) {
+                    st.execute("ALTER TABLE " + table + " ALTER COLUMN id SET INCREMENT BY " + shards);
+                    st.execute("SELECT setval(pg_get_serial_sequence('" + table + "', 'id'),"
+                            + " ((GREATEST((SELECT COALESCE(MAX(id), 0) FROM " + table + "),"
+                            + " (SELECT last_value FROM pg_sequences WHERE sequencename = '"
+                            + table + "_id_seq')) / " + shards + ") + 1) * " + shards + " + "
+                            + (shard + 1)
+                            + ", false)");
+                }
+            }
+            for (String ddl : APPLICATION_TABLES) {
+                if (shard == 0) {
+                    st.execute(ddl);
+                }
             }
         }
     }

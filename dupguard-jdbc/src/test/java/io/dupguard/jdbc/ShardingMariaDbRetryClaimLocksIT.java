@@ -29,12 +29,7 @@ class ShardingMariaDbRetryClaimLocksIT {
     void aClaimOfOneLocksOneRowAcrossTheShards() throws Exception {
         DataSource sharded = ShardedDatabases.dataSource(Db.MARIADB);
         List<String> urls = ShardedDatabases.shardUrls(ShardedDatabases.yamlBytes(Db.MARIADB));
-        JdbcRetryStore plain = JdbcRetryStore.create(sharded);
-        String type = "locks" + Long.toHexString(System.nanoTime());
-        for (int shard = 0; shard < urls.size(); shard++) {
-            plain.enqueue(new NewTask(
-                    type, new byte[] {1}, null, AbstractShardedRetryStoreIT.keyOnShard(shard, urls.size())));
-        }
+        JdbcRetryStore plain = enqueueOnEveryShard(sharded, urls.size());
         CountDownLatch committing = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
         JdbcRetryStore paused = JdbcRetryStore.create(pausingCommit(sharded, committing, proceed));
@@ -59,7 +54,57 @@ class ShardingMariaDbRetryClaimLocksIT {
         for (ClaimedTask t : claimed) {
             plain.succeed(t);
         }
-        // The other shard's task, and anything due, for the tests after this one.
+        drain(plain);
+    }
+
+    /**
+     * The claim statement of one MariaDB database ({@code … ORDER BY due_at LIMIT ? FOR UPDATE SKIP
+     * LOCKED}) sent through ShardingSphere in one transaction with a limit of one: each shard runs it
+     * with the limit, so every shard holds its earliest due row locked, while the merged result
+     * returns one row. Another worker's claim skips the locked rows the first one never returns.
+     */
+    @Test
+    void theOneDatabaseClaimStatementLocksARowOnEveryShardWhileReturningOne() throws Exception {
+        DataSource sharded = ShardedDatabases.dataSource(Db.MARIADB);
+        List<String> urls = ShardedDatabases.shardUrls(ShardedDatabases.yamlBytes(Db.MARIADB));
+        JdbcRetryStore plain = enqueueOnEveryShard(sharded, urls.size());
+        int returned = 0;
+        int locked = 0;
+        try (Connection c = sharded.getConnection()) {
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            c.setAutoCommit(false);
+            try (java.sql.PreparedStatement ps =
+                    c.prepareStatement(new RetrySql(SqlDialect.MYSQL, JdbcRetryStore.DEFAULT_TABLE).claim)) {
+                ps.setInt(1, 1);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        returned++;
+                    }
+                }
+            }
+            for (String url : urls) {
+                locked += lockedDueRows(url);
+            }
+            c.rollback();
+        }
+        assertThat(returned).as("rows the claim returns").isEqualTo(1);
+        assertThat(locked).as("due rows it holds locked, over both shards").isEqualTo(urls.size());
+        drain(plain);
+    }
+
+    /** A due task on every shard, through {@code sharded}; returns the store that enqueued them. */
+    private static JdbcRetryStore enqueueOnEveryShard(DataSource sharded, int shards) {
+        JdbcRetryStore plain = JdbcRetryStore.create(sharded);
+        String type = "locks" + Long.toHexString(System.nanoTime());
+        for (int shard = 0; shard < shards; shard++) {
+            plain.enqueue(
+                    new NewTask(type, new byte[] {1}, null, AbstractShardedRetryStoreIT.keyOnShard(shard, shards)));
+        }
+        return plain;
+    }
+
+    /** Completes the tasks still due (the other shard's, anything due), for the tests after this one. */
+    private static void drain(JdbcRetryStore plain) {
         for (int i = 0; i < 5; i++) {
             for (ClaimedTask t : plain.claim("locker", 50, Duration.ofMinutes(5))) {
                 plain.succeed(t);

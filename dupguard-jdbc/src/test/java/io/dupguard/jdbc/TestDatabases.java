@@ -30,6 +30,11 @@ public final class TestDatabases {
         };
     }
 
+    /** The engine's shared ShardingSphere-JDBC data source over its shard databases ({@link ShardedDatabases}). */
+    public static DataSource sharding(SqlDialect engine) {
+        return ShardedDatabases.dataSource(engine == SqlDialect.POSTGRESQL ? Db.POSTGRESQL : Db.MARIADB);
+    }
+
     static HikariDataSource pool(Db db, int size) {
         return pool(db, size, true);
     }
@@ -59,9 +64,28 @@ public final class TestDatabases {
         DataSource pool(int machine, int size);
     }
 
-    record Servers(Db db, List<String> urls) {
+    /**
+     * The servers of a suite's machines: every machine on one server, machine {@code i} on node
+     * {@code i % n} of a cluster, or ({@code sharded}) every machine on the engine's shared
+     * ShardingSphere-JDBC data source over its two shard databases ({@link ShardedDatabases}).
+     */
+    record Servers(Db db, List<String> urls, boolean sharded) {
+        Servers(Db db, List<String> urls) {
+            this(db, urls, false);
+        }
+
         static Servers one(Db db) {
             return new Servers(db, List.of(TestDatabases.url(db)));
+        }
+
+        /** ShardingSphere-JDBC over the engine's shard databases, its rules in {@code sharding/*.yaml}. */
+        static Servers sharding(Db db) {
+            return new Servers(db, ShardedDatabases.shardUrls(ShardedDatabases.yamlBytes(db)), true);
+        }
+
+        /** ShardingSphere-JDBC over MariaDB and over PostgreSQL: the runs of a {@code Sharding*IT}. */
+        static java.util.stream.Stream<Servers> shardings() {
+            return java.util.stream.Stream.of(sharding(Db.MARIADB), sharding(Db.POSTGRESQL));
         }
 
         /** The 3-node MariaDB Galera cluster: machine 0 on node 1, machine 1 on node 2, … */
@@ -76,20 +100,56 @@ public final class TestDatabases {
         /** A pool of {@code size} connections per server, handed out in turn (threads on every node). */
         NodePools everyServer(int size) {
             return new NodePools(java.util.stream.IntStream.range(0, urls.size())
-                    .mapToObj(i -> pool(i, size))
+                    .mapToObj(i -> machine(i, size))
                     .toList());
         }
 
-        /** The dialect, and "galera" for a cluster: the name of a parameterized test's run. */
+        /** The dialect, "galera" for a cluster, "sharding-" and the dialect: the name of a parameterized run. */
         @Override
         public String toString() {
-            return urls.size() > 1 ? "galera" : db.toString();
+            return sharded ? "sharding-" + db : urls.size() > 1 ? "galera" : db.toString();
         }
 
-        /** A pool of {@code size} connections for {@code machine}. */
+        /** A pool of {@code size} connections for {@code machine} on its own server or node. */
         HikariDataSource pool(int machine, int size) {
+            if (sharded) {
+                throw new IllegalStateException("the machines of " + this + " share one data source: machine(…)");
+            }
             return TestDatabases.pool(url(machine), db + "-" + machine, size, true);
         }
+
+        /** {@code machine}'s connections: its own pool, or the engine's shared ShardingSphere data source. */
+        DataSource machine(int machine, int size) {
+            return sharded ? ShardedDatabases.dataSource(db) : pool(machine, size);
+        }
+
+        /** As {@link #machine(int, int)}, every connection with autocommit as given. */
+        DataSource machine(int machine, int size, boolean autoCommit) {
+            if (autoCommit) {
+                return machine(machine, size);
+            }
+            if (sharded) {
+                return autoCommitOff(ShardedDatabases.dataSource(db));
+            }
+            return TestDatabases.pool(url(machine), db + "-" + machine, size, false);
+        }
+    }
+
+    /** {@code ds} whose every connection comes with autocommit off, as a pool configured so hands it out. */
+    static DataSource autoCommitOff(DataSource ds) {
+        return (DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (p, m, args) -> {
+                    Object r;
+                    try {
+                        r = m.invoke(ds, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (r instanceof java.sql.Connection c) {
+                        c.setAutoCommit(false);
+                    }
+                    return r;
+                });
     }
 
     /** A pool whose connections come with {@code autoCommit} as given. */

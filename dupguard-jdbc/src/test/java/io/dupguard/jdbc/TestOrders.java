@@ -10,10 +10,12 @@ import javax.sql.DataSource;
 final class TestOrders {
     private TestOrders() {}
 
+    static final String CREATE_TABLE = "CREATE TABLE IF NOT EXISTS dupguard_test_orders (order_no VARCHAR(100)"
+            + " NOT NULL, scope VARCHAR(64) NOT NULL)";
+
     static void createTable(Connection c) throws SQLException {
         try (Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE IF NOT EXISTS dupguard_test_orders (order_no VARCHAR(100) NOT NULL,"
-                    + " scope VARCHAR(64) NOT NULL)");
+            st.execute(CREATE_TABLE);
         }
     }
 
