@@ -6,18 +6,24 @@ import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.jdbc.JdbcLockProvider;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
-import io.dupguard.lock.LockProvider;
+import io.dupguard.redis.RedisLockProvider;
 import io.dupguard.retry.Alert;
 import io.dupguard.retry.Enqueued;
 import io.dupguard.retry.RetryLog;
 import io.dupguard.retry.TaskState;
+import io.dupguard.spring.autoconfigure.DupguardRedisConnection;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,15 +41,17 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The console in a running application (Tomcat on a random port, PostgreSQL, Spring Security with
- * form login and CSRF) driven by headless Chromium: what an operator does, what a viewer cannot, and
- * the pages' screenshots for docs/console.md.
+ * The console in a running application (Tomcat on a random port, PostgreSQL, its locks on Redis,
+ * Spring Security with form login and CSRF) driven by headless Chromium: what an operator does, what
+ * a viewer cannot, and the pages' screenshots for docs/console.md. The JDBC lock table is written by
+ * a {@code JdbcLockProvider} of the test's own (another service's locks, as the console sees them).
  */
 @SpringBootTest(classes = ConsoleTestApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleBrowserIT {
     static final String SUFFIX = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    static final String REDIS_LOCK_PREFIX = "cb:" + SUFFIX + ":lock:";
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
@@ -57,6 +65,8 @@ class ConsoleBrowserIT {
         r.add("dupguard.jdbc.lock-table", () -> "cb_locks_" + SUFFIX);
         r.add("dupguard.console.audit-table", () -> "cb_audit_" + SUFFIX);
         r.add("dupguard.purge.enabled", () -> "false");
+        r.add("console-test.redis-url", () -> System.getProperty("dupguard.redis.url", "redis://127.0.0.1:6379"));
+        r.add("console-test.redis-lock-prefix", () -> REDIS_LOCK_PREFIX);
     }
 
     @LocalServerPort
@@ -69,15 +79,28 @@ class ConsoleBrowserIT {
     IdempotencyStore keys;
 
     @Autowired
-    LockProvider locks;
+    RedisLockProvider redisLocks;
+
+    @Autowired
+    DupguardRedisConnection redis;
+
+    @Autowired
+    DataSource dataSource;
 
     @Autowired
     JdbcTemplate jdbc;
+
+    JdbcLockProvider locks;
 
     Browser browser;
 
     @BeforeAll
     void open(@TempDir Path profile) throws Exception {
+        locks = JdbcLockProvider.builder(dataSource)
+                .tableName("cb_locks_" + SUFFIX)
+                .createSchemaIfMissing(true)
+                .build();
+        locks.tryAcquire("schema").ifPresent(Lease::close); // creates the table the console reads
         browser = new Browser("http://127.0.0.1:" + port, profile);
     }
 
@@ -196,6 +219,47 @@ class ConsoleBrowserIT {
             form.findElement(By.tagName("button")).click();
             assertThat(browser.text("#outcome")).contains("released");
             assertThat(lease.isHeld()).isFalse();
+        }
+    }
+
+    @Test
+    void anOperatorReleasesAHeldRedisLockAndTheAuditShowsIt() {
+        Instant acquiring = Instant.now();
+        try (Lease lease = redisLocks.acquire("payout:3", LockOptions.ofDefaults());
+                StatefulRedisConnection<String, String> c = ((RedisClient) redis.client()).connect(redis.uri())) {
+            String owner = c.sync().get(REDIS_LOCK_PREFIX + "{payout:3}");
+            assertThat(owner).isNotBlank();
+            browser.login("olga", "o");
+            browser.open("/dupguard/locks");
+            browser.text("#locks");
+            WebElement row = browser.driver.findElement(By.xpath(
+                    "//table[@id='locks']//tr[td[1]='redis' and td[2]='payout:3']"));
+            List<WebElement> cells = row.findElements(By.tagName("td"));
+            assertThat(cells.get(2).getText()).isEqualTo(owner);
+            assertThat(cells.get(3).getText()).isEqualTo(Long.toString(lease.fencingToken()));
+            Instant leaseEnd = Instant.parse(cells.get(4).getText().replaceFirst(" .*", ""));
+            assertThat(leaseEnd)
+                    .as("lease end by Redis's clock, within the watchdog lease")
+                    .isAfter(acquiring.minusSeconds(2))
+                    .isBefore(Instant.now().plus(LockOptions.DEFAULT_WATCHDOG_LEASE).plusSeconds(2));
+            WebElement form = browser.driver.findElement(By.id("release-redis-payout:3"));
+            form.findElement(By.name("reason")).sendKeys("payout worker 3 hangs on a dead socket");
+            form.findElement(By.name("confirm")).click();
+            form.findElement(By.tagName("button")).click();
+            assertThat(browser.text("#outcome")).contains("lock redis:payout:3 released");
+            assertThat(c.sync().exists(REDIS_LOCK_PREFIX + "{payout:3}")).isZero();
+            assertThat(lease.isHeld()).isFalse();
+
+            browser.open("/dupguard/audit");
+            WebElement entry = browser.driver.findElement(By.xpath(
+                    "//table[@id='audit']//tr[td[4]='lock redis:payout:3']"));
+            assertThat(entry.getText())
+                    .contains(
+                            "olga",
+                            "release-lock",
+                            "payout worker 3 hangs on a dead socket",
+                            owner,
+                            "\"fence\":" + lease.fencingToken());
         }
     }
 
