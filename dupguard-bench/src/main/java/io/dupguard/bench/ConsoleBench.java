@@ -189,8 +189,7 @@ public final class ConsoleBench {
      * The cursor of the SUCCEEDED list after its first {@code offset} rows (newest first), as the
      * console writes it: {@code id~microseconds of updated_at}.
      */
-    private static String succeededCursorAt(HikariDataSource ds, SqlDialect d, String p, int offset)
-            throws Exception {
+    private static String succeededCursorAt(HikariDataSource ds, SqlDialect d, String p, int offset) throws Exception {
         try (Connection c = ds.getConnection();
                 java.sql.PreparedStatement ps = c.prepareStatement("SELECT id, updated_at FROM " + p
                         + "retry WHERE state = 'S' ORDER BY updated_at DESC, id DESC LIMIT 1 OFFSET ?")) {

@@ -29,12 +29,16 @@ class ListPlanIT {
     void mariaDbPagesReadOnlyTheirOwnRows() throws Exception {
         check(
                 System.getProperty("dupguard.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test?user=root"),
-                fill("CONCAT('plan.', s.seq % 7)", "MD5(s.seq)", "UTC_TIMESTAMP(6)", "INTERVAL s.seq SECOND", "s.seq", "'{}'")
+                fill(
+                                "CONCAT('plan.', s.seq % 7)",
+                                "MD5(s.seq)", "UTC_TIMESTAMP(6)", "INTERVAL s.seq SECOND", "s.seq", "'{}'")
                         + " FROM seq_1_to_" + TASKS + " s",
                 "ANALYZE TABLE $retry",
                 "ANALYZE FORMAT=JSON ",
                 "filesort",
-                plan -> numbers(plan, "r_rows").stream().mapToLong(Long::longValue).sum());
+                plan -> numbers(plan, "r_rows").stream()
+                        .mapToLong(Long::longValue)
+                        .sum());
     }
 
     @Test
@@ -43,11 +47,7 @@ class ListPlanIT {
                 System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
                 fill(
                                 "'plan.' || (g % 7)",
-                                "md5(g::text)",
-                                "now()",
-                                "(g * interval '1 second')",
-                                "g",
-                                "convert_to('{}', 'UTF8')")
+                                "md5(g::text)", "now()", "(g * interval '1 second')", "g", "convert_to('{}', 'UTF8')")
                         + " FROM generate_series(1, " + TASKS + ") g",
                 "VACUUM ANALYZE $retry",
                 "EXPLAIN (ANALYZE, FORMAT JSON) ",

@@ -207,11 +207,12 @@ class ConsoleBrowserIT {
 
     @Test
     void anOperatorReleasesAHeldLockNamingTheConsequence() throws Exception {
-        try (Lease lease = locks.acquire("ledger:7", LockOptions.ofDefaults())) {
+        try (Lease lease = locks.acquire("ledger:7", LockOptions.ofDefaults());
+                Lease onRedis = redisLocks.acquire("invoice-run", LockOptions.ofDefaults())) {
             browser.login("olga", "o");
             browser.open("/dupguard/locks");
-            assertThat(browser.text("#locks")).contains("ledger:7", Long.toString(lease.fencingToken()));
-            browser.screenshot("locks");
+            assertThat(browser.text("#locks")).contains("ledger:7", Long.toString(lease.fencingToken()), "invoice-run");
+            browser.screenshot("locks"); // both providers
             WebElement form = browser.driver.findElement(By.id("release-jdbc-ledger:7"));
             assertThat(form.getText()).contains("a second holder may enter");
             form.findElement(By.name("reason")).sendKeys("the batch host is gone");
@@ -232,8 +233,8 @@ class ConsoleBrowserIT {
             browser.login("olga", "o");
             browser.open("/dupguard/locks");
             browser.text("#locks");
-            WebElement row = browser.driver.findElement(By.xpath(
-                    "//table[@id='locks']//tr[td[1]='redis' and td[2]='payout:3']"));
+            WebElement row = browser.driver.findElement(
+                    By.xpath("//table[@id='locks']//tr[td[1]='redis' and td[2]='payout:3']"));
             List<WebElement> cells = row.findElements(By.tagName("td"));
             assertThat(cells.get(2).getText()).isEqualTo(owner);
             assertThat(cells.get(3).getText()).isEqualTo(Long.toString(lease.fencingToken()));
@@ -241,7 +242,9 @@ class ConsoleBrowserIT {
             assertThat(leaseEnd)
                     .as("lease end by Redis's clock, within the watchdog lease")
                     .isAfter(acquiring.minusSeconds(2))
-                    .isBefore(Instant.now().plus(LockOptions.DEFAULT_WATCHDOG_LEASE).plusSeconds(2));
+                    .isBefore(Instant.now()
+                            .plus(LockOptions.DEFAULT_WATCHDOG_LEASE)
+                            .plusSeconds(2));
             WebElement form = browser.driver.findElement(By.id("release-redis-payout:3"));
             form.findElement(By.name("reason")).sendKeys("payout worker 3 hangs on a dead socket");
             form.findElement(By.name("confirm")).click();
@@ -251,8 +254,8 @@ class ConsoleBrowserIT {
             assertThat(lease.isHeld()).isFalse();
 
             browser.open("/dupguard/audit");
-            WebElement entry = browser.driver.findElement(By.xpath(
-                    "//table[@id='audit']//tr[td[4]='lock redis:payout:3']"));
+            WebElement entry =
+                    browser.driver.findElement(By.xpath("//table[@id='audit']//tr[td[4]='lock redis:payout:3']"));
             assertThat(entry.getText())
                     .contains(
                             "olga",
@@ -290,20 +293,15 @@ class ConsoleBrowserIT {
         jdbc.execute("analyze cb_retry_" + SUFFIX);
         browser.login("olga", "o");
         List<Long> ids = new ArrayList<>();
-        List<Long> millis = new ArrayList<>();
-        long t0 = System.nanoTime();
         browser.open("/dupguard/tasks?state=CANCELLED&type=archive.x");
-        millis.add((System.nanoTime() - t0) / 1_000_000);
         assertThat(browser.text("#counts")).contains("CANCELLED 10000+");
         for (int page = 0; page < 5; page++) {
             for (WebElement a : browser.driver.findElements(By.cssSelector("#tasks tbody tr td:first-child a"))) {
                 ids.add(Long.parseLong(a.getText()));
             }
-            t0 = System.nanoTime();
             browser.driver.findElement(By.id("next")).click();
-            millis.add((System.nanoTime() - t0) / 1_000_000);
         }
+        // what each page reads is pinned by ListPlanIT (dupguard-console), not by timing here
         assertThat(ids).hasSize(250).doesNotHaveDuplicates().isSorted();
-        assertThat(millis).as("page loads in ms, browser included").allMatch(ms -> ms < 2000);
     }
 }

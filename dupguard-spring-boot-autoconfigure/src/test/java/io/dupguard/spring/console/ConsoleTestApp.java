@@ -74,7 +74,8 @@ public class ConsoleTestApp {
     }
 
     @Bean
-    RedisLockProvider redisLocks(DupguardRedisConnection redis, @Value("${console-test.redis-lock-prefix}") String prefix) {
+    RedisLockProvider redisLocks(
+            DupguardRedisConnection redis, @Value("${console-test.redis-lock-prefix}") String prefix) {
         return RedisLockProvider.builder((RedisClient) redis.client(), redis.uri())
                 .keyPrefix(prefix)
                 .build();
