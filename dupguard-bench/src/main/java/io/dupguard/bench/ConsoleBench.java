@@ -29,7 +29,12 @@ import java.util.regex.Pattern;
  * lists, the HTML), {@code --iterations} times after a warm-up; reported: p50, p99 and max in ms.
  * The pages add no index to the stores' tables, so the hot path's writes cost the same as before.
  *
- * <pre>scripts/bench-console [--dbs postgresql,mariadb] [--tasks 1000000] [--keys 1000000] [--iterations 200]</pre>
+ * <pre>scripts/bench-console [--dbs postgresql,mariadb] [--tasks 1000000] [--keys 1000000] [--iterations 200]
+ *     [--prefix bcon_] [--keep false]</pre>
+ *
+ * {@code --prefix} names the tables ({@code <prefix>retry}, {@code <prefix>idem}, …); {@code --keep
+ * true} leaves them filled after the run, to read the pages' query plans (docs/console.md
+ * "Performance").
  */
 public final class ConsoleBench {
     private ConsoleBench() {}
@@ -42,22 +47,27 @@ public final class ConsoleBench {
         int tasks = Integer.parseInt(opts.getOrDefault("tasks", "1000000"));
         int keys = Integer.parseInt(opts.getOrDefault("keys", "1000000"));
         int iterations = Integer.parseInt(opts.getOrDefault("iterations", "200"));
+        String prefix = opts.getOrDefault("prefix", "bcon_");
+        if (!prefix.matches("[a-z][a-z0-9_]{0,20}")) {
+            throw new IllegalArgumentException("--prefix: lower-case letters, digits and _, not " + prefix);
+        }
+        boolean keep = Boolean.parseBoolean(opts.getOrDefault("keep", "false"));
         StringBuilder report = new StringBuilder();
         for (String db : opts.getOrDefault("dbs", "postgresql,mariadb").split(",")) {
             String url = db.equals("postgresql")
                     ? opts.getOrDefault("pg-url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres")
                     : opts.getOrDefault("mariadb-url", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
-            report.append(run(db, url, tasks, keys, iterations));
+            report.append(run(db, url, prefix, keep, tasks, keys, iterations));
         }
         System.out.println("===== REPORT =====");
         System.out.print(report);
     }
 
-    private static String run(String db, String url, int tasks, int keys, int iterations) throws Exception {
+    private static String run(String db, String url, String p, boolean keep, int tasks, int keys, int iterations)
+            throws Exception {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setMaximumPoolSize(4);
-        String p = "bcon_";
         try (HikariDataSource ds = new HikariDataSource(config)) {
             for (String t : new String[] {"retry", "idem", "locks", "audit"}) {
                 exec(ds, "DROP TABLE IF EXISTS " + p + t);
@@ -95,13 +105,18 @@ public final class ConsoleBench {
             ConsoleHandler h = new ConsoleHandler(console);
             String deep = cursorAfter(h, "/tasks?state=SUCCEEDED", 20);
             String deepBlocked = cursorAfter(h, "/tasks?state=BLOCKED", 20);
+            int middle = Math.max(50, tasks / 50 / 5 * 2 * 50); // 40 % into the table, on a page boundary
+            String mid = succeededCursorAt(ds, dialect, p, middle);
             Map<String, String> pages = new LinkedHashMap<>();
             pages.put("overview", "/");
             pages.put("tasks: BLOCKED, first page (with the counts)", "/tasks");
             pages.put("tasks: BLOCKED, page 21", "/tasks?state=BLOCKED&cursor=" + deepBlocked);
-            pages.put("tasks: PENDING of one type", "/tasks?state=PENDING&type=type.3");
+            pages.put("tasks: PENDING of one type", "/tasks?state=PENDING&type=type.5");
             pages.put("tasks: SUCCEEDED, newest first", "/tasks?state=SUCCEEDED");
             pages.put("tasks: SUCCEEDED, page 21", "/tasks?state=SUCCEEDED&cursor=" + deep);
+            pages.put(
+                    String.format(Locale.ROOT, "tasks: SUCCEEDED, page %,d", middle / 50 + 1),
+                    "/tasks?state=SUCCEEDED&cursor=" + mid);
             pages.put("tasks: RUNNING", "/tasks?state=RUNNING");
             pages.put("tasks: search error text (100 ms budget)", "/tasks?state=any&error=timeout");
             pages.put("task detail", "/tasks/500000");
@@ -125,7 +140,7 @@ public final class ConsoleBench {
                 System.err.print(".");
             }
             System.err.println();
-            for (String t : new String[] {"retry", "idem", "locks", "audit"}) {
+            for (String t : keep ? new String[0] : new String[] {"retry", "idem", "locks", "audit"}) {
                 exec(ds, "DROP TABLE IF EXISTS " + p + t);
             }
             return out.toString();
@@ -168,6 +183,25 @@ public final class ConsoleBench {
         // A table in service is vacuumed by autovacuum (index-only scans need its visibility map).
         exec(ds, pg ? "VACUUM ANALYZE " + p + "retry" : "ANALYZE TABLE " + p + "retry");
         exec(ds, pg ? "VACUUM ANALYZE " + p + "idem" : "ANALYZE TABLE " + p + "idem");
+    }
+
+    /**
+     * The cursor of the SUCCEEDED list after its first {@code offset} rows (newest first), as the
+     * console writes it: {@code id~microseconds of updated_at}.
+     */
+    private static String succeededCursorAt(HikariDataSource ds, SqlDialect d, String p, int offset) throws Exception {
+        try (Connection c = ds.getConnection();
+                java.sql.PreparedStatement ps = c.prepareStatement("SELECT id, updated_at FROM " + p
+                        + "retry WHERE state = 'S' ORDER BY updated_at DESC, id DESC LIMIT 1 OFFSET ?")) {
+            ps.setInt(1, offset - 1);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                java.time.Instant t = d == SqlDialect.POSTGRESQL
+                        ? rs.getObject(2, java.time.OffsetDateTime.class).toInstant()
+                        : rs.getObject(2, java.time.LocalDateTime.class).toInstant(java.time.ZoneOffset.UTC);
+                return rs.getLong(1) + "~" + (t.getEpochSecond() * 1_000_000L + t.getNano() / 1000);
+            }
+        }
     }
 
     private static String cursorAfter(ConsoleHandler h, String path, int pages) {

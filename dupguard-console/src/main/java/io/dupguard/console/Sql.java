@@ -21,6 +21,14 @@ final class Sql {
         return this;
     }
 
+    /** This statement with {@code fragment} in front (e.g. {@code EXPLAIN}), with the same parameters. */
+    Sql prefixed(String fragment) {
+        Sql q = new Sql();
+        q.sql.append(fragment).append(sql);
+        q.params.addAll(params);
+        return q;
+    }
+
     PreparedStatement prepare(Connection c, Db db) throws SQLException {
         PreparedStatement ps = c.prepareStatement(sql.toString());
         try {

@@ -6,18 +6,24 @@ import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.jdbc.JdbcLockProvider;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
-import io.dupguard.lock.LockProvider;
+import io.dupguard.redis.RedisLockProvider;
 import io.dupguard.retry.Alert;
 import io.dupguard.retry.Enqueued;
 import io.dupguard.retry.RetryLog;
 import io.dupguard.retry.TaskState;
+import io.dupguard.spring.autoconfigure.DupguardRedisConnection;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,15 +41,17 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The console in a running application (Tomcat on a random port, PostgreSQL, Spring Security with
- * form login and CSRF) driven by headless Chromium: what an operator does, what a viewer cannot, and
- * the pages' screenshots for docs/console.md.
+ * The console in a running application (Tomcat on a random port, PostgreSQL, its locks on Redis,
+ * Spring Security with form login and CSRF) driven by headless Chromium: what an operator does, what
+ * a viewer cannot, and the pages' screenshots for docs/console.md. The JDBC lock table is written by
+ * a {@code JdbcLockProvider} of the test's own (another service's locks, as the console sees them).
  */
 @SpringBootTest(classes = ConsoleTestApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleBrowserIT {
     static final String SUFFIX = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    static final String REDIS_LOCK_PREFIX = "cb:" + SUFFIX + ":lock:";
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
@@ -57,6 +65,8 @@ class ConsoleBrowserIT {
         r.add("dupguard.jdbc.lock-table", () -> "cb_locks_" + SUFFIX);
         r.add("dupguard.console.audit-table", () -> "cb_audit_" + SUFFIX);
         r.add("dupguard.purge.enabled", () -> "false");
+        r.add("console-test.redis-url", () -> System.getProperty("dupguard.redis.url", "redis://127.0.0.1:6379"));
+        r.add("console-test.redis-lock-prefix", () -> REDIS_LOCK_PREFIX);
     }
 
     @LocalServerPort
@@ -69,15 +79,28 @@ class ConsoleBrowserIT {
     IdempotencyStore keys;
 
     @Autowired
-    LockProvider locks;
+    RedisLockProvider redisLocks;
+
+    @Autowired
+    DupguardRedisConnection redis;
+
+    @Autowired
+    DataSource dataSource;
 
     @Autowired
     JdbcTemplate jdbc;
+
+    JdbcLockProvider locks;
 
     Browser browser;
 
     @BeforeAll
     void open(@TempDir Path profile) throws Exception {
+        locks = JdbcLockProvider.builder(dataSource)
+                .tableName("cb_locks_" + SUFFIX)
+                .createSchemaIfMissing(true)
+                .build();
+        locks.tryAcquire("schema").ifPresent(Lease::close); // creates the table the console reads
         browser = new Browser("http://127.0.0.1:" + port, profile);
     }
 
@@ -184,11 +207,12 @@ class ConsoleBrowserIT {
 
     @Test
     void anOperatorReleasesAHeldLockNamingTheConsequence() throws Exception {
-        try (Lease lease = locks.acquire("ledger:7", LockOptions.ofDefaults())) {
+        try (Lease lease = locks.acquire("ledger:7", LockOptions.ofDefaults());
+                Lease onRedis = redisLocks.acquire("invoice-run", LockOptions.ofDefaults())) {
             browser.login("olga", "o");
             browser.open("/dupguard/locks");
-            assertThat(browser.text("#locks")).contains("ledger:7", Long.toString(lease.fencingToken()));
-            browser.screenshot("locks");
+            assertThat(browser.text("#locks")).contains("ledger:7", Long.toString(lease.fencingToken()), "invoice-run");
+            browser.screenshot("locks"); // both providers
             WebElement form = browser.driver.findElement(By.id("release-jdbc-ledger:7"));
             assertThat(form.getText()).contains("a second holder may enter");
             form.findElement(By.name("reason")).sendKeys("the batch host is gone");
@@ -196,6 +220,49 @@ class ConsoleBrowserIT {
             form.findElement(By.tagName("button")).click();
             assertThat(browser.text("#outcome")).contains("released");
             assertThat(lease.isHeld()).isFalse();
+        }
+    }
+
+    @Test
+    void anOperatorReleasesAHeldRedisLockAndTheAuditShowsIt() {
+        Instant acquiring = Instant.now();
+        try (Lease lease = redisLocks.acquire("payout:3", LockOptions.ofDefaults());
+                StatefulRedisConnection<String, String> c = ((RedisClient) redis.client()).connect(redis.uri())) {
+            String owner = c.sync().get(REDIS_LOCK_PREFIX + "{payout:3}");
+            assertThat(owner).isNotBlank();
+            browser.login("olga", "o");
+            browser.open("/dupguard/locks");
+            browser.text("#locks");
+            WebElement row = browser.driver.findElement(
+                    By.xpath("//table[@id='locks']//tr[td[1]='redis' and td[2]='payout:3']"));
+            List<WebElement> cells = row.findElements(By.tagName("td"));
+            assertThat(cells.get(2).getText()).isEqualTo(owner);
+            assertThat(cells.get(3).getText()).isEqualTo(Long.toString(lease.fencingToken()));
+            Instant leaseEnd = Instant.parse(cells.get(4).getText().replaceFirst(" .*", ""));
+            assertThat(leaseEnd)
+                    .as("lease end by Redis's clock, within the watchdog lease")
+                    .isAfter(acquiring.minusSeconds(2))
+                    .isBefore(Instant.now()
+                            .plus(LockOptions.DEFAULT_WATCHDOG_LEASE)
+                            .plusSeconds(2));
+            WebElement form = browser.driver.findElement(By.id("release-redis-payout:3"));
+            form.findElement(By.name("reason")).sendKeys("payout worker 3 hangs on a dead socket");
+            form.findElement(By.name("confirm")).click();
+            form.findElement(By.tagName("button")).click();
+            assertThat(browser.text("#outcome")).contains("lock redis:payout:3 released");
+            assertThat(c.sync().exists(REDIS_LOCK_PREFIX + "{payout:3}")).isZero();
+            assertThat(lease.isHeld()).isFalse();
+
+            browser.open("/dupguard/audit");
+            WebElement entry =
+                    browser.driver.findElement(By.xpath("//table[@id='audit']//tr[td[4]='lock redis:payout:3']"));
+            assertThat(entry.getText())
+                    .contains(
+                            "olga",
+                            "release-lock",
+                            "payout worker 3 hangs on a dead socket",
+                            owner,
+                            "\"fence\":" + lease.fencingToken());
         }
     }
 
@@ -226,20 +293,15 @@ class ConsoleBrowserIT {
         jdbc.execute("analyze cb_retry_" + SUFFIX);
         browser.login("olga", "o");
         List<Long> ids = new ArrayList<>();
-        List<Long> millis = new ArrayList<>();
-        long t0 = System.nanoTime();
         browser.open("/dupguard/tasks?state=CANCELLED&type=archive.x");
-        millis.add((System.nanoTime() - t0) / 1_000_000);
         assertThat(browser.text("#counts")).contains("CANCELLED 10000+");
         for (int page = 0; page < 5; page++) {
             for (WebElement a : browser.driver.findElements(By.cssSelector("#tasks tbody tr td:first-child a"))) {
                 ids.add(Long.parseLong(a.getText()));
             }
-            t0 = System.nanoTime();
             browser.driver.findElement(By.id("next")).click();
-            millis.add((System.nanoTime() - t0) / 1_000_000);
         }
+        // what each page reads is pinned by ListPlanIT (dupguard-console), not by timing here
         assertThat(ids).hasSize(250).doesNotHaveDuplicates().isSorted();
-        assertThat(millis).as("page loads in ms, browser included").allMatch(ms -> ms < 2000);
     }
 }

@@ -1,11 +1,16 @@
 package io.dupguard.spring.console;
 
+import io.dupguard.redis.RedisLockProvider;
 import io.dupguard.retry.Alert;
 import io.dupguard.retry.AlertSink;
 import io.dupguard.retry.NonRetryableException;
+import io.dupguard.spring.autoconfigure.DupguardRedisConnection;
 import io.dupguard.spring.retry.RetryTaskHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -19,7 +24,9 @@ import org.springframework.security.web.SecurityFilterChain;
 /**
  * A payments application with the console on: form login and HTTP basic, CSRF on (Spring Security's
  * default); users viewer/v (DUPGUARD_VIEWER), olga/o and bob/b (DUPGUARD_OPERATOR). Its charge
- * handler refuses a card that has not been renewed, which parks the task BLOCKED and alerts.
+ * handler refuses a card that has not been renewed, which parks the task BLOCKED and alerts. Its
+ * stores are on the DataSource, its locks on Redis ({@code RedisLockProvider} under the key prefix
+ * {@code console-test.redis-lock-prefix}), so the console lists the locks of both.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -58,6 +65,20 @@ public class ConsoleTestApp {
                 throw new NonRetryableException("card 4242 expired: the gateway declined the charge");
             }
         });
+    }
+
+    @Bean
+    DupguardRedisConnection redis(@Value("${console-test.redis-url}") String url) {
+        RedisURI uri = RedisURI.create(url);
+        return DupguardRedisConnection.standalone(RedisClient.create(uri), uri);
+    }
+
+    @Bean
+    RedisLockProvider redisLocks(
+            DupguardRedisConnection redis, @Value("${console-test.redis-lock-prefix}") String prefix) {
+        return RedisLockProvider.builder((RedisClient) redis.client(), redis.uri())
+                .keyPrefix(prefix)
+                .build();
     }
 
     @Bean
