@@ -22,6 +22,7 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -142,6 +143,9 @@ public final class JdbcTransactionalIdempotency {
     private final IdempotencyConfig config;
     private final boolean storesFailures;
     private final ClaimMode claimMode;
+    /** The codec's encoding of a null result: a {@code Void} call's record, written by its claim; null if unencodable. */
+    private final byte[] voidPayload;
+
     private volatile boolean storeReady;
 
     private JdbcTransactionalIdempotency(JdbcIdempotencyStore store, IdempotencyConfig config, ClaimMode claimMode) {
@@ -155,6 +159,20 @@ public final class JdbcTransactionalIdempotency {
                 .localCacheSize(0)
                 .build();
         this.storesFailures = this.config.failurePolicy() != FailurePolicy.releaseOnFailure();
+        this.voidPayload = encodedNull(this.config);
+    }
+
+    private static byte[] encodedNull(IdempotencyConfig config) {
+        try {
+            return config.codec().encode(null);
+        } catch (RuntimeException unencodable) {
+            return null; // such a codec's Void calls claim and complete in two writes
+        }
+    }
+
+    /** The record a claim of {@code type} can write at once: the null result's, for {@code Void}; else null. */
+    private byte[] donePayload(Class<?> type) {
+        return type == Void.class || type == void.class ? voidPayload : null;
     }
 
     /**
@@ -254,7 +272,9 @@ public final class JdbcTransactionalIdempotency {
     public <T, E extends Exception> List<BatchResult<T>> executeBatch(
             Connection connection, List<BatchEntry> entries, Class<T> type, BatchWork<T, E> work) throws E {
         checkCallerTransaction(connection);
-        return Idempotency.of(new BoundStore(sql, connection, config.retention(), null, false, true), config)
+        return Idempotency.of(
+                        new BoundStore(sql, connection, config.retention(), null, false, true, donePayload(type)),
+                        config)
                 .executeBatch(entries, type, work);
     }
 
@@ -288,7 +308,8 @@ public final class JdbcTransactionalIdempotency {
                                 config.retention(),
                                 own,
                                 storesFailures,
-                                claimMode == ClaimMode.CLAIM_FIRST),
+                                claimMode == ClaimMode.CLAIM_FIRST,
+                                donePayload(type)),
                         config)
                 .execute(key, fingerprint, type, () -> work.apply(connection));
     }
@@ -421,6 +442,7 @@ public final class JdbcTransactionalIdempotency {
         private final OwnTransaction own; // null: the caller owns the transaction
         private final boolean storesFailures;
         private final boolean claimFirst;
+        private final byte[] donePayload; // non-null: claims write the row completed with it
         private Fingerprint deferredFingerprint; // set while a deferred claim is pending
         private Fingerprint claimedFingerprint; // the fingerprint of the current claim
         private Savepoint beforeClaim; // caller's transaction with a storing failure policy: undo point
@@ -432,6 +454,9 @@ public final class JdbcTransactionalIdempotency {
          *     failure is recorded outside the transaction that is rolled back
          * @param claimFirst in a transaction this library owns: insert the claim row before the work
          *     (concurrent duplicates wait on its row lock) instead of the deferred claim
+         * @param donePayload the record of a result known before the work (a {@code Void} call's null),
+         *     or null: claims write the row completed with it, and the completion that records it
+         *     writes nothing
          */
         BoundStore(
                 TransactionalSql sql,
@@ -439,8 +464,10 @@ public final class JdbcTransactionalIdempotency {
                 Duration retention,
                 OwnTransaction own,
                 boolean storesFailures,
-                boolean claimFirst) {
+                boolean claimFirst,
+                byte[] donePayload) {
             this.sql = sql;
+            this.donePayload = donePayload;
             this.connection = connection;
             this.retentionMillis = Checks.millis(retention);
             this.own = own;
@@ -477,7 +504,8 @@ public final class JdbcTransactionalIdempotency {
                     if (found != null || claimFirst) {
                         // Step 3 (or the takeover of an expired row). A transaction just begun has
                         // no snapshot yet: the first re-read may be plain.
-                        return sql.claim(connection, false, key, fingerprint, owner, retentionMillis, false);
+                        return sql.claim(
+                                connection, false, key, fingerprint, owner, retentionMillis, false, donePayload);
                     }
                     deferredFingerprint = fingerprint; // step 3, optimistic: nothing written yet
                     return Claim.FRESH;
@@ -491,7 +519,8 @@ public final class JdbcTransactionalIdempotency {
                     beforeClaim = connection.setSavepoint();
                 }
                 // Step 2.
-                return sql.claim(connection, true, key, fingerprint, owner, retentionMillis, storesFailures);
+                return sql.claim(
+                        connection, true, key, fingerprint, owner, retentionMillis, storesFailures, donePayload);
             });
         }
 
@@ -514,10 +543,21 @@ public final class JdbcTransactionalIdempotency {
                 }
                 return;
             }
+            if (recordedByClaim(status, payload, millis)) {
+                return; // the claim wrote the row completed, in this transaction
+            }
             completing(key, () -> {
                 sql.complete(connection, key, owner, status, payload, millis, millis == retentionMillis);
                 return true;
             });
+        }
+
+        /** Whether the claim already wrote this completion: the row completed with this payload and expiry. */
+        private boolean recordedByClaim(RecordStatus status, byte[] payload, long millis) {
+            return donePayload != null
+                    && status == RecordStatus.COMPLETED
+                    && millis == retentionMillis
+                    && Arrays.equals(payload, donePayload);
         }
 
         /**
@@ -614,6 +654,9 @@ public final class JdbcTransactionalIdempotency {
 
         @Override
         public boolean renew(IdempotencyKey key, String owner, Duration lease) {
+            if (donePayload != null) {
+                return true; // the claim wrote the row completed: no lease to hold
+            }
             long millis = Checks.millis(Checks.positive(lease, "lease"));
             return run("renew", key, () -> sql.renew(connection, key, owner, millis));
         }
@@ -628,13 +671,25 @@ public final class JdbcTransactionalIdempotency {
 
         @Override
         public List<Claim> claimAll(List<BatchEntry> entries, String owner, Duration lease) {
-            return run("claim batch", null, () -> sql.claimAll(connection, entries, owner, retentionMillis));
+            return run(
+                    "claim batch", null, () -> sql.claimAll(connection, entries, owner, retentionMillis, donePayload));
         }
 
         @Override
         public Set<IdempotencyKey> completeAll(List<BatchCompletion> completions, String owner, Duration retention) {
             long millis = Checks.millis(Checks.positive(retention, "retention"));
-            return run("complete batch", null, () -> sql.completeAll(connection, completions, owner, millis));
+            List<BatchCompletion> left = completions;
+            if (donePayload != null) {
+                // The claim wrote these rows completed: only a different record (a final failure)
+                // is written now.
+                left = completions.stream()
+                        .filter(x -> !recordedByClaim(x.status(), x.payload(), millis))
+                        .toList();
+            }
+            List<BatchCompletion> write = left;
+            return write.isEmpty()
+                    ? Set.of()
+                    : run("complete batch", null, () -> sql.completeAll(connection, write, owner, millis));
         }
 
         @Override

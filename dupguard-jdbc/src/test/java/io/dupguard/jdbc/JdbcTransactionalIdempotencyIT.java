@@ -620,7 +620,7 @@ class JdbcTransactionalIdempotencyIT {
                     }
                 }
             });
-            await().atMost(Duration.ofSeconds(20)).until(() -> lockWaits(db) > 0);
+            await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabases.lockWaits(ds, db) > 0);
             duplicateWaiting.countDown();
 
             Object a = first.get(20, TimeUnit.SECONDS);
@@ -634,18 +634,6 @@ class JdbcTransactionalIdempotencyIT {
             }
         } finally {
             pool.shutdownNow();
-        }
-    }
-
-    private int lockWaits(Db db) throws SQLException {
-        String sql = db == Db.POSTGRESQL
-                ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-                : "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
-        try (Connection c = ds.getConnection();
-                Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getInt(1);
         }
     }
 

@@ -154,4 +154,12 @@ public final class TestDatabases {
             }
         }
     }
+
+    /** Transactions of the database (PostgreSQL, MariaDB) now waiting for a row lock. */
+    static int lockWaits(DataSource ds, Db db) throws java.sql.SQLException {
+        String sql = db == Db.POSTGRESQL
+                ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                : "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
+        return count(ds, sql);
+    }
 }
