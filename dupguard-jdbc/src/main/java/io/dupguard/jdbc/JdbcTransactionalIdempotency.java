@@ -75,6 +75,18 @@ import java.util.Set;
  *   <li>Run the work; complete the row keeping its expiry. The caller commits.
  * </ol>
  *
+ * <p><b>A {@code Void} result is written by the claim.</b> With the result type {@code Void} (a
+ * message listener's) the record is known before the work: the claim of {@link #execute(Connection,
+ * IdempotencyKey, Fingerprint, Class, SqlWork) execute(connection, …)}, of {@link #executeBatch} and
+ * of a claim-first (or takeover) {@link #executeInTransaction} inserts the row already completed —
+ * the codec's encoding of {@code null}, the expiry the retention, the claim's owner token kept — and
+ * the completion writes nothing: one statement per key (or per batch) instead of an insert and an
+ * update. The row commits or rolls back with the work, so nothing else changes: a rollback leaves
+ * nothing, a concurrent duplicate waits on the row's lock, then replays or claims; a failure the
+ * policy does not call final deletes the row (a batch's failed entry) or rolls it back; a final
+ * failure replaces it. Only a call nested in the work on the same key, in the same transaction, sees
+ * the row completed (a replay of {@code null}) instead of in flight.
+ *
  * <p><b>Failures</b> (both modes). A failure the {@link FailurePolicy} does not call final is
  * undone by the rollback that follows (own transaction: here; caller's: by the caller) — the claim
  * goes with the work; a deferred claim that failed looks whether a concurrent call recorded the key
