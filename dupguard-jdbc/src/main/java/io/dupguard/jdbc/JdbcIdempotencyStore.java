@@ -179,9 +179,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
             Row row;
-            if (round == 0 && !lockingRead && !undoable && s.insertReturning != null) {
+            if (round == 0 && !undoable && s.insertReturning != null) {
                 // MariaDB: one round trip, the insert answers with the key's row, ours (our owner
-                // token) or the existing one.
+                // token) or the existing one. An existing row is read as the duplicate-key update
+                // locked it, the newest committed version: it serves a locking re-read too.
                 row = insertReturning(c, s, key, fp, owner, leaseMillis, purgeMillis, donePayload);
                 if (row != null && owner.equals(row.owner)) {
                     return Claim.FRESH;

@@ -71,7 +71,8 @@ import java.util.Set;
  *   <li>Under a failure policy that stores failures: set a savepoint (and on MySQL/MariaDB delete an
  *       expired row of the key in autocommit, see "Failures").
  *   <li>Claim the key with the store's claim (insert; else a locking re-read; expired ⇒ takeover),
- *       its expiry the retention. Live row ⇒ replay.
+ *       its expiry the retention; on MariaDB one {@code INSERT … RETURNING} answers with the newest
+ *       row itself. Live row ⇒ replay.
  *   <li>Run the work; complete the row keeping its expiry. The caller commits.
  * </ol>
  *

@@ -124,6 +124,16 @@ class JdbcTransactionalVoidClaimIT {
         assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
         assertThat(record.fingerprint()).isEqualTo(fp);
 
+        try (Connection c = StatementCounter.wrap(ds, statements).getConnection()) {
+            c.setAutoCommit(false);
+            long before = statements.get();
+            Outcome<Void> again = tx.execute(c, key("k1"), fp, Void.class, conn -> null);
+            long sent = statements.get() - before;
+            c.commit();
+            assertThat(again).isEqualTo(Outcome.replayed(null));
+            // MariaDB: the insert's RETURNING answers with the existing row; elsewhere a locking re-read follows.
+            assertThat(sent).as("a duplicate's statements").isEqualTo(db == Db.MARIADB ? 1 : 2);
+        }
         assertThat(inTransaction(ds, tx, "k1", fp, "must not run")).isEqualTo(Outcome.replayed(null));
         assertThatThrownBy(() -> inTransaction(ds, tx, "k1", Fingerprint.of(new byte[] {1}), "must not run"))
                 .isInstanceOf(PayloadMismatchException.class);
