@@ -39,6 +39,12 @@ final class IdempotencySql {
     /** Params: scope, key, fingerprint, owner, lease ms [, purge ms]. */
     final String insert;
     /**
+     * Transactional mode, a result known before the work (a {@code Void} result): {@link #insert}
+     * of the row already completed, carrying the claim's owner token. Params: scope, key,
+     * fingerprint, owner, payload, retention ms [, purge ms].
+     */
+    final String insertDone;
+    /**
      * MariaDB 10.5+ only, else null: the claim in one round trip. {@code INSERT … ON DUPLICATE KEY
      * UPDATE scope = scope RETURNING …} inserts the in-progress row or, on a duplicate, leaves the
      * existing row as it is and returns it, as {@code status, fingerprint, owner, payload, live}: the
@@ -46,6 +52,8 @@ final class IdempotencySql {
      * {@link #insert}.
      */
     final String insertReturning;
+    /** {@link #insertReturning} of a completed row, as {@link #insertDone}; null where that is. */
+    final String insertDoneReturning;
     /** Transactional mode: insert-if-absent of a finished row. Params: scope, key, status, fingerprint, payload, retention ms [, retention ms]. */
     final String insertFinished;
 
@@ -53,9 +61,15 @@ final class IdempotencySql {
     final String selectRowLocking;
     /** Params: fingerprint, owner, lease ms [, purge ms], scope, key. */
     final String takeover;
+    /** {@link #takeover} into a completed row, as {@link #insertDone}. Params: fingerprint, owner, payload, retention ms [, purge ms], scope, key. */
+    final String takeoverDone;
     /** A finished row replacing an expired one. Params: status, fingerprint, payload, retention ms [, retention ms], scope, key. */
     final String takeoverFinished;
-    /** Params: status, payload, retention ms [, retention ms], scope, key, owner. */
+    /**
+     * Params: status, payload, retention ms [, retention ms], scope, key, owner. A row carrying an
+     * owner token is that claim's: the token is unique per call, and cleared by the completion
+     * (a completed row inserted by the transactional mode keeps it, and is still its claim's).
+     */
     final String complete;
     /** Transactional mode: the completion leaves the expiry as the claim set it. Params: status, payload, scope, key, owner. */
     final String completeKeepingExpiry;
@@ -91,21 +105,18 @@ final class IdempotencySql {
         String purgeVal = purgeColumn ? ", " + nowPlus : "";
         // Raised only: an unchanged value leaves the update HOT / free of index writes.
         String purgeRaise = purgeColumn ? ", purge_after = GREATEST(purge_after, " + nowPlus + ")" : "";
-        String insertSql = "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, expires_at"
-                + purgeCol + ") VALUES (?, ?, 'P', ?, ?, " + nowPlus + purgeVal + ")";
-        this.insert = switch (dialect) {
-            case POSTGRESQL -> insertSql + " ON CONFLICT (scope, idem_key) DO NOTHING";
-            case MYSQL -> MysqlInsertIfAbsent.rewrite(insertSql, "scope");
-            case H2 -> insertSql;
-        };
-        String rowColumns = "status, fingerprint, owner, payload, CASE WHEN expires_at > " + now + " THEN 1 ELSE 0 END";
+        String insertSql = claimInsert(table, false, nowPlus, purgeCol, purgeVal);
+        String insertDoneSql = claimInsert(table, true, nowPlus, purgeCol, purgeVal);
+        this.insert = ifAbsent(dialect, insertSql);
+        this.insertDone = ifAbsent(dialect, insertDoneSql);
         // PostgreSQL could answer in one round trip too (the insert in a data-modifying CTE unioned
         // with a read of the key), but that cost every fresh key about 15 % more server CPU than the
         // plain insert (measured in issue 12), so only MariaDB, where it is the same statement, uses it.
-        this.insertReturning = dialect == SqlDialect.MYSQL && mariaDbReturning
-                ? insertSql + " ON DUPLICATE KEY UPDATE scope = scope RETURNING status, fingerprint, owner, payload,"
-                        + " CASE WHEN expires_at > " + now + " THEN 1 ELSE 0 END"
-                : null;
+        String returning = " ON DUPLICATE KEY UPDATE scope = scope RETURNING status, fingerprint, owner, payload,"
+                + " CASE WHEN expires_at > " + now + " THEN 1 ELSE 0 END";
+        boolean withReturning = dialect == SqlDialect.MYSQL && mariaDbReturning;
+        this.insertReturning = withReturning ? insertSql + returning : null;
+        this.insertDoneReturning = withReturning ? insertDoneSql + returning : null;
         String insertFinishedSql = "INSERT INTO " + table
                 + " (scope, idem_key, status, fingerprint, owner, payload, expires_at" + purgeCol + ")"
                 + " VALUES (?, ?, ?, ?, NULL, ?, " + nowPlus + purgeVal + ")";
@@ -122,19 +133,39 @@ final class IdempotencySql {
         // Guarded by expiry: of several callers racing to take over one expired row, one wins.
         this.takeover = "UPDATE " + table + " SET status = 'P', fingerprint = ?, owner = ?, payload = NULL,"
                 + " expires_at = " + nowPlus + purgeRaise + byKey + " AND expires_at <= " + now;
+        this.takeoverDone = "UPDATE " + table + " SET status = 'C', fingerprint = ?, owner = ?, payload = ?,"
+                + " expires_at = " + nowPlus + purgeRaise + byKey + " AND expires_at <= " + now;
         this.takeoverFinished = "UPDATE " + table + " SET status = ?, fingerprint = ?, owner = NULL, payload = ?,"
                 + " expires_at = " + nowPlus + purgeRaise + byKey + " AND expires_at <= " + now;
         this.complete = "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL, expires_at = " + nowPlus
-                + purgeRaise + byKey + " AND status = 'P' AND owner = ?";
-        this.completeKeepingExpiry = "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL" + byKey
-                + " AND status = 'P' AND owner = ?";
-        this.release = "DELETE FROM " + table + byKey + " AND status = 'P' AND owner = ?";
+                + purgeRaise + byKey + " AND owner = ?";
+        this.completeKeepingExpiry =
+                "UPDATE " + table + " SET status = ?, payload = ?, owner = NULL" + byKey + " AND owner = ?";
+        this.release = "DELETE FROM " + table + byKey + " AND owner = ?";
         this.deleteExpired = "DELETE FROM " + table + byKey + " AND expires_at <= " + now;
         this.renew = "UPDATE " + table + " SET expires_at = " + nowPlus + byKey
                 + " AND status = 'P' AND owner = ? AND expires_at > " + now;
         this.findLive = "SELECT status, fingerprint, owner, payload FROM " + table + byKey + " AND expires_at > " + now;
         this.purge = dialect.deleteLimited(
                 table, purgeColumn ? "purge_after <= " + now + " AND expires_at <= " + now : "expires_at <= " + now);
+    }
+
+    /**
+     * The claim's insert: an in-progress row, or ({@code done}) a completed one with its payload.
+     */
+    private static String claimInsert(String table, boolean done, String nowPlus, String purgeCol, String purgeVal) {
+        return "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner" + (done ? ", payload" : "")
+                + ", expires_at" + purgeCol + ") VALUES (?, ?, " + (done ? "'C'" : "'P'") + ", ?, ?"
+                + (done ? ", ?" : "") + ", " + nowPlus + purgeVal + ")";
+    }
+
+    /** {@code insertSql} made insert-if-absent without an error for an existing key where the dialect needs it. */
+    private static String ifAbsent(SqlDialect dialect, String insertSql) {
+        return switch (dialect) {
+            case POSTGRESQL -> insertSql + " ON CONFLICT (scope, idem_key) DO NOTHING";
+            case MYSQL -> MysqlInsertIfAbsent.rewrite(insertSql, "scope");
+            case H2 -> insertSql;
+        };
     }
 
     /**

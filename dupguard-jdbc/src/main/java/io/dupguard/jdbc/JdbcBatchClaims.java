@@ -57,6 +57,26 @@ final class JdbcBatchClaims {
         Claim claim(IdempotencyKey key, io.dupguard.idempotency.Fingerprint fingerprint) throws SQLException;
     }
 
+    /**
+     * What a claim writes besides the key and fingerprint: the owner token, the completed row's
+     * payload (null: the row is in progress), the expiry and the purge time.
+     */
+    record ClaimRow(String owner, byte[] donePayload, long leaseMillis, long purgeMillis) {
+        /** Binds owner[, payload], lease ms[, purge ms] from {@code index}; returns the next index. */
+        int bind(PreparedStatement ps, int index, IdempotencySql s) throws SQLException {
+            int i = index;
+            ps.setString(i++, owner);
+            if (donePayload != null) {
+                ps.setBytes(i++, donePayload);
+            }
+            ps.setLong(i++, leaseMillis);
+            if (s.purgeColumn) {
+                ps.setLong(i++, purgeMillis);
+            }
+            return i;
+        }
+    }
+
     /** The order in which batches are claimed (BatchClaim sorts them so), and so locked. */
     private static final Comparator<IdempotencyKey> CLAIM_ORDER =
             Comparator.comparing(IdempotencyKey::scope).thenComparing(IdempotencyKey::key);
@@ -67,6 +87,9 @@ final class JdbcBatchClaims {
     private final boolean keyByKey;
 
     private final String pgClaim;
+    /** {@link #pgClaim} writing completed rows (the transactional mode's claim of a {@code Void} result). */
+    private final String pgClaimDone;
+
     private final String pgComplete;
     private final String pgRelease;
 
@@ -77,22 +100,8 @@ final class JdbcBatchClaims {
         SqlDialect d = s.dialect;
         String nowPlus = d.nowPlusMillisParam();
         String purgeCol = s.purgeColumn ? ", purge_after" : "";
-        String input = "(SELECT u.scope COLLATE \"C\" AS scope, u.idem_key COLLATE \"C\" AS idem_key";
-        this.pgClaim = "WITH input AS " + input + ", u.fingerprint, u.ord"
-                + " FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(scope, idem_key, fingerprint, ord)),"
-                + " claimed AS (INSERT INTO " + table + " AS r (scope, idem_key, status, fingerprint, owner, expires_at"
-                + purgeCol + ") SELECT scope, idem_key, 'P', fingerprint, ?, " + nowPlus
-                + (s.purgeColumn ? ", " + nowPlus : "") + " FROM input ORDER BY ord"
-                + " ON CONFLICT (scope, idem_key) DO UPDATE SET status = 'P', fingerprint = EXCLUDED.fingerprint,"
-                + " owner = EXCLUDED.owner, payload = NULL, expires_at = EXCLUDED.expires_at"
-                + (s.purgeColumn ? ", purge_after = GREATEST(r.purge_after, EXCLUDED.purge_after)" : "")
-                + " WHERE r.expires_at <= " + d.now() + " RETURNING r.scope, r.idem_key, (r.xmax = 0) AS inserted)"
-                + " SELECT r.status, r.fingerprint, r.owner, r.payload, CASE WHEN r.expires_at > " + d.now()
-                + " THEN 1 ELSE 0 END, c.inserted FROM input i"
-                + " LEFT JOIN claimed c ON c.scope = i.scope AND c.idem_key = i.idem_key"
-                + " LEFT JOIN LATERAL (SELECT x.status, x.fingerprint, x.owner, x.payload, x.expires_at FROM " + table
-                + " x WHERE c.scope IS NULL AND x.scope = i.scope AND x.idem_key = i.idem_key OFFSET 0) r ON true"
-                + " ORDER BY i.ord";
+        this.pgClaim = pgClaim(table, false);
+        this.pgClaimDone = pgClaim(table, true);
         // The batch's own rows are found key by key through the primary key and locked (FOR UPDATE
         // in a LATERAL subquery: one index probe per key, on every table size and in every cached
         // plan). The completion then writes them through an INSERT … ON CONFLICT DO UPDATE, whose
@@ -100,10 +109,12 @@ final class JdbcBatchClaims {
         // is locked by the statement. The release deletes them by tuple id.
         // The rows are locked in the order of the claims, scope then key (the caller sorts the keys), so
         // that a completion and a concurrent claim of overlapping keys cannot deadlock.
+        // A row is the batch's own when it carries the batch's owner token (unique per call): an
+        // in-progress row, or a completed one the transactional mode inserted.
         String ownRows = " FROM (SELECT * FROM unnest(?::text[], ?::text[]%s) WITH ORDINALITY AS u(scope, idem_key%s,"
                 + " ord) ORDER BY ord) u CROSS JOIN LATERAL (SELECT"
                 + " x.%s FROM " + table + " x WHERE x.scope = u.scope COLLATE \"C\""
-                + " AND x.idem_key = u.idem_key COLLATE \"C\" AND x.status = 'P' AND x.owner = ? FOR UPDATE) x";
+                + " AND x.idem_key = u.idem_key COLLATE \"C\" AND x.owner = ? FOR UPDATE) x";
         this.pgComplete = "WITH target AS (SELECT u.scope, u.idem_key, u.status, u.payload, x.fingerprint"
                 + String.format(ownRows, ", ?::text[], ?::bytea[]", ", status, payload", "fingerprint") + ")"
                 + " INSERT INTO " + table + " AS r (scope, idem_key, status, fingerprint, owner, payload, expires_at"
@@ -117,6 +128,33 @@ final class JdbcBatchClaims {
                 + String.format(ownRows, "", "", "ctid") + "))";
     }
 
+    /**
+     * The PostgreSQL claim: in-progress rows, or ({@code done}) completed rows carrying one payload
+     * for all (a parameter after the owner).
+     */
+    private String pgClaim(String table, boolean done) {
+        SqlDialect d = s.dialect;
+        String nowPlus = d.nowPlusMillisParam();
+        String input = "(SELECT u.scope COLLATE \"C\" AS scope, u.idem_key COLLATE \"C\" AS idem_key";
+        return "WITH input AS " + input + ", u.fingerprint, u.ord"
+                + " FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(scope, idem_key, fingerprint, ord)),"
+                + " claimed AS (INSERT INTO " + table + " AS r (scope, idem_key, status, fingerprint, owner, payload,"
+                + " expires_at" + (s.purgeColumn ? ", purge_after" : "") + ") SELECT scope, idem_key, "
+                + (done ? "'C'" : "'P'") + ", fingerprint, ?, " + (done ? "?::bytea" : "NULL::bytea") + ", " + nowPlus
+                + (s.purgeColumn ? ", " + nowPlus : "") + " FROM input ORDER BY ord"
+                + " ON CONFLICT (scope, idem_key) DO UPDATE SET status = EXCLUDED.status,"
+                + " fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, payload = EXCLUDED.payload,"
+                + " expires_at = EXCLUDED.expires_at"
+                + (s.purgeColumn ? ", purge_after = GREATEST(r.purge_after, EXCLUDED.purge_after)" : "")
+                + " WHERE r.expires_at <= " + d.now() + " RETURNING r.scope, r.idem_key, (r.xmax = 0) AS inserted)"
+                + " SELECT r.status, r.fingerprint, r.owner, r.payload, CASE WHEN r.expires_at > " + d.now()
+                + " THEN 1 ELSE 0 END, c.inserted FROM input i"
+                + " LEFT JOIN claimed c ON c.scope = i.scope AND c.idem_key = i.idem_key"
+                + " LEFT JOIN LATERAL (SELECT x.status, x.fingerprint, x.owner, x.payload, x.expires_at FROM " + table
+                + " x WHERE c.scope IS NULL AND x.scope = i.scope AND x.idem_key = i.idem_key OFFSET 0) r ON true"
+                + " ORDER BY i.ord";
+    }
+
     /** The keys of a batch must be distinct: one statement cannot claim a row twice. */
     static void checkDistinct(List<BatchEntry> entries) {
         Set<IdempotencyKey> seen = new HashSet<>();
@@ -127,15 +165,17 @@ final class JdbcBatchClaims {
         }
     }
 
-    List<Claim> claimAll(
-            Connection c, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis, SingleKey single)
-            throws SQLException {
+    /**
+     * Claims the batch; with {@code donePayload} the rows are written completed with that payload
+     * (the transactional mode's claim of a {@code Void} result), still carrying {@code owner}.
+     */
+    List<Claim> claimAll(Connection c, List<BatchEntry> entries, ClaimRow row, SingleKey single) throws SQLException {
         Claim[] claims = new Claim[entries.size()];
         if (entries.size()
                 > 1) { // a batch of one key takes the single-key statement below: lighter, as many round trips
             switch (keyByKey ? SqlDialect.H2 : s.dialect) {
-                case POSTGRESQL -> claimPostgres(c, entries, owner, leaseMillis, purgeMillis, claims);
-                case MYSQL -> claimMysql(c, entries, owner, leaseMillis, purgeMillis, claims);
+                case POSTGRESQL -> claimPostgres(c, entries, row, claims);
+                case MYSQL -> claimMysql(c, entries, row, claims);
                 case H2 -> {}
             }
         }
@@ -147,19 +187,14 @@ final class JdbcBatchClaims {
         return Arrays.asList(claims);
     }
 
-    private void claimPostgres(
-            Connection c, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis, Claim[] claims)
+    private void claimPostgres(Connection c, List<BatchEntry> entries, ClaimRow row, Claim[] claims)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(pgClaim)) {
+        try (PreparedStatement ps = c.prepareStatement(row.donePayload() == null ? pgClaim : pgClaimDone)) {
             ps.setArray(1, texts(c, entries.stream().map(e -> e.key().scope()).toList()));
             ps.setArray(2, texts(c, entries.stream().map(e -> e.key().key()).toList()));
             ps.setArray(
                     3, texts(c, entries.stream().map(e -> e.fingerprint().hex()).toList()));
-            ps.setString(4, owner);
-            ps.setLong(5, leaseMillis);
-            if (s.purgeColumn) {
-                ps.setLong(6, purgeMillis);
-            }
+            row.bind(ps, 4, s);
             try (ResultSet rs = ps.executeQuery()) {
                 for (int i = 0; rs.next(); i++) {
                     boolean inserted = rs.getBoolean(6);
@@ -173,27 +208,25 @@ final class JdbcBatchClaims {
         }
     }
 
-    private void claimMysql(
-            Connection c, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis, Claim[] claims)
-            throws SQLException {
+    private void claimMysql(Connection c, List<BatchEntry> entries, ClaimRow row, Claim[] claims) throws SQLException {
         String columns = "status, fingerprint, owner, payload, CASE WHEN expires_at > " + s.dialect.now()
                 + " THEN 1 ELSE 0 END, scope, idem_key";
-        String insert = mysqlInsert(entries.size());
+        String insert = mysqlInsert(entries.size(), row.donePayload() != null);
         Map<IdempotencyKey, Integer> position = new HashMap<>();
         for (int i = 0; i < entries.size(); i++) {
             position.put(entries.get(i).key(), i);
         }
         if (s.insertReturning != null) {
             try (PreparedStatement ps = c.prepareStatement(insert + " RETURNING " + columns)) {
-                bindMysqlInsert(ps, entries, owner, leaseMillis, purgeMillis);
+                bindMysqlInsert(ps, entries, row);
                 try (ResultSet rs = ps.executeQuery()) {
-                    readMysqlRows(rs, owner, position, claims);
+                    readMysqlRows(rs, row.owner(), position, claims);
                 }
             }
             return;
         }
         try (PreparedStatement ps = c.prepareStatement(insert)) {
-            bindMysqlInsert(ps, entries, owner, leaseMillis, purgeMillis);
+            bindMysqlInsert(ps, entries, row);
             ps.executeUpdate();
         }
         String pairs = String.join(", ", java.util.Collections.nCopies(entries.size(), "(?, ?)"));
@@ -205,37 +238,36 @@ final class JdbcBatchClaims {
                 p += 2;
             }
             try (ResultSet rs = ps.executeQuery()) {
-                readMysqlRows(rs, owner, position, claims);
+                readMysqlRows(rs, row.owner(), position, claims);
             }
         }
     }
 
-    private String mysqlInsert(int rows) {
+    /** The multi-row claim: in-progress rows, or ({@code done}) completed ones with a payload each. */
+    private String mysqlInsert(int rows, boolean done) {
         String nowPlus = s.dialect.nowPlusMillisParam();
-        String row = "(?, ?, 'P', ?, ?, " + nowPlus + (s.purgeColumn ? ", " + nowPlus : "") + ")";
-        return "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, expires_at"
+        String row = "(?, ?, " + (done ? "'C'" : "'P'") + ", ?, ?, " + (done ? "?" : "NULL") + ", " + nowPlus
+                + (s.purgeColumn ? ", " + nowPlus : "") + ")";
+        return "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, payload, expires_at"
                 + (s.purgeColumn ? ", purge_after" : "") + ") VALUES "
                 + String.join(", ", java.util.Collections.nCopies(rows, row))
                 + " ON DUPLICATE KEY UPDATE scope = scope";
     }
 
-    private void bindMysqlInsert(
-            PreparedStatement ps, List<BatchEntry> entries, String owner, long leaseMillis, long purgeMillis)
-            throws SQLException {
+    private void bindMysqlInsert(PreparedStatement ps, List<BatchEntry> entries, ClaimRow row) throws SQLException {
         int p = 1;
         for (BatchEntry e : entries) {
             bindKey(ps, p, e.key());
             p += 2;
             JdbcIdempotencyStore.bindFingerprint(ps, p++, e.fingerprint(), s);
-            ps.setString(p++, owner);
-            ps.setLong(p++, leaseMillis);
-            if (s.purgeColumn) {
-                ps.setLong(p++, purgeMillis);
-            }
+            p = row.bind(ps, p, s);
         }
     }
 
-    /** Rows carrying our owner token are ours (fresh); live others exist; expired ones stay open. */
+    /**
+     * Rows carrying our owner token (unique per call) are ours (fresh), in progress or completed;
+     * live others exist; expired ones stay open.
+     */
     private void readMysqlRows(ResultSet rs, String owner, Map<IdempotencyKey, Integer> position, Claim[] claims)
             throws SQLException {
         while (rs.next()) {
@@ -244,7 +276,7 @@ final class JdbcBatchClaims {
             if (i == null) {
                 continue;
             }
-            claims[i] = owner.equals(rs.getString(3)) && "P".equals(rs.getString(1)) ? Claim.FRESH : existing(rs, key);
+            claims[i] = owner.equals(rs.getString(3)) ? Claim.FRESH : existing(rs, key);
         }
     }
 

@@ -141,7 +141,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return withConnection(
                 "claim",
                 key,
-                c -> claim(c, false, key, fingerprint, owner, leaseMillis, purgeMillis(leaseMillis), false));
+                c -> claim(c, false, key, fingerprint, owner, leaseMillis, purgeMillis(leaseMillis), false, null));
     }
 
     /**
@@ -154,7 +154,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * MySQL/MariaDB an expired row of the key is first deleted in autocommit on a pool connection
      * and the key is then inserted afresh. (A row that expires between the two is taken over in
      * place; recording a final failure outside the transaction then waits for the database's lock
-     * timeout and fails, leaving the key to expire.)
+     * timeout and fails, leaving the key to expire.) With {@code donePayload} (transactional mode
+     * only) the claim writes the row already completed with that payload, keeping the owner token.
      */
     private Claim claim(
             Connection c,
@@ -164,7 +165,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             String owner,
             long leaseMillis,
             long purgeMillis,
-            boolean undoable)
+            boolean undoable,
+            byte[] donePayload)
             throws SQLException {
         IdempotencySql s = sql(c);
         if (undoable && s.dialect == SqlDialect.MYSQL) {
@@ -177,15 +179,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
             Row row;
-            if (round == 0 && !lockingRead && !undoable && s.insertReturning != null) {
+            if (round == 0 && !undoable && s.insertReturning != null) {
                 // MariaDB: one round trip, the insert answers with the key's row, ours (our owner
-                // token) or the existing one.
-                row = insertReturning(c, s, key, fp, owner, leaseMillis, purgeMillis);
+                // token) or the existing one. An existing row is read as the duplicate-key update
+                // locked it, the newest committed version: it serves a locking re-read too.
+                row = insertReturning(c, s, key, fp, owner, leaseMillis, purgeMillis, donePayload);
                 if (row != null && owner.equals(row.owner)) {
                     return Claim.FRESH;
                 }
             } else {
-                if (tryInsert(c, s, key, fp, owner, leaseMillis, purgeMillis)) {
+                if (tryInsert(c, s, key, fp, owner, leaseMillis, purgeMillis, donePayload)) {
                     return Claim.FRESH;
                 }
                 row = selectRow(c, lockingRead || round > 0 ? s.selectRowLocking : s.selectRow, key, true);
@@ -196,14 +199,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             if (row.live) {
                 return new Claim.Existing(row.toRecord(key));
             }
-            try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
+            try (PreparedStatement ps = c.prepareStatement(donePayload == null ? s.takeover : s.takeoverDone)) {
                 bindFingerprint(ps, 1, fp, s);
-                ps.setString(2, owner);
-                ps.setLong(3, leaseMillis);
-                int i = 4;
-                if (s.purgeColumn) {
-                    ps.setLong(i++, purgeMillis);
-                }
+                int i = new JdbcBatchClaims.ClaimRow(owner, donePayload, leaseMillis, purgeMillis).bind(ps, 2, s);
                 bindKey(ps, i, key, s);
                 if (ps.executeUpdate() == 1) {
                     return Claim.TAKEOVER;
@@ -264,14 +262,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             Fingerprint fp,
             String owner,
             long leaseMillis,
-            long purgeMillis)
+            long purgeMillis,
+            byte[] donePayload)
             throws SQLException {
-        return insertIfAbsent(c, s, s.insert, ps -> bindClaim(ps, s, key, fp, owner, leaseMillis, purgeMillis), () -> {
-            // A driver that does not report the insert id: owner tokens are unique per call,
-            // so the row is ours exactly when it carries our token.
-            Row row = selectRow(c, s.selectRow, key, true);
-            return row != null && owner.equals(row.owner) && "P".equals(row.status.trim());
-        });
+        return insertIfAbsent(
+                c,
+                s,
+                donePayload == null ? s.insert : s.insertDone,
+                ps -> bindClaim(ps, s, key, fp, owner, leaseMillis, purgeMillis, donePayload),
+                () -> {
+                    // A driver that does not report the insert id: owner tokens are unique per call,
+                    // so the row is ours exactly when it carries our token.
+                    Row row = selectRow(c, s.selectRow, key, true);
+                    return row != null && owner.equals(row.owner);
+                });
     }
 
     @FunctionalInterface
@@ -364,7 +368,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return withConnection(
                 "claim batch",
                 entries.size() + " keys",
-                c -> claimAll(c, false, entries, owner, leaseMillis, purgeMillis));
+                c -> claimAll(c, false, entries, owner, leaseMillis, purgeMillis, null));
     }
 
     /** One statement on PostgreSQL; one JDBC batch of the single-key completion elsewhere. */
@@ -396,15 +400,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             List<BatchEntry> entries,
             String owner,
             long leaseMillis,
-            long purgeMillis)
+            long purgeMillis,
+            byte[] donePayload)
             throws SQLException {
         return batch(c).claimAll(
                         c,
                         entries,
-                        owner,
-                        leaseMillis,
-                        purgeMillis,
-                        (key, fp) -> claim(c, lockingRead, key, fp, owner, leaseMillis, purgeMillis, false));
+                        new JdbcBatchClaims.ClaimRow(owner, donePayload, leaseMillis, purgeMillis),
+                        (key, fp) ->
+                                claim(c, lockingRead, key, fp, owner, leaseMillis, purgeMillis, false, donePayload));
     }
 
     private JdbcBatchClaims batch(Connection c) throws SQLException {
@@ -505,17 +509,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             Fingerprint fp,
             String owner,
             long leaseMillis,
-            long purgeMillis)
+            long purgeMillis,
+            byte[] donePayload)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(s.insertReturning)) {
-            bindClaim(ps, s, key, fp, owner, leaseMillis, purgeMillis);
+        try (PreparedStatement ps =
+                c.prepareStatement(donePayload == null ? s.insertReturning : s.insertDoneReturning)) {
+            bindClaim(ps, s, key, fp, owner, leaseMillis, purgeMillis, donePayload);
             try (ResultSet rs = ps.executeQuery()) {
                 return readRow(rs, s, true);
             }
         }
     }
 
-    /** The parameters of {@link IdempotencySql#insert} and {@link IdempotencySql#insertReturning}. */
+    /**
+     * The parameters of {@link IdempotencySql#insert} and {@link IdempotencySql#insertReturning}, or
+     * with {@code donePayload} of their completed forms.
+     */
     private static void bindClaim(
             PreparedStatement ps,
             IdempotencySql s,
@@ -523,15 +532,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             Fingerprint fp,
             String owner,
             long leaseMillis,
-            long purgeMillis)
+            long purgeMillis,
+            byte[] donePayload)
             throws SQLException {
         bindKey(ps, 1, key, s);
         bindFingerprint(ps, 3, fp, s);
-        ps.setString(4, owner);
-        ps.setLong(5, leaseMillis);
-        if (s.purgeColumn) {
-            ps.setLong(6, purgeMillis);
-        }
+        new JdbcBatchClaims.ClaimRow(owner, donePayload, leaseMillis, purgeMillis).bind(ps, 4, s);
     }
 
     private static Row readRow(ResultSet rs, IdempotencySql s, boolean withLiveFlag) throws SQLException {
@@ -672,10 +678,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 Fingerprint fp,
                 String owner,
                 long retentionMillis,
-                boolean undoable)
+                boolean undoable,
+                byte[] donePayload)
                 throws SQLException {
             return JdbcIdempotencyStore.this.claim(
-                    c, lockingRead, key, fp, owner, retentionMillis, retentionMillis, undoable);
+                    c, lockingRead, key, fp, owner, retentionMillis, retentionMillis, undoable, donePayload);
         }
 
         @Override
@@ -739,10 +746,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
 
         @Override
-        public List<Claim> claimAll(Connection c, List<BatchEntry> entries, String owner, long retentionMillis)
+        public List<Claim> claimAll(
+                Connection c, List<BatchEntry> entries, String owner, long retentionMillis, byte[] donePayload)
                 throws SQLException {
             JdbcBatchClaims.checkDistinct(entries);
-            return JdbcIdempotencyStore.this.claimAll(c, true, entries, owner, retentionMillis, retentionMillis);
+            return JdbcIdempotencyStore.this.claimAll(
+                    c, true, entries, owner, retentionMillis, retentionMillis, donePayload);
         }
 
         @Override

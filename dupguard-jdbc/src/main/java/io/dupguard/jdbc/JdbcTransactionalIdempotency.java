@@ -22,6 +22,7 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -70,9 +71,22 @@ import java.util.Set;
  *   <li>Under a failure policy that stores failures: set a savepoint (and on MySQL/MariaDB delete an
  *       expired row of the key in autocommit, see "Failures").
  *   <li>Claim the key with the store's claim (insert; else a locking re-read; expired ⇒ takeover),
- *       its expiry the retention. Live row ⇒ replay.
+ *       its expiry the retention; on MariaDB one {@code INSERT … RETURNING} answers with the newest
+ *       row itself. Live row ⇒ replay.
  *   <li>Run the work; complete the row keeping its expiry. The caller commits.
  * </ol>
+ *
+ * <p><b>A {@code Void} result is written by the claim.</b> With the result type {@code Void} (a
+ * message listener's) the record is known before the work: the claim of {@link #execute(Connection,
+ * IdempotencyKey, Fingerprint, Class, SqlWork) execute(connection, …)}, of {@link #executeBatch} and
+ * of a claim-first (or takeover) {@link #executeInTransaction} inserts the row already completed —
+ * the codec's encoding of {@code null}, the expiry the retention, the claim's owner token kept — and
+ * the completion writes nothing: one statement per key (or per batch) instead of an insert and an
+ * update. The row commits or rolls back with the work, so nothing else changes: a rollback leaves
+ * nothing, a concurrent duplicate waits on the row's lock, then replays or claims; a failure the
+ * policy does not call final deletes the row (a batch's failed entry) or rolls it back; a final
+ * failure replaces it. Only a call nested in the work on the same key, in the same transaction, sees
+ * the row completed (a replay of {@code null}) instead of in flight.
  *
  * <p><b>Failures</b> (both modes). A failure the {@link FailurePolicy} does not call final is
  * undone by the rollback that follows (own transaction: here; caller's: by the caller) — the claim
@@ -142,6 +156,9 @@ public final class JdbcTransactionalIdempotency {
     private final IdempotencyConfig config;
     private final boolean storesFailures;
     private final ClaimMode claimMode;
+    /** The codec's encoding of a null result: a {@code Void} call's record, written by its claim; null if unencodable. */
+    private final byte[] voidPayload;
+
     private volatile boolean storeReady;
 
     private JdbcTransactionalIdempotency(JdbcIdempotencyStore store, IdempotencyConfig config, ClaimMode claimMode) {
@@ -155,6 +172,20 @@ public final class JdbcTransactionalIdempotency {
                 .localCacheSize(0)
                 .build();
         this.storesFailures = this.config.failurePolicy() != FailurePolicy.releaseOnFailure();
+        this.voidPayload = encodedNull(this.config);
+    }
+
+    private static byte[] encodedNull(IdempotencyConfig config) {
+        try {
+            return config.codec().encode(null);
+        } catch (RuntimeException unencodable) {
+            return null; // such a codec's Void calls claim and complete in two writes
+        }
+    }
+
+    /** The record a claim of {@code type} can write at once: the null result's, for {@code Void}; else null. */
+    private byte[] donePayload(Class<?> type) {
+        return type == Void.class || type == void.class ? voidPayload : null;
     }
 
     /**
@@ -254,7 +285,9 @@ public final class JdbcTransactionalIdempotency {
     public <T, E extends Exception> List<BatchResult<T>> executeBatch(
             Connection connection, List<BatchEntry> entries, Class<T> type, BatchWork<T, E> work) throws E {
         checkCallerTransaction(connection);
-        return Idempotency.of(new BoundStore(sql, connection, config.retention(), null, false, true), config)
+        return Idempotency.of(
+                        new BoundStore(sql, connection, config.retention(), null, false, true, donePayload(type)),
+                        config)
                 .executeBatch(entries, type, work);
     }
 
@@ -288,7 +321,8 @@ public final class JdbcTransactionalIdempotency {
                                 config.retention(),
                                 own,
                                 storesFailures,
-                                claimMode == ClaimMode.CLAIM_FIRST),
+                                claimMode == ClaimMode.CLAIM_FIRST,
+                                donePayload(type)),
                         config)
                 .execute(key, fingerprint, type, () -> work.apply(connection));
     }
@@ -421,6 +455,7 @@ public final class JdbcTransactionalIdempotency {
         private final OwnTransaction own; // null: the caller owns the transaction
         private final boolean storesFailures;
         private final boolean claimFirst;
+        private final byte[] donePayload; // non-null: claims write the row completed with it
         private Fingerprint deferredFingerprint; // set while a deferred claim is pending
         private Fingerprint claimedFingerprint; // the fingerprint of the current claim
         private Savepoint beforeClaim; // caller's transaction with a storing failure policy: undo point
@@ -432,6 +467,9 @@ public final class JdbcTransactionalIdempotency {
          *     failure is recorded outside the transaction that is rolled back
          * @param claimFirst in a transaction this library owns: insert the claim row before the work
          *     (concurrent duplicates wait on its row lock) instead of the deferred claim
+         * @param donePayload the record of a result known before the work (a {@code Void} call's null),
+         *     or null: claims write the row completed with it, and the completion that records it
+         *     writes nothing
          */
         BoundStore(
                 TransactionalSql sql,
@@ -439,8 +477,10 @@ public final class JdbcTransactionalIdempotency {
                 Duration retention,
                 OwnTransaction own,
                 boolean storesFailures,
-                boolean claimFirst) {
+                boolean claimFirst,
+                byte[] donePayload) {
             this.sql = sql;
+            this.donePayload = donePayload;
             this.connection = connection;
             this.retentionMillis = Checks.millis(retention);
             this.own = own;
@@ -477,7 +517,8 @@ public final class JdbcTransactionalIdempotency {
                     if (found != null || claimFirst) {
                         // Step 3 (or the takeover of an expired row). A transaction just begun has
                         // no snapshot yet: the first re-read may be plain.
-                        return sql.claim(connection, false, key, fingerprint, owner, retentionMillis, false);
+                        return sql.claim(
+                                connection, false, key, fingerprint, owner, retentionMillis, false, donePayload);
                     }
                     deferredFingerprint = fingerprint; // step 3, optimistic: nothing written yet
                     return Claim.FRESH;
@@ -491,7 +532,8 @@ public final class JdbcTransactionalIdempotency {
                     beforeClaim = connection.setSavepoint();
                 }
                 // Step 2.
-                return sql.claim(connection, true, key, fingerprint, owner, retentionMillis, storesFailures);
+                return sql.claim(
+                        connection, true, key, fingerprint, owner, retentionMillis, storesFailures, donePayload);
             });
         }
 
@@ -514,10 +556,21 @@ public final class JdbcTransactionalIdempotency {
                 }
                 return;
             }
+            if (recordedByClaim(status, payload, millis)) {
+                return; // the claim wrote the row completed, in this transaction
+            }
             completing(key, () -> {
                 sql.complete(connection, key, owner, status, payload, millis, millis == retentionMillis);
                 return true;
             });
+        }
+
+        /** Whether the claim already wrote this completion: the row completed with this payload and expiry. */
+        private boolean recordedByClaim(RecordStatus status, byte[] payload, long millis) {
+            return donePayload != null
+                    && status == RecordStatus.COMPLETED
+                    && millis == retentionMillis
+                    && Arrays.equals(payload, donePayload);
         }
 
         /**
@@ -614,6 +667,9 @@ public final class JdbcTransactionalIdempotency {
 
         @Override
         public boolean renew(IdempotencyKey key, String owner, Duration lease) {
+            if (donePayload != null) {
+                return true; // the claim wrote the row completed: no lease to hold
+            }
             long millis = Checks.millis(Checks.positive(lease, "lease"));
             return run("renew", key, () -> sql.renew(connection, key, owner, millis));
         }
@@ -628,13 +684,25 @@ public final class JdbcTransactionalIdempotency {
 
         @Override
         public List<Claim> claimAll(List<BatchEntry> entries, String owner, Duration lease) {
-            return run("claim batch", null, () -> sql.claimAll(connection, entries, owner, retentionMillis));
+            return run(
+                    "claim batch", null, () -> sql.claimAll(connection, entries, owner, retentionMillis, donePayload));
         }
 
         @Override
         public Set<IdempotencyKey> completeAll(List<BatchCompletion> completions, String owner, Duration retention) {
             long millis = Checks.millis(Checks.positive(retention, "retention"));
-            return run("complete batch", null, () -> sql.completeAll(connection, completions, owner, millis));
+            List<BatchCompletion> left = completions;
+            if (donePayload != null) {
+                // The claim wrote these rows completed: only a different record (a final failure)
+                // is written now.
+                left = completions.stream()
+                        .filter(x -> !recordedByClaim(x.status(), x.payload(), millis))
+                        .toList();
+            }
+            List<BatchCompletion> write = left;
+            return write.isEmpty()
+                    ? Set.of()
+                    : run("complete batch", null, () -> sql.completeAll(connection, write, owner, millis));
         }
 
         @Override

@@ -61,6 +61,8 @@ interface TransactionalSql {
      * @param undoable the claim will be undone by rolling back to a savepoint taken just before it:
      *     it must then leave no lock on an existing row behind (on MySQL/MariaDB an expired row of
      *     the key is first deleted in autocommit on a pool connection)
+     * @param donePayload null: the row is written in progress; else it is written completed with
+     *     this payload (and still carries {@code owner}), so that no completion needs to follow
      */
     Claim claim(
             Connection c,
@@ -69,7 +71,8 @@ interface TransactionalSql {
             Fingerprint fingerprint,
             String owner,
             long retentionMillis,
-            boolean undoable)
+            boolean undoable,
+            byte[] donePayload)
             throws SQLException;
 
     /**
@@ -108,7 +111,8 @@ interface TransactionalSql {
             IdempotencyKey key, Fingerprint fingerprint, RecordStatus status, byte[] payload, long retentionMillis);
 
     /**
-     * Completes {@code owner}'s claim. With {@code keepExpiry} the row keeps the expiry its claim
+     * Completes {@code owner}'s claim (its row in progress, or completed by a claim with a done
+     * payload). With {@code keepExpiry} the row keeps the expiry its claim
      * set and the update changes no indexed column; otherwise the expiry becomes now + {@code
      * retentionMillis}.
      *
@@ -124,7 +128,7 @@ interface TransactionalSql {
             boolean keepExpiry)
             throws SQLException;
 
-    /** Deletes {@code owner}'s in-progress row of the key, if it is still there. */
+    /** Deletes {@code owner}'s row of the key (in progress, or completed by its claim), if it is still there. */
     void release(Connection c, IdempotencyKey key, String owner) throws SQLException;
 
     /** Moves the expiry of {@code owner}'s live in-progress row to now + {@code leaseMillis}. */
@@ -136,15 +140,15 @@ interface TransactionalSql {
     /**
      * Claims a batch of distinct keys on {@code c} with the store's batch statement, the rows'
      * expiry and purge time set to the retention; keys the statement leaves open go through {@link
-     * #claim} with a locking re-read.
+     * #claim} with a locking re-read. {@code donePayload} as in {@link #claim}.
      */
-    List<Claim> claimAll(Connection c, List<BatchEntry> entries, String owner, long retentionMillis)
+    List<Claim> claimAll(Connection c, List<BatchEntry> entries, String owner, long retentionMillis, byte[] donePayload)
             throws SQLException;
 
     /** Completes a batch on {@code c}; returns the keys not held by {@code owner}. */
     Set<IdempotencyKey> completeAll(Connection c, List<BatchCompletion> completions, String owner, long retentionMillis)
             throws SQLException;
 
-    /** Deletes the owner's in-progress rows of {@code keys} on {@code c}. */
+    /** Deletes the owner's rows of {@code keys} on {@code c}. */
     void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException;
 }

@@ -674,17 +674,14 @@ class JdbcTransactionalIdempotencyIT {
 
     /** Transactions waiting on a row lock in the test's database (in each shard database through ShardingSphere). */
     private int lockWaits(Servers servers) throws SQLException {
-        String sql = servers.db() == Db.POSTGRESQL
-                ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-                : "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
         if (!servers.sharded()) {
-            return TestDatabases.count(ds, sql);
+            return TestDatabases.lockWaits(ds, servers.db());
         }
         int waits = 0;
         for (String url : servers.urls()) {
             try (Connection c = ShardedDatabases.connect(servers.db(), url);
                     Statement st = c.createStatement();
-                    ResultSet rs = st.executeQuery(sql)) {
+                    ResultSet rs = st.executeQuery(TestDatabases.lockWaitsSql(servers.db()))) {
                 rs.next();
                 waits += rs.getInt(1);
             }

@@ -83,18 +83,24 @@ class PostgresBatchPlanIT {
     }
 
     private void complete(Connection c, List<BatchEntry> batch) throws SQLException {
-        List<BatchResult<String>> results =
-                tx.<String, SQLException>executeBatch(c, batch, String.class, (claimed, progress) -> {
-                    for (BatchEntry e : claimed) {
-                        progress.done(e.key(), "ok");
-                    }
-                });
-        assertThat(results)
-                .allMatch(r -> r instanceof BatchResult.First<String> || r instanceof BatchResult.Replayed<String>);
+        complete(c, batch, String.class, "ok");
     }
 
-    private void release(Connection c, List<BatchEntry> batch) {
-        assertThatThrownBy(() -> tx.<String, SQLException>executeBatch(c, batch, String.class, (claimed, progress) -> {
+    /**
+     * A batch whose claimed entries are all done with {@code value}; with {@code Void} the claim
+     * writes the rows completed (its own statement) and no completion follows.
+     */
+    private <T> void complete(Connection c, List<BatchEntry> batch, Class<T> type, T value) throws SQLException {
+        List<BatchResult<T>> results = tx.<T, SQLException>executeBatch(c, batch, type, (claimed, progress) -> {
+            for (BatchEntry e : claimed) {
+                progress.done(e.key(), value);
+            }
+        });
+        assertThat(results).allMatch(r -> r instanceof BatchResult.First<T> || r instanceof BatchResult.Replayed<T>);
+    }
+
+    private void release(Connection c, List<BatchEntry> batch, Class<?> type) {
+        assertThatThrownBy(() -> tx.executeBatch(c, batch, type, (claimed, progress) -> {
                     throw new SQLException("the handler failed");
                 }))
                 .hasMessage("the handler failed");
@@ -110,7 +116,10 @@ class PostgresBatchPlanIT {
             for (int round = 0; round < 8; round++) { // past the driver's and the server's plan caching
                 complete(c, batch("s" + round, 0, 100)); // claim + completion of new keys
                 complete(c, batch("s" + round, 50, 150)); // half of them recorded: the claim reads them
-                release(c, batch("f" + round, 0, 100)); // claim, then release
+                release(c, batch("f" + round, 0, 100), String.class); // claim, then release
+                complete(c, batch("v" + round, 0, 100), Void.class, null); // completed rows claimed
+                complete(c, batch("v" + round, 50, 150), Void.class, null);
+                release(c, batch("fv" + round, 0, 100), Void.class); // completed rows claimed, then deleted
             }
             assertThat(seqScans(c) - before).isZero();
             c.commit();
@@ -126,12 +135,15 @@ class PostgresBatchPlanIT {
             }
             for (int round = 0; round < 8; round++) { // the plans are made and cached on an empty table
                 complete(c, batch("e" + round, 0, 2));
+                complete(c, batch("ev" + round, 0, 2), Void.class, null);
             }
             c.commit();
             fill(); // no ANALYZE: the cached plans stay
             long before = seqScans(c);
             complete(c, batch("g", 0, 100));
             complete(c, batch("g", 50, 150));
+            complete(c, batch("gv", 0, 100), Void.class, null);
+            complete(c, batch("gv", 50, 150), Void.class, null);
             assertThat(seqScans(c) - before).isZero();
             c.commit();
         }

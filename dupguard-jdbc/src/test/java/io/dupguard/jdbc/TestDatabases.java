@@ -214,4 +214,16 @@ public final class TestDatabases {
             }
         }
     }
+
+    /** Transactions of the database (PostgreSQL, MariaDB) now waiting for a row lock. */
+    static int lockWaits(DataSource ds, Db db) throws java.sql.SQLException {
+        return count(ds, lockWaitsSql(db));
+    }
+
+    /** Counts the transactions waiting on a row lock in the connection's database. */
+    static String lockWaitsSql(Db db) {
+        return db == Db.POSTGRESQL
+                ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                : "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
+    }
 }

@@ -36,4 +36,16 @@ public final class EffectRows {
                 Integer.class,
                 prefix + "%");
     }
+
+    /**
+     * Idempotency records (table {@code idemTable}) of the keys starting with {@code prefix} that
+     * their claim wrote completed, keeping its owner token — a completion clears it: the
+     * transactional listeners' one-write path, with no completion UPDATE.
+     */
+    public static int recordedByTheirClaim(JdbcTemplate jdbc, String idemTable, String prefix) {
+        return jdbc.queryForObject(
+                "select count(*) from " + idemTable + " where idem_key like ? and status = 'C' and owner is not null",
+                Integer.class,
+                prefix + "%");
+    }
 }

@@ -34,7 +34,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The rows on one SQL database, each in one transaction per poll (the effects and, for the rows that
  * dedup, the processed-message records commit together): the no-dedup ceiling, a hand-written
  * processed-messages table, dupguard per record and per batch ({@link JdbcTransactionalIdempotency}
- * on the poll's connection), Spring Integration's {@link MetadataStoreSelector} on a {@link
+ * on the poll's connection with a {@code Void} result, as the starter's listeners run it in the
+ * transactional mode: the claim writes the completed rows, no completion follows), Spring Integration's {@link MetadataStoreSelector} on a {@link
  * JdbcMetadataStore} and Camel's {@link JdbcMessageIdRepository} as its idempotent consumer uses it.
  */
 final class SqlRows {
@@ -86,8 +87,9 @@ final class SqlRows {
                         () -> db.truncate(PROCESSED_TABLE)),
                 new ConsumerRow(
                         PER_RECORD,
-                        "one transaction per poll: per record JdbcTransactionalIdempotency.execute(connection, …) ="
-                                + " claim, the record's INSERT, completion; COMMIT",
+                        "one transaction per poll: per record JdbcTransactionalIdempotency.execute(connection, …,"
+                                + " Void.class, …), as the starter's listeners call it = the claim inserting the"
+                                + " completed row, the record's INSERT; COMMIT",
                         true,
                         poll -> inTransaction(db, c -> {
                             for (ConsumerRecord<String, String> r : poll) {
@@ -100,8 +102,9 @@ final class SqlRows {
                         () -> db.truncate(DUPGUARD_TABLE)),
                 new ConsumerRow(
                         BATCH,
-                        "one transaction per poll: JdbcTransactionalIdempotency.executeBatch(connection, …) = one"
-                                + " claim statement, one JDBC batch of the claimed records' effects, the completion;"
+                        "one transaction per poll: JdbcTransactionalIdempotency.executeBatch(connection, …,"
+                                + " Void.class, …), as the starter's batch listeners call it = one claim statement"
+                                + " inserting the completed rows, one JDBC batch of the claimed records' effects;"
                                 + " COMMIT",
                         true,
                         poll -> {

@@ -166,6 +166,8 @@ class RabbitBatchDedupIT {
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> distinctEffects(prefix) == ids);
         awaitDrained();
         assertThat(effects(prefix)).isEqualTo(ids);
+        assertThat(io.dupguard.spring.EffectRows.recordedByTheirClaim(jdbc, IDEM, prefix))
+                .isEqualTo(ids);
     }
 
     @Test

@@ -172,6 +172,8 @@ class RabbitDedupIT {
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> deliveries(id) >= 5);
         awaitDrained();
         assertThat(effects(id)).isEqualTo(1);
+        assertThat(io.dupguard.spring.EffectRows.recordedByTheirClaim(jdbc, IDEM, id))
+                .isEqualTo(1);
     }
 
     @Test

@@ -251,6 +251,8 @@ class KafkaDedupIT {
         });
         assertThat(effectsLike(prefix)).isEqualTo(20);
         assertThat(distinctLike(prefix)).isEqualTo(20);
+        assertThat(io.dupguard.spring.EffectRows.recordedByTheirClaim(jdbc, IDEM, prefix))
+                .isEqualTo(20);
     }
 
     @Test
@@ -321,6 +323,8 @@ class KafkaDedupIT {
                 .until(() -> distinctLike(prefix) == unique);
         long millis = (System.nanoTime() - started) / 1_000_000;
         assertThat(effectsLike(prefix)).isEqualTo(unique);
+        assertThat(io.dupguard.spring.EffectRows.recordedByTheirClaim(jdbc, IDEM, prefix))
+                .isEqualTo(unique);
         System.out.println("10,000 records (" + (10_000 - unique) + " duplicates) in " + BATCH_CALLS.get()
                 + " listener calls, " + millis + " ms after the last send, a rebalance on the way");
     }
