@@ -378,9 +378,12 @@ def run_chaos(args, run, names, logdir, rabbit, app):
     if "%s-acc-keyless" % run in balances:
         failures.append("the keyless credit was applied")
     tasks = dict((r[0], int(r[1])) for r in psql(
-        "select state, count(*) from %s group by state;" % names["retry_table"]))
-    if any(s != "S" for s in tasks):
-        failures.append("outbox tasks not done: %s" % tasks)
+        "select state, count(*) from %s where dedup_key in (%s) group by state;" % (names["retry_table"], ref_list)))
+    if any(s != "S" for s in tasks) or sum(tasks.values()) != len(refs):
+        failures.append("outbox tasks of the payments: %s" % tasks)
+    open_tasks = int(psql("select count(*) from %s where state <> 'S';" % names["retry_table"])[0][0])
+    if open_tasks:
+        failures.append("%d outbox tasks not succeeded" % open_tasks)
     q = rabbit.queue(names["queue"]) or {}
     dead = rabbit.peek(names["queue"] + ".dlq", 1000)
     dead_ids = Counter((m["properties"].get("headers") or {}).get("chaos") for m in dead)
@@ -413,8 +416,8 @@ def run_chaos(args, run, names, logdir, rabbit, app):
         sum(1 for c in credits.values()), len(refs), len(expected_balance),
         all(balances.get(a) == v for a, v in expected_balance.items())))
     print("  credits without a completed dedup record: %d" % len(undeduped))
-    print("  outbox tasks by state %s; credits queue %s ready, %s unacked" % (
-        tasks, q.get("messages_ready"), q.get("messages_unacknowledged")))
+    print("  outbox tasks of the payments by state %s, open tasks in the table %d; credits queue %s ready, %s unacked" % (
+        tasks, open_tasks, q.get("messages_ready"), q.get("messages_unacknowledged")))
     print("  dead-letter queue %d messages (injected %d keyless + %d poison), x-death counts %s; keyless warnings %d"
           % (len(dead), len(injected["keyless"]), len(injected["poison"]), dict(deaths), keyless_lines))
     if failures:
