@@ -4,7 +4,6 @@ import io.dupguard.spring.amqp.DedupAwareRetry;
 import io.dupguard.spring.amqp.IdempotentMessageInterceptor;
 import io.dupguard.spring.kafka.IdempotentKafkaInterceptor;
 import java.util.List;
-import org.aopalliance.aop.Advice;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
