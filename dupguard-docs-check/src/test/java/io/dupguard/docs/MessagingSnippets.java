@@ -1,10 +1,9 @@
 package io.dupguard.docs;
 
+import io.dupguard.spring.amqp.DedupAwareRetry;
 import io.dupguard.spring.amqp.IdempotentMessageInterceptor;
 import io.dupguard.spring.kafka.IdempotentKafkaInterceptor;
-import java.util.Arrays;
 import java.util.List;
-import org.aopalliance.aop.Advice;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -47,10 +46,8 @@ class MessagingSnippets {
                 ConnectionFactory connectionFactory, IdempotentMessageInterceptor dedup) {
             SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
             configurer.configure(f, connectionFactory);
-            Advice[] boot = f.getAdviceChain() == null ? new Advice[0] : f.getAdviceChain();
-            Advice[] chain = Arrays.copyOf(boot, boot.length + 1);
-            chain[boot.length] = dedup;                    // innermost: around the listener only
-            f.setAdviceChain(chain);
+            // innermost, around the listener only; every retry attempt of Boot's retry goes through it
+            f.setAdviceChain(DedupAwareRetry.withDedup(f.getAdviceChain(), dedup));
             return f;
         }
 

@@ -1,11 +1,19 @@
 package io.dupguard.spring.amqp;
 
+import java.lang.reflect.AccessibleObject;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.function.Predicate;
+import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.retry.MessageRecoverer;
 import org.springframework.amqp.rabbit.retry.RejectAndDontRequeueRecoverer;
+import org.springframework.aop.ProxyMethodInvocation;
 
 /**
  * Boot's listener retry ({@code spring.rabbitmq.listener.simple.retry.*}) around the {@link
@@ -19,7 +27,11 @@ import org.springframework.amqp.rabbit.retry.RejectAndDontRequeueRecoverer;
  *   <li>{@link #recoverer()}: after the last attempt the message is rejected without requeue (the
  *       broker dead-letters it, as Boot's default recoverer does), except a duplicate still in
  *       flight, which goes back to the queue — dead-lettering it would lose it if the first copy
- *       then fails.
+ *       then fails;
+ *   <li>{@link #withDedup(Advice[], Advice)}: the advice chain with the dedup appended, each advice
+ *       before it made to run the rest of the chain afresh on every call: Spring AMQP's retry
+ *       interceptor retries by calling {@code proceed()} again on one invocation, which past the
+ *       first attempt goes straight to the listener — the retries would run without the dedup.
  * </ul>
  */
 public final class DedupAwareRetry {
@@ -48,6 +60,66 @@ public final class DedupAwareRetry {
             }
             reject.recover(message, cause);
         };
+    }
+
+    /**
+     * The advice chain with {@code dedup} appended, so that every attempt of a retry advice before it
+     * runs through the dedup. Each {@link MethodInterceptor} of {@code chain} is wrapped: its
+     * {@code proceed()} continues on a fresh copy of the invocation ({@link
+     * ProxyMethodInvocation#invocableClone()}), so a second {@code proceed()} — a retry — runs the
+     * advices after it again instead of only the listener.
+     *
+     * @param chain the container factory's advice chain (Boot's retry interceptor, say), or null
+     * @param dedup the dedup interceptor; not null
+     * @return a new chain, the dedup last; thread-safe
+     */
+    public static Advice[] withDedup(Advice[] chain, Advice dedup) {
+        Objects.requireNonNull(dedup, "dedup");
+        Advice[] before = chain == null ? new Advice[0] : chain;
+        Advice[] result = Arrays.copyOf(before, before.length + 1);
+        for (int i = 0; i < before.length; i++) {
+            if (before[i] instanceof MethodInterceptor interceptor && !(before[i] instanceof EachCallThroughTheChain)) {
+                result[i] = new EachCallThroughTheChain(interceptor);
+            }
+        }
+        result[before.length] = dedup;
+        return result;
+    }
+
+    /** An interceptor whose every {@code proceed()} runs the rest of the chain from its position. */
+    private record EachCallThroughTheChain(MethodInterceptor delegate) implements MethodInterceptor {
+        @Override
+        public Object invoke(MethodInvocation invocation) throws Throwable {
+            if (!(invocation instanceof ProxyMethodInvocation proxied)) {
+                return delegate.invoke(invocation);
+            }
+            return delegate.invoke(new MethodInvocation() {
+                @Override
+                public Method getMethod() {
+                    return proxied.getMethod();
+                }
+
+                @Override
+                public Object[] getArguments() {
+                    return proxied.getArguments();
+                }
+
+                @Override
+                public Object proceed() throws Throwable {
+                    return proxied.invocableClone().proceed();
+                }
+
+                @Override
+                public Object getThis() {
+                    return proxied.getThis();
+                }
+
+                @Override
+                public AccessibleObject getStaticPart() {
+                    return proxied.getStaticPart();
+                }
+            });
+        }
     }
 
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {

@@ -5,8 +5,6 @@ import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.spring.IdempotentExecution;
 import io.dupguard.spring.amqp.DedupAwareRetry;
 import io.dupguard.spring.amqp.IdempotentMessageInterceptor;
-import java.util.Arrays;
-import org.aopalliance.aop.Advice;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -53,10 +51,7 @@ class DupguardAmqpConfiguration {
             public Object postProcessAfterInitialization(Object bean, String beanName) {
                 if (bean instanceof SimpleRabbitListenerContainerFactory factory
                         && "rabbitListenerContainerFactory".equals(beanName)) {
-                    Advice[] existing = factory.getAdviceChain();
-                    Advice[] chain = existing == null ? new Advice[1] : Arrays.copyOf(existing, existing.length + 1);
-                    chain[chain.length - 1] = dedup.getObject();
-                    factory.setAdviceChain(chain);
+                    factory.setAdviceChain(DedupAwareRetry.withDedup(factory.getAdviceChain(), dedup.getObject()));
                 }
                 return bean;
             }

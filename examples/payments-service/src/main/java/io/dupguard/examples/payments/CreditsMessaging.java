@@ -1,8 +1,7 @@
 package io.dupguard.examples.payments;
 
+import io.dupguard.spring.amqp.DedupAwareRetry;
 import io.dupguard.spring.amqp.IdempotentMessageInterceptor;
-import java.util.Arrays;
-import org.aopalliance.aop.Advice;
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.BindingBuilder;
 import org.springframework.amqp.core.DirectExchange;
@@ -70,10 +69,9 @@ class CreditsMessaging {
         SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
         configurer.configure(factory, connectionFactory);
         factory.setConcurrentConsumers(2);
-        Advice[] chain = factory.getAdviceChain() == null ? new Advice[0] : factory.getAdviceChain();
-        Advice[] withDedup = Arrays.copyOf(chain, chain.length + 1);
-        withDedup[chain.length] = dedup;
-        factory.setAdviceChain(withDedup);
+        // Each retry attempt runs through the dedup (Spring AMQP's retry calls proceed() again on one
+        // invocation, which past the first attempt would go straight to the listener).
+        factory.setAdviceChain(DedupAwareRetry.withDedup(factory.getAdviceChain(), dedup));
         return factory;
     }
 }
