@@ -126,12 +126,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The dialect in use, detecting it if needed.
+     * The dialect in use, detecting it (and creating the table, if configured) on a pooled
+     * connection the first time; later calls take no connection.
      *
      * @return the dialect; never null
      */
     public SqlDialect dialect() {
-        return withConnection("detect dialect", c -> sql(c).dialect);
+        // Once known, answered without a connection: a caller may already hold the pool's last one.
+        IdempotencySql s = sql;
+        return s != null ? s.dialect : withConnection("detect dialect", c -> sql(c).dialect);
     }
 
     @Override

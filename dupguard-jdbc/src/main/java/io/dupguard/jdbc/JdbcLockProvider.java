@@ -79,13 +79,16 @@ public final class JdbcLockProvider extends AbstractLockProvider {
     }
 
     /**
-     * The dialect in use, detecting it if needed.
+     * The dialect in use, detecting it (and creating the table, if configured) on a pooled
+     * connection the first time; later calls take no connection.
      *
      * @return the dialect; never null
      * @throws StoreUnavailableException if the database cannot be reached
      */
     public SqlDialect dialect() {
-        return withConnection("detect dialect", c -> sql(c).dialect);
+        // Once known, answered without a connection: a caller may already hold the pool's last one.
+        LockSql s = sql;
+        return s != null ? s.dialect : withConnection("detect dialect", c -> sql(c).dialect);
     }
 
     /**

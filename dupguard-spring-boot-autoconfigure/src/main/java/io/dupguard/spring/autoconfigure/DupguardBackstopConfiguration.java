@@ -5,6 +5,7 @@ import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.spring.SpringTransactionalIdempotency;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -59,6 +60,14 @@ class DupguardBackstopConfiguration {
                         .createSchemaIfMissing(p.getJdbc().isCreateSchema())
                         .build());
         return new Backstop(store, new SpringTransactionalIdempotency(store, ds, config));
+    }
+
+    /** The backstop's table is known before the application serves (see {@link JdbcStoresReady}). */
+    @Bean
+    static SmartInitializingSingleton dupguardBackstopReady(ObjectProvider<Backstop> backstop) {
+        return JdbcStoresReady.detecting(
+                "backstop's JDBC idempotency store",
+                () -> backstop.orderedStream().map(b -> b.store.dialect()).toList());
     }
 
     @Bean

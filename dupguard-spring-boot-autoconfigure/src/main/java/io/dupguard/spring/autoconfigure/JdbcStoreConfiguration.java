@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -91,6 +92,19 @@ class JdbcStoreConfiguration {
                 // indexed purge time once, at the claim, and completion changes no indexed column.
                 () -> JdbcIdempotencyStore.builder(storeDataSource(ds, p, beans))
                         .typicalRetention(p.getIdempotency().getRetention()));
+    }
+
+    /** The idempotency store and the lock provider know their database before the application serves. */
+    @Bean
+    static SmartInitializingSingleton dupguardJdbcStoresReady(
+            ObjectProvider<JdbcIdempotencyStore> idempotency, ObjectProvider<JdbcLockProvider> locks) {
+        return JdbcStoresReady.detecting(
+                "JDBC idempotency store or lock provider",
+                () -> idempotency
+                        .orderedStream()
+                        .map(JdbcIdempotencyStore::dialect)
+                        .toList(),
+                () -> locks.orderedStream().map(JdbcLockProvider::dialect).toList());
     }
 
     @Bean

@@ -253,4 +253,28 @@ class JdbcStoreIT {
                     }
                 });
     }
+
+    /**
+     * The store knows its database before the first request: its first use inside a transaction
+     * that holds the pool's only connection needs no second one (left to the first use, the
+     * detection waited for the pool's timeout and failed the request).
+     */
+    @Test
+    void theFirstUseInATransactionHoldingThePoolsOnlyConnectionNeedsNoSecondOne() {
+        runner("spring.datasource.hikari.maximum-pool-size=1", "spring.datasource.hikari.connection-timeout=1000")
+                .run(ctx -> {
+                    try {
+                        SpringTransactionalIdempotency idem = ctx.getBean(SpringTransactionalIdempotency.class);
+                        TransactionTemplate tx = ctx.getBean(TransactionTemplate.class);
+                        IdempotencyKey key = IdempotencyKey.of("orders", "first-" + suffix);
+                        Outcome<String> out = tx.execute(
+                                status -> idem.execute(key, Fingerprint.ofString("order"), String.class, () -> "ok"));
+                        assertThat(out.isReplay()).isFalse();
+                        assertThat(ctx.getBean(IdempotencyStore.class).find(key))
+                                .isPresent();
+                    } finally {
+                        ctx.getBean(JdbcTemplate.class).execute("drop table if exists " + idemTable);
+                    }
+                });
+    }
 }
