@@ -42,24 +42,33 @@ final class SchemaInitializer {
             return;
         }
         synchronized (this) {
+            if (done) {
+                return;
+            }
+            if (dialect == SqlDialect.H2) {
+                // One in-memory or file database is shared by the pools of one JVM; H2 has no
+                // cross-session lock function, so serialise within the JVM — the existence check
+                // too: H2 shows a table to other sessions while its CREATE TABLE still adds the
+                // primary key, so a store that saw it then could insert rows the key's index build
+                // then refused as duplicates (ConcurrentSchemaCreationIT).
+                synchronized (H2_LOCK) {
+                    run(c, dialect);
+                }
+                done = true;
+                return;
+            }
             // A table that is there needs no lock: a store starting next to existing tables (the
             // usual case) takes no cross-process lock, and neither does one whose connections come
             // from a proxy that may run the lock and its release on different sessions
             // (ShardingSphere-JDBC, docs/scaling.md).
-            if (done || TableLayout.exists(c, dialect, table)) {
+            if (TableLayout.exists(c, dialect, table)) {
                 done = true;
                 return;
             }
             switch (dialect) {
                 case POSTGRESQL -> createUnderAdvisoryLock(c, dialect);
                 case MYSQL -> createUnderNamedLock(c, dialect);
-                case H2 -> {
-                    // One in-memory or file database is shared by the pools of one JVM; H2 has
-                    // no cross-session lock function, so serialise within the JVM.
-                    synchronized (H2_LOCK) {
-                        run(c, dialect);
-                    }
-                }
+                case H2 -> throw new AssertionError("handled above");
             }
             done = true;
         }

@@ -58,6 +58,20 @@ final class ShardedDatabases {
         return SHARDED.computeIfAbsent(engine, ShardedDatabases::create);
     }
 
+    /**
+     * A ShardingSphere data source of its own over the engine's shards, for a test whose calls may
+     * leave a physical connection unusable (a result ShardingSphere does not read to its end); the
+     * caller closes it ({@link AutoCloseable}). The shards' tables are those of {@link #dataSource}.
+     */
+    static DataSource ownDataSource(Db engine) throws SQLException {
+        dataSource(engine);
+        try {
+            return YamlShardingSphereDataSourceFactory.createDataSource(yamlBytes(engine));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The engine's YAML as the tests load it. */
     static byte[] yamlBytes(Db engine) {
         try (InputStream in = ShardedDatabases.class.getResourceAsStream(yaml(engine))) {

@@ -11,8 +11,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +31,30 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ShardingSphereBehaviourIT {
     Stream<Servers> shardings() {
         return Servers.shardings();
+    }
+
+    /**
+     * ShardingSphere data sources of this class's own: the calls below can leave a physical
+     * connection whose next answer the MariaDB driver cannot decode (an {@code
+     * ArrayIndexOutOfBoundsException} in the next test that used the shared data source), so they
+     * must not serve the other tests.
+     */
+    private final Map<Db, DataSource> own = new EnumMap<>(Db.class);
+
+    private Connection connection(Db engine) throws SQLException {
+        DataSource ds = own.get(engine);
+        if (ds == null) {
+            ds = ShardedDatabases.ownDataSource(engine);
+            own.put(engine, ds);
+        }
+        return ds.getConnection();
+    }
+
+    @AfterAll
+    void close() throws Exception {
+        for (DataSource ds : own.values()) {
+            ((AutoCloseable) ds).close();
+        }
     }
 
     private static final String COUNT_LOCK =
@@ -56,7 +84,7 @@ class ShardingSphereBehaviourIT {
                         .isEqualTo(first);
             }
         }
-        try (Connection c = sharding.machine(0, 1).getConnection();
+        try (Connection c = connection(sharding.db());
                 PreparedStatement ps = c.prepareStatement(COUNT_LOCK)) {
             ps.setString(1, name);
             assertThat(count(ps)).isZero();
@@ -79,7 +107,7 @@ class ShardingSphereBehaviourIT {
                 assertThat(ps.getResultSet()).as("one database").isNotNull();
             }
         }
-        try (Connection c = Servers.sharding(Db.MARIADB).machine(0, 1).getConnection()) {
+        try (Connection c = connection(Db.MARIADB)) {
             try (PreparedStatement ps = c.prepareStatement(insert)) {
                 ps.setString(1, "execute-" + UUID.randomUUID());
                 ps.execute();
