@@ -90,7 +90,7 @@ public class KafkaCrashApp {
     static final List<String> POINTS =
             List.of("record-before-commit", "record-after-commit", "batch-mid", "batch-after-commit");
 
-    static final String HEADER = "message-id";
+    static final String HEADER = KafkaItBroker.MESSAGE_ID;
     static final int HALT_STATUS = 137;
 
     /**
@@ -111,8 +111,7 @@ public class KafkaCrashApp {
     }
 
     static String id(ConsumerRecord<?, ?> r) {
-        var h = r.headers().lastHeader(HEADER);
-        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+        return KafkaItBroker.messageId(r);
     }
 
     @Bean

@@ -78,8 +78,7 @@ class KafkaDedupIT {
     static final AtomicInteger BATCH_CALLS = new AtomicInteger();
 
     static String id(ConsumerRecord<?, ?> r) {
-        var h = r.headers().lastHeader("message-id");
-        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+        return KafkaItBroker.messageId(r);
     }
 
     @SpringBootConfiguration

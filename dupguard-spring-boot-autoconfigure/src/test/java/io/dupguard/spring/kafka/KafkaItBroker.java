@@ -1,5 +1,7 @@
 package io.dupguard.spring.kafka;
 
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
@@ -9,7 +11,16 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 final class KafkaItBroker {
     private static EmbeddedKafkaKraftBroker broker;
 
+    /** The header the Kafka ITs' producers put each message's id in, as dupguard.kafka.key=header reads it. */
+    static final String MESSAGE_ID = "message-id";
+
     private KafkaItBroker() {}
+
+    /** The record's {@link #MESSAGE_ID} header as text; null without one. */
+    static String messageId(ConsumerRecord<?, ?> r) {
+        var h = r.headers().lastHeader(MESSAGE_ID);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
 
     /** The bootstrap servers of the broker, starting it if needed. */
     static synchronized String bootstrapServers() {
