@@ -25,13 +25,13 @@ final class BatchRun<T> implements BatchWork.Progress<T> {
             work.run(List.copyOf(claimed), run);
         } catch (Throwable failure) {
             try {
-                run.finish(claimed, null, start);
+                run.finish(claimed, false, start);
             } catch (RuntimeException storeFailure) {
                 failure.addSuppressed(storeFailure);
             }
             throw Idempotency.<RuntimeException>sneaky(failure);
         }
-        run.finish(claimed, new IllegalStateException("the batch work did not report this entry"), start);
+        run.finish(claimed, true, start);
     }
 
     @Override
@@ -59,10 +59,12 @@ final class BatchRun<T> implements BatchWork.Progress<T> {
     }
 
     /**
-     * Records what was reported; releases the rest. {@code unreported} is what an entry the work did
-     * not report failed with, or null when the work threw (such entries are simply released).
+     * Records what was reported; releases the rest. With {@code returned} (the work returned
+     * normally) an entry it did not report fails with an exception of its own, created only then
+     * (a stack trace is not free, and a listener's batch of one pays it per message); when the work
+     * threw, such entries are simply released.
      */
-    private void finish(List<BatchEntry> claimed, RuntimeException unreported, long start) {
+    private void finish(List<BatchEntry> claimed, boolean returned, long start) {
         IdempotencyConfig config = batch.config();
         List<BatchCompletion> completions = new ArrayList<>();
         List<IdempotencyKey> release = new ArrayList<>();
@@ -86,8 +88,9 @@ final class BatchRun<T> implements BatchWork.Progress<T> {
                         e.key(), e.fingerprint(), RecordStatus.FAILED, Idempotency.encodeFailure(failed.failure())));
             } else {
                 release.add(e.key());
-                if (r == null && unreported != null) {
-                    r = new BatchResult.Failed<>(e, unreported, false);
+                if (r == null && returned) {
+                    r = new BatchResult.Failed<>(
+                            e, new IllegalStateException("the batch work did not report this entry"), false);
                 }
             }
             if (r != null) {
