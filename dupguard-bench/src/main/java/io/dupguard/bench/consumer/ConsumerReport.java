@@ -117,6 +117,14 @@ final class ConsumerReport {
                 }
             }
             for (int b : batches) {
+                if (r.runs.containsKey(RedisRows.SI_REDIS)) {
+                    target(
+                            t,
+                            db,
+                            "batch on Redis ≥ 1.0× " + RedisRows.SI_REDIS + ", batch " + b,
+                            r.median(REDIS_BATCH, b) / r.median(RedisRows.SI_REDIS, b),
+                            1.0);
+                }
                 for (String peer : List.of(SI, CAMEL)) {
                     if (r.runs.containsKey(peer)) {
                         target(

@@ -6,10 +6,16 @@ import io.dupguard.redis.RedisIdempotencyStore;
 import io.lettuce.core.RedisClient;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.integration.redis.metadata.RedisMetadataStore;
+import org.springframework.integration.selector.MetadataStoreSelector;
+import org.springframework.integration.support.MessageBuilder;
 
 /**
  * dupguard in store mode on Redis, the effects in the SQL database: the claims live in {@link
@@ -19,15 +25,24 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 final class RedisRows implements AutoCloseable {
     static final String REDIS_BATCH = "dupguard batch, Redis store";
+    static final String SI_REDIS = "Spring Integration RedisMetadataStore";
     static final Duration RETENTION = Duration.ofMinutes(10);
 
     private final RedisClient client;
     private final RedisIdempotencyStore store;
     private final Idempotency idempotency;
     private final AtomicLong runs = new AtomicLong(System.nanoTime());
+    /** Spring Integration's store: Spring Data Redis on Lettuce, one shared native connection. */
+    private final LettuceConnectionFactory springRedis;
+    /** The hash of the Spring Integration row's current run, deleted when the next one starts. */
+    private final AtomicReference<String> siHash = new AtomicReference<>();
 
     RedisRows(String redisUrl) {
         this.client = RedisClient.create(redisUrl);
+        io.lettuce.core.RedisURI uri = io.lettuce.core.RedisURI.create(redisUrl);
+        this.springRedis = new LettuceConnectionFactory(new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+        springRedis.afterPropertiesSet();
+        springRedis.start();
         this.store = RedisIdempotencyStore.builder(client).build();
         this.idempotency = Idempotency.of(
                 store, IdempotencyConfig.custom().retention(RETENTION).build());
@@ -62,7 +77,47 @@ final class RedisRows implements AutoCloseable {
                                 entries.done(claimed, p);
                             }));
                         },
-                        () -> batchScope.set(nextScope())));
+                        () -> batchScope.set(nextScope())),
+                springIntegration(db));
+    }
+
+    /**
+     * Spring Integration's idempotent receiver on Redis: {@link MetadataStoreSelector#accept} per
+     * record (what {@code IdempotentReceiverInterceptor} calls) = one {@code HSETNX} on a {@link
+     * RedisMetadataStore} hash, then one transaction of the accepted records' effects per poll —
+     * the cheapest way to combine it with a batch listener (and not crash-safe: a message is marked
+     * before its effect commits). Each run uses a hash of its own.
+     */
+    private ConsumerRow springIntegration(Database db) {
+        AtomicReference<MetadataStoreSelector> selector = new AtomicReference<>();
+        return new ConsumerRow(
+                SI_REDIS,
+                "per record a Message, MetadataStoreSelector.accept = RedisMetadataStore.putIfAbsent (HSETNX);"
+                        + " one " + db.label + " transaction with a JDBC batch of the accepted records' effects",
+                true,
+                poll -> {
+                    MetadataStoreSelector accept = selector.get();
+                    List<ConsumerRecord<String, String>> accepted = new ArrayList<>(poll.size());
+                    for (ConsumerRecord<String, String> r : poll) {
+                        if (accept.accept(MessageBuilder.withPayload(r.value())
+                                .setHeader(Feed.KEY_HEADER, Feed.id(r))
+                                .build())) {
+                            accepted.add(r);
+                        }
+                    }
+                    SqlRows.inTransaction(db, c -> Database.writeEffects(c, accepted));
+                },
+                () -> {
+                    String previous = siHash.getAndSet("bench-si-" + nextScope());
+                    if (previous != null) {
+                        try (var c = client.connect()) {
+                            c.sync().unlink(previous);
+                        }
+                    }
+                    selector.set(new MetadataStoreSelector(
+                            m -> m.getHeaders().get(Feed.KEY_HEADER, String.class),
+                            new RedisMetadataStore(springRedis, siHash.get())));
+                });
     }
 
     private String nextScope() {
@@ -90,5 +145,6 @@ final class RedisRows implements AutoCloseable {
     public void close() {
         store.close();
         client.shutdown();
+        springRedis.destroy();
     }
 }

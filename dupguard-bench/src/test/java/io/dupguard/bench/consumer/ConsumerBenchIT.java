@@ -92,7 +92,8 @@ class ConsumerBenchIT {
                 SqlRows.SI,
                 SqlRows.CAMEL,
                 "dupguard per record, Redis store",
-                RedisRows.REDIS_BATCH)) {
+                RedisRows.REDIS_BATCH,
+                RedisRows.SI_REDIS)) {
             assertThat(report).contains("| " + row + " |");
         }
         assertThat(report).contains("### PostgreSQL", "### MariaDB", "## Targets", ConsumerBench.NOTES_MARKER);
