@@ -47,6 +47,31 @@ final class IdempotencyScripts {
             """);
 
     /**
+     * The completion of one key, shared by {@link #COMPLETE} and {@link #COMPLETE_MANY}: {@code
+     * finish(key, owner, state, ttl, fp, body)} with {@code body} {@code -} (null payload) or {@code
+     * +<payload>}.
+     */
+    private static final String FINISH =
+            """
+            local function finish(key, owner, state, ttl, fp, body)
+              local tag = '\\n' .. owner .. '\\n'
+              local v = redis.call('GET', key)
+              if not v then
+                if fp == '?' then return 0 end
+                redis.call('SET', key, state .. fp .. tag .. body, 'PX', ttl)
+                return 1
+              end
+              local nl = string.find(v, '\\n', 2, true)
+              if not nl or string.sub(v, nl, nl + #tag - 1) ~= tag then return 0 end
+              local st = string.sub(v, 1, 1)
+              if st == 'C' or st == 'F' then return 1 end
+              if st ~= 'P' then return 0 end
+              redis.call('SET', key, state .. string.sub(v, 2, nl - 1) .. tag .. body, 'PX', ttl)
+              return 1
+            end
+            """;
+
+    /**
      * ARGV: owner, new state (C or F), retention millis, fingerprint hex (or {@code ?} if unknown),
      * [payload] (absent for a null payload). Returns 1 if the owner's in-progress record was finished
      * (or already had been, by this same owner), or if the key was absent and the record was
@@ -55,23 +80,71 @@ final class IdempotencyScripts {
      */
     static final RedisScript COMPLETE = RedisScript.of(
             "complete",
-            """
+            FINISH
+                    + """
             local body = '-'
             if ARGV[5] then body = '+' .. ARGV[5] end
-            local tag = '\\n' .. ARGV[1] .. '\\n'
-            local v = redis.call('GET', KEYS[1])
-            if not v then
-              if ARGV[4] == '?' then return 0 end
-              redis.call('SET', KEYS[1], ARGV[2] .. ARGV[4] .. tag .. body, 'PX', ARGV[3])
-              return 1
+            return finish(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], body)
+            """);
+
+    /**
+     * {@link #COMPLETE} of every key of a batch in one script (standalone and Sentinel-managed
+     * Redis: one server holds every key). ARGV: owner, retention millis, then per key its state (C
+     * or F), fingerprint hex and body ({@code -} for a null payload, else {@code +<payload>}).
+     * Returns one 1 / 0 per key, as {@link #COMPLETE}.
+     */
+    static final RedisScript COMPLETE_MANY = RedisScript.of(
+            "complete batch",
+            FINISH
+                    + """
+            local done = {}
+            for i, key in ipairs(KEYS) do
+              local a = 3 * i
+              done[i] = finish(key, ARGV[1], ARGV[a], ARGV[2], ARGV[a + 1], ARGV[a + 2])
             end
-            local nl = string.find(v, '\\n', 2, true)
-            if not nl or string.sub(v, nl, nl + #tag - 1) ~= tag then return 0 end
-            local st = string.sub(v, 1, 1)
-            if st == 'C' or st == 'F' then return 1 end
-            if st ~= 'P' then return 0 end
-            redis.call('SET', KEYS[1], ARGV[2] .. string.sub(v, 2, nl - 1) .. tag .. body, 'PX', ARGV[3])
-            return 1
+            return done
+            """);
+
+    /**
+     * The claim of every key of a batch in one script (standalone and Sentinel-managed Redis).
+     * ARGV: lease millis, then per key its in-progress record. Returns per key false (nil: the
+     * caller created the record) or the existing record, as {@code SET … NX GET}.
+     */
+    static final RedisScript CLAIM_MANY = RedisScript.of(
+            "claim batch",
+            """
+            local found = {}
+            for i, key in ipairs(KEYS) do
+              local v = redis.call('GET', key)
+              if v then
+                found[i] = v
+              else
+                redis.call('SET', key, ARGV[i + 1], 'PX', ARGV[1])
+                found[i] = false
+              end
+            end
+            return found
+            """);
+
+    /**
+     * {@link #RELEASE} of every key of a batch in one script (standalone and Sentinel-managed
+     * Redis). ARGV: owner. Returns how many records it deleted.
+     */
+    static final RedisScript RELEASE_MANY = RedisScript.of(
+            "release batch",
+            """
+            local tag = '\\n' .. ARGV[1] .. '\\n'
+            local deleted = 0
+            for _, key in ipairs(KEYS) do
+              local v = redis.call('GET', key)
+              if v and string.sub(v, 1, 1) == 'P' then
+                local nl = string.find(v, '\\n', 2, true)
+                if nl and string.sub(v, nl, nl + #tag - 1) == tag then
+                  deleted = deleted + redis.call('DEL', key)
+                end
+              end
+            end
+            return deleted
             """);
 
     /** ARGV: owner. Deletes the owner's in-progress record; returns 1 if deleted, else 0. */

@@ -103,10 +103,21 @@ final class RedisConnector implements AutoCloseable {
     private volatile EvictionPolicyCheck evictionCheck = EvictionPolicyCheck.REFUSE;
     private final ConnectionPool<Open> forWait;
 
-    private RedisConnector(Supplier<Open> opener) {
+    private final boolean clustered;
+
+    private RedisConnector(Supplier<Open> opener, boolean clustered) {
         this.opener = opener;
+        this.clustered = clustered;
         this.forWait =
                 new ConnectionPool<>(this::openChecked, o -> o.connection().close());
+    }
+
+    /**
+     * Whether the keys are spread over a Redis Cluster's nodes (else one server, standalone or
+     * Sentinel-managed, holds them all and a script may touch any of them).
+     */
+    boolean clustered() {
+        return clustered;
     }
 
     /** Sets what happens when the server may evict keys; call before the first command. */
@@ -118,24 +129,28 @@ final class RedisConnector implements AutoCloseable {
     /** Standalone or Sentinel: {@code uri} may be null to use the client's default URI. */
     static RedisConnector standalone(RedisClient client, RedisURI uri) {
         Objects.requireNonNull(client, "client");
-        return new RedisConnector(() -> {
-            StatefulRedisConnection<String, byte[]> c =
-                    uri == null ? client.connect(CODEC) : client.connect(CODEC, uri);
-            RedisClusterCommands<String, byte[]> sync = c.sync();
-            Drops drops = new Drops();
-            drops.watch(c);
-            return new Open(c, sync, c.async(), key -> sync, drops);
-        });
+        return new RedisConnector(
+                () -> {
+                    StatefulRedisConnection<String, byte[]> c =
+                            uri == null ? client.connect(CODEC) : client.connect(CODEC, uri);
+                    RedisClusterCommands<String, byte[]> sync = c.sync();
+                    Drops drops = new Drops();
+                    drops.watch(c);
+                    return new Open(c, sync, c.async(), key -> sync, drops);
+                },
+                false);
     }
 
     /** Redis Cluster, from the client's seed URIs. */
     static RedisConnector cluster(RedisClusterClient client) {
         Objects.requireNonNull(client, "client");
-        return new RedisConnector(() -> {
-            StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
-            Drops drops = new Drops();
-            return new Open(c, c.sync(), c.async(), key -> masterOf(c, key, drops), drops);
-        });
+        return new RedisConnector(
+                () -> {
+                    StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
+                    Drops drops = new Drops();
+                    return new Open(c, c.sync(), c.async(), key -> masterOf(c, key, drops), drops);
+                },
+                true);
     }
 
     /**

@@ -67,10 +67,14 @@ import java.util.function.Supplier;
  *   <li><b>find</b>: {@code GET}.
  * </ol>
  *
- * <p>Batches ({@link #claimAll}, {@link #completeAll}, {@link #releaseAll}) send the same
- * command or script for every key, pipelined: all are written before any answer is awaited, so a
- * batch costs one round trip of latency; on Redis Cluster each goes to its key's node (every key
- * is its own hash tag, so a batch spans slots and no multi-key script could hold it).
+ * <p>Batches ({@link #claimAll}, {@link #completeAll}, {@link #releaseAll}) of two keys or more
+ * are one script each on standalone and Sentinel-managed Redis, which runs the single-key step for
+ * every key of the batch (one command, where a command per key costs the server and the client a
+ * command's parsing, dispatch and reply each). On Redis Cluster every key is its own hash tag, so a
+ * batch spans slots and nodes: the single-key command or script goes for each key to its node,
+ * pipelined (all written before any answer is awaited: one round trip of latency). With {@link
+ * Builder#replicaAcks replicaAcks}, claims and completions go key by key, each waiting for its
+ * replicas.
  *
  * <p>One string rather than a hash with a field each: the claim is then a single native command,
  * and complete one {@code GET} + {@code SET} inside its script. Measured against the earlier layout
@@ -276,7 +280,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         }
     }
 
-    /** {@link #claim} per entry, pipelined: one round trip of latency for the batch (with replicaAcks: key by key, each waiting for its replicas). */
+    /**
+     * {@link #claim} of every entry: one script on one server, per entry pipelined on Redis Cluster
+     * (with replicaAcks: key by key, each waiting for its replicas).
+     */
     @Override
     public List<Claim> claimAll(List<BatchEntry> entries, String owner, Duration lease) {
         checkOwner(owner);
@@ -292,7 +299,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             keys.add(redisKey(e.key()));
         }
         List<byte[]> existing;
-        if (nativeClaim) {
+        if (oneScript(keys)) {
+            byte[][] args = new byte[claimed.size() + 1][];
+            args[0] = utf8(Long.toString(leaseMillis));
+            for (int i = 0; i < claimed.size(); i++) {
+                args[i + 1] = claimed.get(i);
+            }
+            existing = redis.eval(
+                    IdempotencyScripts.CLAIM_MANY, ScriptOutputType.MULTI, keys.toArray(String[]::new), args);
+        } else if (nativeClaim) {
             List<Function<RedisClusterAsyncCommands<String, byte[]>, RedisFuture<byte[]>>> ops = new ArrayList<>();
             for (int i = 0; i < keys.size(); i++) {
                 String k = keys.get(i);
@@ -327,7 +342,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         return claims;
     }
 
-    /** The completion script per key, pipelined; the keys another owner holds are returned. */
+    /**
+     * The completion script: for the whole batch in one script on one server, per key pipelined on
+     * Redis Cluster; the keys another owner holds are returned.
+     */
     @Override
     public Set<IdempotencyKey> completeAll(List<BatchCompletion> completions, String owner, Duration retention) {
         checkOwner(owner);
@@ -336,9 +354,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         }
         byte[] ttl = utf8(Long.toString(ttlMillis(retention, "retention")));
         List<String> keys = new ArrayList<>(completions.size());
-        List<byte[][]> args = new ArrayList<>(completions.size());
         for (BatchCompletion c : completions) {
             keys.add(redisKey(c.key()));
+        }
+        if (oneScript(keys)) {
+            byte[][] all = new byte[2 + 3 * completions.size()][];
+            all[0] = utf8(owner);
+            all[1] = ttl;
+            int a = 2;
+            for (BatchCompletion c : completions) {
+                all[a++] = utf8(c.status() == RecordStatus.COMPLETED ? "C" : "F");
+                all[a++] = utf8(c.fingerprint().hex());
+                all[a++] = body(c.payload());
+            }
+            List<Long> done = redis.eval(
+                    IdempotencyScripts.COMPLETE_MANY, ScriptOutputType.MULTI, keys.toArray(String[]::new), all);
+            return lost(completions, done);
+        }
+        List<byte[][]> args = new ArrayList<>(completions.size());
+        for (BatchCompletion c : completions) {
             args.add(new byte[][] {
                 utf8(owner),
                 utf8(c.status() == RecordStatus.COMPLETED ? "C" : "F"),
@@ -347,7 +381,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                 c.payload()
             });
         }
-        List<Long> done = redis.pipelineScript(IdempotencyScripts.COMPLETE, ScriptOutputType.INTEGER, keys, args);
+        return lost(
+                completions, redis.pipelineScript(IdempotencyScripts.COMPLETE, ScriptOutputType.INTEGER, keys, args));
+    }
+
+    /** The keys of {@code completions} whose answer in {@code done} is not 1 (another owner holds them). */
+    private static Set<IdempotencyKey> lost(List<BatchCompletion> completions, List<Long> done) {
         Set<IdempotencyKey> lost = new LinkedHashSet<>();
         for (int i = 0; i < completions.size(); i++) {
             if (done.get(i) == null || done.get(i) != 1L) {
@@ -357,16 +396,42 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         return lost;
     }
 
-    /** The release script per key, pipelined. */
+    /** The release script: for the whole batch in one script on one server, per key pipelined on Redis Cluster. */
     @Override
     public void releaseAll(List<IdempotencyKey> keys, String owner) {
         checkOwner(owner);
         byte[][] args = {utf8(owner)};
+        List<String> redisKeys = keys.stream().map(this::redisKey).toList();
+        if (oneScript(redisKeys)) {
+            redis.<Long>eval(
+                    IdempotencyScripts.RELEASE_MANY, ScriptOutputType.INTEGER, redisKeys.toArray(String[]::new), args);
+            return;
+        }
         redis.pipelineScript(
                 IdempotencyScripts.RELEASE,
                 ScriptOutputType.INTEGER,
-                keys.stream().map(this::redisKey).toList(),
+                redisKeys,
                 keys.stream().map(k -> args).toList());
+    }
+
+    /**
+     * Whether a batch of {@code keys} goes to the server as one script: two keys or more on one
+     * server (standalone or Sentinel-managed). On Redis Cluster every key is its own hash tag, so a
+     * batch spans slots and nodes, and each key is sent as its own command, pipelined.
+     */
+    private boolean oneScript(List<String> keys) {
+        return keys.size() > 1 && !redis.clustered();
+    }
+
+    /** A completed record's body: {@code -} for a null payload, else {@code +<payload>}. */
+    private static byte[] body(byte[] payload) {
+        if (payload == null) {
+            return utf8("-");
+        }
+        byte[] body = new byte[payload.length + 1];
+        body[0] = '+';
+        System.arraycopy(payload, 0, body, 1, payload.length);
+        return body;
     }
 
     @Override

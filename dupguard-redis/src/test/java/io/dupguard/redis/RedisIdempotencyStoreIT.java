@@ -4,6 +4,9 @@ import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.test.AbstractIdempotencyStoreContractTest;
 import io.dupguard.test.StoreOutage;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -15,10 +18,18 @@ class RedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
     private static RedisIdempotencyStore store;
     private static RedisIdempotencyStore otherStore;
     private static RedisIdempotencyStore deadStore;
+    /** Commands {@link #client} has sent: the round trips of {@link #store}. */
+    private static final AtomicLong commands = new AtomicLong();
 
     @BeforeAll
     static void connect() {
         client = RedisFixtures.standaloneClient();
+        client.addListener(new CommandListener() {
+            @Override
+            public void commandStarted(CommandStartedEvent event) {
+                commands.incrementAndGet();
+            }
+        });
         // A second client, so the "other machine" has its own connection and event loops.
         otherMachine = RedisFixtures.standaloneClient();
         dead = RedisFixtures.deadStandaloneClient();
@@ -68,6 +79,12 @@ class RedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
     @Override
     protected IdempotencyStore store() {
         return store;
+    }
+
+    /** A batch step is one script: one command for the whole batch. */
+    @Override
+    protected long roundTrips() {
+        return commands.get();
     }
 
     @Override
