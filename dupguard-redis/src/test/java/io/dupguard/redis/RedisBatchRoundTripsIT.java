@@ -28,9 +28,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A batch on {@link RedisIdempotencyStore} costs one round trip of latency, whatever its size: in
  * front of Redis sits a proxy that hands every answer to the client {@value #DELAY_MS} ms late, so
- * a batch of {@value #KEYS} keys sent key by key would take {@value #KEYS} × that; pipelined, all
- * of its commands are on the wire before the first answer comes back, and the batch takes about
- * one delay.
+ * a batch of {@value #KEYS} keys sent key by key would take {@value #KEYS} × that; as one script
+ * (standalone Redis) the batch takes about one delay (two the first time a script is used: {@code
+ * EVALSHA} answered NOSCRIPT, then {@code EVAL}).
  */
 class RedisBatchRoundTripsIT {
     private static final int DELAY_MS = 200;
