@@ -1,0 +1,2 @@
+\set base random(1, 2000000000)
+INSERT INTO pgb_dg AS r (scope, idem_key, status, fingerprint, owner, payload, expires_at, purge_after) SELECT 'kafka', idem_key, 'C', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'owner-xyz', '\x00'::bytea, now() + interval '1 day', now() + interval '1 day' FROM unnest(ARRAY(SELECT 'k' || (:base + g) FROM generate_series(1,70) g) || ARRAY(SELECT 'k' || (g) FROM generate_series(1,30) g)) idem_key ON CONFLICT (scope, idem_key) DO NOTHING RETURNING r.idem_key;
