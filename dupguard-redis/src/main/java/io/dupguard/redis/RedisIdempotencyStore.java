@@ -70,7 +70,8 @@ import java.util.function.Supplier;
  * <p>Batches ({@link #claimAll}, {@link #completeAll}, {@link #releaseAll}) of two keys or more
  * are one script each on standalone and Sentinel-managed Redis, which runs the single-key step for
  * every key of the batch (one command, where a command per key costs the server and the client a
- * command's parsing, dispatch and reply each). On Redis Cluster every key is its own hash tag, so a
+ * command's parsing, dispatch and reply each; {@link Builder#batchScripts} turns this off behind a
+ * key-sharding proxy). On Redis Cluster every key is its own hash tag, so a
  * batch spans slots and nodes: the single-key command or script goes for each key to its node,
  * pipelined (all written before any answer is awaited: one round trip of latency). With {@link
  * Builder#replicaAcks replicaAcks}, claims and completions go key by key, each waiting for its
@@ -110,12 +111,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private final ReplicaAcks acks; // null: no WAIT
     // False once a server refused SET … NX GET (before Redis 7.0): the claim then runs as a script.
     private volatile boolean nativeClaim;
+    /** {@link Builder#batchScripts}. */
+    private final boolean batchScripts;
 
-    private RedisIdempotencyStore(RedisConnector redis, String keyPrefix, ReplicaAcks acks, boolean nativeClaim) {
+    private RedisIdempotencyStore(
+            RedisConnector redis, String keyPrefix, ReplicaAcks acks, boolean nativeClaim, boolean batchScripts) {
         this.redis = redis;
         this.keyPrefix = keyPrefix;
         this.acks = acks;
         this.nativeClaim = nativeClaim;
+        this.batchScripts = batchScripts;
     }
 
     /**
@@ -416,11 +421,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
     /**
      * Whether a batch of {@code keys} goes to the server as one script: two keys or more on one
-     * server (standalone or Sentinel-managed). On Redis Cluster every key is its own hash tag, so a
-     * batch spans slots and nodes, and each key is sent as its own command, pipelined.
+     * server (standalone or Sentinel-managed), unless {@link Builder#batchScripts} is off. On Redis
+     * Cluster every key is its own hash tag, so a batch spans slots and nodes, and each key is sent
+     * as its own command, pipelined.
      */
     private boolean oneScript(List<String> keys) {
-        return keys.size() > 1 && !redis.clustered();
+        return batchScripts && keys.size() > 1 && !redis.clustered();
     }
 
     /** A completed record's body: {@code -} for a null payload, else {@code +<payload>}. */
@@ -541,6 +547,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         private boolean nativeClaim = true;
         private EvictionPolicyCheck evictionCheck = EvictionPolicyCheck.REFUSE;
         private ReplicaAcks acks;
+        private boolean batchScripts = true;
 
         private Builder(Supplier<RedisConnector> connector) {
             this.connector = connector;
@@ -615,13 +622,31 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         }
 
         /**
+         * Whether a batch of two keys or more is one script on standalone and Sentinel-managed
+         * Redis (default true). Turn it off behind anything that spreads keys over several servers
+         * without being a Redis Cluster the client sees — twemproxy, Envoy's {@code redis_proxy},
+         * a sharded Redis Enterprise or Azure Cache database without the OSS Cluster API: such a
+         * proxy routes a script by its first key, so the other keys of the batch would be written
+         * to the wrong server (or refused with {@code CROSSSLOT}). Off, each key is its own command,
+         * pipelined, as on Redis Cluster (one round trip of latency; more work for the server and
+         * the client per key).
+         *
+         * @param batchScripts false to send batches key by key
+         * @return this builder
+         */
+        public Builder batchScripts(boolean batchScripts) {
+            this.batchScripts = batchScripts;
+            return this;
+        }
+
+        /**
          * Builds the store; connects on first use.
          *
          * @return the thread-safe store
          */
         public RedisIdempotencyStore build() {
             return new RedisIdempotencyStore(
-                    connector.get().evictionCheck(evictionCheck), keyPrefix, acks, nativeClaim);
+                    connector.get().evictionCheck(evictionCheck), keyPrefix, acks, nativeClaim, batchScripts);
         }
     }
 }

@@ -1,14 +1,22 @@
 package io.dupguard.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dupguard.idempotency.BatchEntry;
+import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.test.AbstractIdempotencyStoreContractTest;
 import io.dupguard.test.StoreOutage;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The idempotency store contract on a real standalone Redis. */
 class RedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
@@ -81,9 +89,24 @@ class RedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
         return store;
     }
 
-    /** A batch step is one script: one command for the whole batch. */
+    /**
+     * A batch step is one script: one command for the whole batch. The scripts are loaded
+     * first from another client, so that a server that has not cached them yet (a fresh one, or
+     * after another suite's {@code SCRIPT FLUSH}) does not add its NOSCRIPT answer and the {@code
+     * EVAL} that follows to the count.
+     */
     @Override
     protected long roundTrips() {
+        try (StatefulRedisConnection<String, String> admin = otherMachine.connect()) {
+            for (RedisScript script : List.of(
+                    IdempotencyScripts.CLAIM_MANY,
+                    IdempotencyScripts.COMPLETE_MANY,
+                    IdempotencyScripts.RELEASE_MANY,
+                    IdempotencyScripts.COMPLETE,
+                    IdempotencyScripts.RELEASE)) {
+                admin.sync().scriptLoad(script.source());
+            }
+        }
         return commands.get();
     }
 
@@ -95,5 +118,22 @@ class RedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
     @Override
     protected IdempotencyStore unreachableStore() {
         return deadStore;
+    }
+
+    /** With batch scripts off (behind a key-sharding proxy), a batch is a command per key. */
+    @Test
+    void withBatchScriptsOffABatchIsACommandPerKey() {
+        try (RedisIdempotencyStore keyByKey =
+                RedisIdempotencyStore.builder(client).batchScripts(false).build()) {
+            keyByKey.find(key("per-key-warm-up"));
+            List<BatchEntry> batch = List.of(
+                    BatchEntry.of(key("per-key-1")), BatchEntry.of(key("per-key-2")), BatchEntry.of(key("per-key-3")));
+            long before = commands.get();
+            assertThat(keyByKey.claimAll(batch, "per-key-owner", Duration.ofMinutes(1)))
+                    .containsOnly(Claim.FRESH);
+            assertThat(commands.get() - before).isEqualTo(3);
+            keyByKey.releaseAll(batch.stream().map(BatchEntry::key).toList(), "per-key-owner");
+            assertThat(keyByKey.find(key("per-key-2"))).isEmpty();
+        }
     }
 }
