@@ -27,8 +27,9 @@ import java.util.Set;
  *   <li>PostgreSQL: the claim is one statement: the keys as arrays ({@code unnest}), an {@code
  *       INSERT … ON CONFLICT DO NOTHING} that inserts the new keys and leaves the existing rows
  *       unlocked (a {@code DO UPDATE … WHERE expires_at <= now} would lock and log every duplicate's
- *       row: 0.5 ms more per 100 keys with 30 duplicates), and a read of the other keys' rows in the
- *       same statement. An expired row among them goes through the single-key takeover. Completion is one statement ({@code INSERT … ON CONFLICT
+ *       row; dupguard-bench/pgbench/consumer-claim), and a read of the other keys' rows in the same
+ *       statement. An expired row among them goes through the single-key takeover. Completion is
+ *       one statement ({@code INSERT … ON CONFLICT
  *       DO UPDATE} of the rows found key by key and locked, {@code LATERAL … FOR UPDATE}), release
  *       one {@code DELETE} of them by tuple id. The claim and the completion reach the table only
  *       through its primary key, one probe per key, on every table size and in every cached plan: a

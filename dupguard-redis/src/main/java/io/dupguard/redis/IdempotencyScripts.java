@@ -22,29 +22,42 @@ package io.dupguard.redis;
 final class IdempotencyScripts {
     private IdempotencyScripts() {}
 
-    // Shared prologue: v = the record, nl = its first newline, tag = "\n<owner>\n"; own = whether
-    // the record carries this owner.
-    private static final String READ_OWNED =
+    /**
+     * {@code running(key, owner)}: the key's record if it is in progress under {@code owner}, else
+     * nil. Shared by {@link #RELEASE}, {@link #RELEASE_MANY} and {@link #RENEW}.
+     */
+    private static final String RUNNING =
             """
-            local v = redis.call('GET', KEYS[1])
-            if not v then return 0 end
-            local nl = string.find(v, '\\n', 2, true)
-            local tag = '\\n' .. ARGV[1] .. '\\n'
-            if not nl or string.sub(v, nl, nl + #tag - 1) ~= tag then return 0 end
+            local function running(key, owner)
+              local v = redis.call('GET', key)
+              if not v or string.sub(v, 1, 1) ~= 'P' then return nil end
+              local nl = string.find(v, '\\n', 2, true)
+              local tag = '\\n' .. owner .. '\\n'
+              if not nl or string.sub(v, nl, nl + #tag - 1) ~= tag then return nil end
+              return v
+            end
+            """;
+
+    /**
+     * {@code claim(key, record, ttl)}: the claim of one key as {@code SET … NX GET PX} does it —
+     * false when it created the record, else the existing one. Shared by {@link #CLAIM} and {@link
+     * #CLAIM_MANY}.
+     */
+    private static final String CLAIM_ONE =
+            """
+            local function claim(key, record, ttl)
+              local v = redis.call('GET', key)
+              if v then return v end
+              redis.call('SET', key, record, 'PX', ttl)
+              return false
+            end
             """;
 
     /**
      * The claim for servers before Redis 7.0, which refuse {@code SET … NX GET}. ARGV: the in-progress
      * record, lease millis. Returns nil when the caller created the record, else the existing one.
      */
-    static final RedisScript CLAIM = RedisScript.of(
-            "claim",
-            """
-            local v = redis.call('GET', KEYS[1])
-            if v then return v end
-            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-            return false
-            """);
+    static final RedisScript CLAIM = RedisScript.of("claim", CLAIM_ONE + "return claim(KEYS[1], ARGV[1], ARGV[2])\n");
 
     /**
      * The completion of one key, shared by {@link #COMPLETE} and {@link #COMPLETE_MANY}: {@code
@@ -112,16 +125,11 @@ final class IdempotencyScripts {
      */
     static final RedisScript CLAIM_MANY = RedisScript.of(
             "claim batch",
-            """
+            CLAIM_ONE
+                    + """
             local found = {}
             for i, key in ipairs(KEYS) do
-              local v = redis.call('GET', key)
-              if v then
-                found[i] = v
-              else
-                redis.call('SET', key, ARGV[i + 1], 'PX', ARGV[1])
-                found[i] = false
-              end
+              found[i] = claim(key, ARGV[i + 1], ARGV[1])
             end
             return found
             """);
@@ -132,17 +140,11 @@ final class IdempotencyScripts {
      */
     static final RedisScript RELEASE_MANY = RedisScript.of(
             "release batch",
-            """
-            local tag = '\\n' .. ARGV[1] .. '\\n'
+            RUNNING
+                    + """
             local deleted = 0
             for _, key in ipairs(KEYS) do
-              local v = redis.call('GET', key)
-              if v and string.sub(v, 1, 1) == 'P' then
-                local nl = string.find(v, '\\n', 2, true)
-                if nl and string.sub(v, nl, nl + #tag - 1) == tag then
-                  deleted = deleted + redis.call('DEL', key)
-                end
-              end
+              if running(key, ARGV[1]) then deleted = deleted + redis.call('DEL', key) end
             end
             return deleted
             """);
@@ -150,18 +152,18 @@ final class IdempotencyScripts {
     /** ARGV: owner. Deletes the owner's in-progress record; returns 1 if deleted, else 0. */
     static final RedisScript RELEASE = RedisScript.of(
             "release",
-            READ_OWNED
+            RUNNING
                     + """
-            if string.sub(v, 1, 1) ~= 'P' then return 0 end
+            if not running(KEYS[1], ARGV[1]) then return 0 end
             return redis.call('DEL', KEYS[1])
             """);
 
     /** ARGV: owner, lease millis. Resets the owner's lease; returns 1 if renewed, else 0. */
     static final RedisScript RENEW = RedisScript.of(
             "renew",
-            READ_OWNED
+            RUNNING
                     + """
-            if string.sub(v, 1, 1) ~= 'P' then return 0 end
+            if not running(KEYS[1], ARGV[1]) then return 0 end
             redis.call('PEXPIRE', KEYS[1], ARGV[2])
             return 1
             """);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.BatchEntry;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.FailurePolicy;
 import io.dupguard.idempotency.Fingerprint;
@@ -732,6 +733,11 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         AtomicInteger effects = new AtomicInteger();
 
         assertThatThrownBy(() -> idem.execute(key("down"), Fingerprint.none(), Integer.class, effects::incrementAndGet))
+                .isInstanceOf(StoreUnavailableException.class);
+        List<BatchEntry> batch = List.of(BatchEntry.of(key("down-1")), BatchEntry.of(key("down-2")));
+        assertThatThrownBy(() -> idem.<Integer, RuntimeException>executeBatch(
+                        batch, Integer.class, (claimed, progress) -> effects.incrementAndGet()))
+                .as("a batch")
                 .isInstanceOf(StoreUnavailableException.class);
         assertThat(effects).hasValue(0);
     }
