@@ -6,8 +6,9 @@ import java.util.Objects;
 
 /**
  * Counts {@code dupguard.tokens.issued} and {@code dupguard.tokens.consumed} (result = consumed,
- * rejected) around a {@link SubmissionTokens}; a store failure is counted nowhere and propagates.
- * Thread-safe.
+ * rejected) around a {@link SubmissionTokens}: a one-call {@code consume} and a claim ({@code
+ * execute}, {@code claim}) each count once, as consumed or rejected; a store failure is counted
+ * nowhere and propagates. Thread-safe.
  */
 public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredBean {
     private final SubmissionTokens target;
@@ -37,6 +38,28 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
         boolean consumed = target.consume(scope, subject, token);
         meters.onTokenConsumed(consumed);
         return consumed;
+    }
+
+    @Override
+    public boolean tryLease(String scope, String subject, String token, String owner, Duration lease) {
+        boolean claimed = target.tryLease(scope, subject, token, owner, lease);
+        meters.onTokenConsumed(claimed);
+        return claimed;
+    }
+
+    @Override
+    public boolean renewLease(String scope, String token, String owner, Duration lease) {
+        return target.renewLease(scope, token, owner, lease);
+    }
+
+    @Override
+    public boolean completeLease(String scope, String token, String owner) {
+        return target.completeLease(scope, token, owner);
+    }
+
+    @Override
+    public void releaseLease(String scope, String token, String owner) {
+        target.releaseLease(scope, token, owner);
     }
 
     @Override
