@@ -6,9 +6,10 @@ import java.util.Objects;
 
 /**
  * Counts {@code dupguard.tokens.issued} and {@code dupguard.tokens.consumed} (result = consumed,
- * rejected) around a {@link SubmissionTokens}: a one-call {@code consume} and a claim ({@code
- * execute}, {@code claim}) each count once, as consumed or rejected; a store failure is counted
- * nowhere and propagates. Thread-safe.
+ * rejected) around a {@link SubmissionTokens}: a one-call {@code consume} counts as consumed or
+ * rejected; a two-phase submit ({@code execute}, {@code claim}) counts as rejected when its claim is
+ * refused and as consumed when it completes (a failed attempt, whose token is put back, counts
+ * nowhere). A store failure is counted nowhere and propagates. Thread-safe.
  */
 public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredBean {
     private final SubmissionTokens target;
@@ -43,7 +44,9 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
     @Override
     public boolean tryLease(String scope, String subject, String token, String owner, Duration lease) {
         boolean claimed = target.tryLease(scope, subject, token, owner, lease);
-        meters.onTokenConsumed(claimed);
+        if (!claimed) {
+            meters.onTokenConsumed(false);
+        }
         return claimed;
     }
 
@@ -54,7 +57,11 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
 
     @Override
     public boolean completeLease(String scope, String token, String owner) {
-        return target.completeLease(scope, token, owner);
+        boolean completed = target.completeLease(scope, token, owner);
+        if (completed) {
+            meters.onTokenConsumed(true);
+        }
+        return completed;
     }
 
     @Override
