@@ -106,7 +106,7 @@ class ChoosingSnippets {
         // tag::create-once[]
         CreateOnce balances = CreateOnce.builder(dataSource, "account_balance")
                 .keyColumns("user_id") // a unique key on it
-                .verifiedColumns("currency") // an existing row with another currency is an error (K3)
+                .verifiedColumns("currency") // an existing row with another currency is an error
                 .build();
         CreateOnce.Result r =
                 balances.create(Map.of("user_id", userId, "currency", "CNY", "amount", BigDecimal.ZERO));

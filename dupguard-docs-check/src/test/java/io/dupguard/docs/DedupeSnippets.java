@@ -26,7 +26,7 @@ class DedupeSnippets {
                 .compare(Comparison.IGNORE_CASE)
                 .keep(Keep.oldest("created_at"))
                 .mergeCheck(List.of("local_identifier"))
-                .rate(Rate.parse("1000keys/min"))         // the seed's pace; Rate.UNLIMITED for none
+                .rate(Rate.parse("1000keys/min"))         // 1000 keys a minute; Rate.UNLIMITED for none
                 .build();                                 // immutable, thread-safe
 
         ScanReport report = dedupe.scan();                // read-only

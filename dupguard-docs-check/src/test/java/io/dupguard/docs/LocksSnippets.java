@@ -25,12 +25,12 @@ class LocksSnippets {
         // tag::overview[]
         LockProvider locks = new InMemoryLockProvider();   // or JdbcLockProvider, RedisLockProvider, RedlockProvider, ZooKeeperLockProvider
 
-        // Try-lock: fail fast, "already processing" (L1)
+        // Try-lock: fail fast, "already processing"
         Optional<Lease> lease = locks.tryAcquire("order:" + orderId, LockOptions.ofDefaults());
         if (lease.isEmpty()) return Response.alreadyProcessing();
         try (Lease l = lease.get()) { pay(orderId); }
 
-        // Blocking acquire with a wait limit: serialise account operations (L1)
+        // Blocking acquire with a wait limit: serialise account operations
         try (Lease l = locks.acquire("account:" + id, LockOptions.custom().waitTime(Duration.ofSeconds(2)).build())) {
             credit(id, amount, l.fencingToken());           // LockUnavailableException after 2 s
         }

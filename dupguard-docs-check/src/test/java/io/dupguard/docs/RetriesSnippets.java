@@ -57,12 +57,12 @@ class RetriesSnippets {
                 .createSchemaIfMissing(true)                     // or apply io/dupguard/jdbc/schema/<dialect>.sql
                 .build();
         RetryLog retries = RetryLog.builder(store)
-                .handler("payment.charge", chargeHandler,        // one handler per type (R4)
+                .handler("payment.charge", chargeHandler,        // one handler per type: run and every retry call it
                         TaskOptions.custom()
                                 .schedule(RetrySchedule.stepped(Duration.ofSeconds(10), Duration.ofSeconds(30),
                                         Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(30), Duration.ofHours(2)))
-                                .classifier(e -> !(e instanceof PlatformException p) || p.retryable())   // R3
-                                .moneyRelated(true)              // alert on the first failure too (R2)
+                                .classifier(e -> !(e instanceof PlatformException p) || p.retryable())   // retryable or not
+                                .moneyRelated(true)              // alert on the first failure too
                                 .build())
                 .config(RetryConfig.custom().workers(4).alertSink(pager::send).build())
                 .build()
@@ -72,8 +72,8 @@ class RetriesSnippets {
         RunResult r = retries.run("payment.charge", orderId);
         switch (r.outcome()) {
             case SUCCEEDED -> { /* ... */ }         // nothing was recorded
-            case RETRY_SCHEDULED -> { /* ... */ }   // recorded PENDING, a worker retries it (R1)
-            case BLOCKED -> { /* ... */ }           // not retryable: recorded BLOCKED, an alert fired (R3)
+            case RETRY_SCHEDULED -> { /* ... */ }   // recorded PENDING, a worker retries it
+            case BLOCKED -> { /* ... */ }           // not retryable: recorded BLOCKED, an alert fired
         }
         // end::overview[]
         return retries;

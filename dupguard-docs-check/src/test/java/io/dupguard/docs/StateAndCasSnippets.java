@@ -61,7 +61,7 @@ class StateAndCasSnippets {
         // tag::createOnce[]
         CreateOnce balances = CreateOnce.builder(dataSource, "account_balance")
                 .keyColumns("user_id")            // needs a unique key on it
-                .verifiedColumns("currency")      // an existing row with another currency is an error (K3)
+                .verifiedColumns("currency")      // an existing row with another currency is an error
                 .build();
         CreateOnce.Result r = balances.create(Map.of("user_id", 7, "currency", "CNY", "amount", BigDecimal.ZERO));
         r.created();   // false for every caller but one; r.row() is the stored row
