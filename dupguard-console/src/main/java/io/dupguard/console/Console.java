@@ -1,5 +1,6 @@
 package io.dupguard.console;
 
+import io.dupguard.StoreUnavailableException;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcLockProvider;
 import io.dupguard.jdbc.JdbcRetryStore;
@@ -175,34 +176,65 @@ public final class Console implements AutoCloseable {
         return keys.forceExpire(actor, scope, key, version, reason);
     }
 
+    /**
+     * Releases the lock if {@code owner} (the lock's version: the token the operator saw) still holds
+     * it. The audit entry is written first, its transaction left open; then the provider releases
+     * the lock; then the entry commits. An entry that cannot be written leaves the lock held; a
+     * release that fails or finds another holder rolls the entry back. A JDBC lock is released in
+     * the entry's transaction; a Redis lock is released between the insert and the commit, so only a
+     * failed commit after it leaves a released lock without its entry, which the error then says.
+     */
     Outcome releaseLock(Actor actor, String provider, String name, String owner, String reason) {
         String why = Reasons.check(actor, reason);
+        if (provider == null) {
+            throw new BadRequestException("give provider (jdbc or redis); nothing changed");
+        }
         LockSource source = locks.stream()
                 .filter(s -> s.provider().equals(provider))
                 .findFirst()
                 .orElseThrow(() -> new BadRequestException("no lock provider '" + provider + "' in this console"));
-        Objects.requireNonNull(owner, "owner");
+        if (name == null) {
+            throw new BadRequestException("give name: the lock's name as listed; nothing changed");
+        }
+        if (owner == null) {
+            throw new BadRequestException(
+                    "give owner: the holder's owner token as listed (the lock's version); nothing changed");
+        }
+        String lock = "lock " + provider + ":" + name;
         LockRow before = source.find(name).orElse(null);
         if (before == null || !before.owner().equals(owner)) {
-            return Outcome.refused("lock " + provider + ":" + name + " is no longer held by " + owner
+            return Outcome.refused(lock + " is no longer held by " + owner
                     + (before == null ? " (it is free)" : " (another holder has it now)") + "; nothing changed");
         }
-        return db.inTransaction("release lock", c -> {
-            if (!source.release(c, name, owner)) {
-                c.rollback();
-                return Outcome.refused("lock " + provider + ":" + name + " changed meanwhile; nothing changed");
+        boolean[] released = {false};
+        try {
+            return db.inTransaction("release lock", c -> {
+                audit.write(
+                        c,
+                        actor,
+                        "release-lock",
+                        lock,
+                        why,
+                        Json.object("owner", owner, "fence", before.fence(), "leaseEnd", before.leaseEnd()),
+                        Json.object("owner", null));
+                if (!source.release(c, name, owner)) {
+                    c.rollback();
+                    return Outcome.refused(lock + " changed meanwhile; nothing changed");
+                }
+                released[0] = true;
+                return Outcome.done(lock + " released: a second holder may enter; the fence (next token above "
+                        + before.fence() + ") protects the resource");
+            });
+        } catch (StoreUnavailableException e) {
+            if (released[0] && !source.releasesInTransaction()) {
+                throw new StoreUnavailableException(
+                        "jdbc",
+                        lock + " is released, but the commit of its audit entry failed (" + e.getMessage()
+                                + "); the audit may lack this release",
+                        e);
             }
-            audit.write(
-                    c,
-                    actor,
-                    "release-lock",
-                    "lock " + provider + ":" + name,
-                    why,
-                    Json.object("owner", owner, "fence", before.fence(), "leaseEnd", before.leaseEnd()),
-                    Json.object("owner", null));
-            return Outcome.done("lock " + provider + ":" + name + " released: a second holder may enter; the fence ("
-                    + "next token above " + before.fence() + ") protects the resource");
-        });
+            throw e;
+        }
     }
 
     /** Builder; not thread-safe. */

@@ -51,6 +51,9 @@ public final class ConsoleHandler {
             if (json) {
                 return api.handle(r, r.path().substring("/api/".length()));
             }
+            if (r.post()) {
+                return post(r);
+            }
             return ConsoleResponse.html(200, page(r));
         } catch (BadRequestException e) {
             return error(json, r, 400, e.getMessage());
@@ -63,37 +66,54 @@ public final class ConsoleHandler {
         }
     }
 
+    /** An action's page: 200 when it changed something, 409 when it changed nothing (the target changed). */
+    private ConsoleResponse post(ConsoleRequest r) {
+        String[] p = r.path().substring(1).split("/");
+        if (p.length == 2 && p[0].equals("tasks") && p[1].equals("bulk")) {
+            return ConsoleResponse.html(200, tasks.confirmBulk(r));
+        }
+        if (p.length == 3 && p[0].equals("tasks") && p[1].equals("bulk") && p[2].equals("apply")) {
+            Outcome o = console.bulk(
+                    r.actor(),
+                    r.param("action"),
+                    Params.bulkFilter(r),
+                    Params.number(r.param("maxId"), "maxId"),
+                    Params.number(r.param("count"), "count"),
+                    r.param("reason"));
+            return answer(o, tasks.list(r, o));
+        }
+        if (p.length == 3 && p[0].equals("tasks")) {
+            long id = Params.number(p[1], "task id");
+            Outcome o = console.task(
+                    r.actor(), p[2], id, Params.version(r.param("version")), Params.payload(r), r.param("reason"));
+            return answer(o, tasks.task(r, id, o));
+        }
+        if (p.length == 2 && p[0].equals("keys") && p[1].equals("expire")) {
+            requireConfirm(r);
+            Outcome o = console.forceExpire(
+                    r.actor(),
+                    required(r, "scope"),
+                    required(r, "key"),
+                    Params.version(r.param("version")),
+                    r.param("reason"));
+            return answer(o, stores.keys(r, o));
+        }
+        if (p.length == 2 && p[0].equals("locks") && p[1].equals("release")) {
+            requireConfirm(r);
+            Outcome o = console.releaseLock(
+                    r.actor(), r.param("provider"), r.param("name"), r.param("owner"), r.param("reason"));
+            return answer(o, stores.locks(r, o));
+        }
+        throw new NotFoundException("no action at " + r.path());
+    }
+
+    private static ConsoleResponse answer(Outcome o, String page) {
+        return ConsoleResponse.html(o.changed() ? 200 : 409, page);
+    }
+
     private String page(ConsoleRequest r) {
         String[] p = r.path().substring(1).split("/");
         String first = p[0];
-        if (r.post()) {
-            return switch (first) {
-                case "tasks" -> postTask(r, p);
-                case "keys" -> {
-                    requireConfirm(r);
-                    yield stores.keys(
-                            r,
-                            console.forceExpire(
-                                    r.actor(),
-                                    r.param("scope"),
-                                    r.param("key"),
-                                    Params.version(r.param("version")),
-                                    r.param("reason")));
-                }
-                case "locks" -> {
-                    requireConfirm(r);
-                    yield stores.locks(
-                            r,
-                            console.releaseLock(
-                                    r.actor(),
-                                    r.param("provider"),
-                                    r.param("name"),
-                                    r.param("owner"),
-                                    r.param("reason")));
-                }
-                default -> throw new NotFoundException("no action at " + r.path());
-            };
-        }
         return switch (first) {
             case "" -> stores.overview(r);
             case "tasks" -> p.length == 1 ? tasks.list(r, null) : tasks.task(r, Params.number(p[1], "task id"), null);
@@ -102,29 +122,6 @@ public final class ConsoleHandler {
             case "audit" -> stores.audit(r);
             default -> throw new NotFoundException("no page at " + r.path());
         };
-    }
-
-    private String postTask(ConsoleRequest r, String[] p) {
-        if (p.length == 2 && p[1].equals("bulk")) {
-            return tasks.confirmBulk(r);
-        }
-        if (p.length == 3 && p[1].equals("bulk") && p[2].equals("apply")) {
-            Outcome o = console.bulk(
-                    r.actor(),
-                    r.param("action"),
-                    Params.filter(r),
-                    Params.number(r.param("maxId"), "maxId"),
-                    Params.number(r.param("count"), "count"),
-                    r.param("reason"));
-            return tasks.list(r, o);
-        }
-        if (p.length == 3) {
-            long id = Params.number(p[1], "task id");
-            Outcome o = console.task(
-                    r.actor(), p[2], id, Params.version(r.param("version")), Params.payload(r), r.param("reason"));
-            return tasks.task(r, id, o);
-        }
-        throw new NotFoundException("no action at " + r.path());
     }
 
     static String required(ConsoleRequest r, String name) {

@@ -180,8 +180,10 @@ public final class ConsoleServer implements AutoCloseable {
                 .set(
                         "Content-Security-Policy",
                         "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'");
-        ex.sendResponseHeaders(r.status(), body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
+        // A HEAD answer has the GET's headers and no body: the server refuses bytes written after them.
+        boolean head = "HEAD".equals(ex.getRequestMethod());
+        ex.sendResponseHeaders(r.status(), head || body.length == 0 ? -1 : body.length);
+        if (!head && body.length > 0) {
             ex.getResponseBody().write(body);
         }
     }

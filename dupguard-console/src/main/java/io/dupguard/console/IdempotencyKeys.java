@@ -131,15 +131,19 @@ final class IdempotencyKeys {
 
     /**
      * Ends the key's lease or retention now, if it is live and still as the operator saw it ({@code
-     * version}: its {@code expires_at}, null for any): the next request with the key runs the
-     * operation again.
+     * version}: its {@code expires_at}, required): the next request with the key runs the operation
+     * again.
      */
     Outcome forceExpire(Actor actor, String scope, String key, Instant version, String reason) {
         String why = Reasons.check(actor, reason);
+        if (version == null) {
+            throw new BadRequestException("give version: the key's version as shown (a number in the page's form and"
+                    + " the API's key); nothing changed");
+        }
         return db.inTransaction("force-expire idempotency key", c -> {
             KeyRow before = find(c, scope, key, true)
                     .orElseThrow(() -> new BadRequestException("there is no key '" + key + "' in scope " + scope));
-            if (version != null && !version.equals(before.expiresAt())) {
+            if (!version.equals(before.expiresAt())) {
                 return Outcome.refused("key " + scope + "/" + key + " changed since it was shown (it is "
                         + before.status() + " until " + before.expiresAt() + "); nothing changed");
             }

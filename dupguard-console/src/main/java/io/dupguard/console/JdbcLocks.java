@@ -81,6 +81,11 @@ final class JdbcLocks implements LockSource {
         }
     }
 
+    @Override
+    public boolean releasesInTransaction() {
+        return true;
+    }
+
     private LockRow row(ResultSet rs) throws SQLException {
         return new LockRow(
                 "jdbc", db.readText(rs, 1), rs.getString(2), rs.getLong(3), db.instant(rs, 4), db.instant(rs, 5));

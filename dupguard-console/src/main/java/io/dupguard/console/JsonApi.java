@@ -90,7 +90,7 @@ final class JsonApi {
     private Object act(ConsoleRequest r, String[] p) {
         String first = p.length > 0 ? p[0] : "";
         if (first.equals("tasks") && p.length == 3 && p[1].equals("bulk")) {
-            TaskFilter f = Params.filter(r);
+            TaskFilter f = Params.bulkFilter(r);
             if (r.param("count") == null || r.param("maxId") == null) {
                 TaskActions.Selection s = console.select(p[2], f);
                 return Json.map(
@@ -130,11 +130,7 @@ final class JsonApi {
         }
         if (first.equals("locks") && p.length == 2 && p[1].equals("release")) {
             return console.releaseLock(
-                    r.actor(),
-                    ConsoleHandler.required(r, "provider"),
-                    ConsoleHandler.required(r, "name"),
-                    ConsoleHandler.required(r, "owner"),
-                    r.param("reason"));
+                    r.actor(), r.param("provider"), r.param("name"), r.param("owner"), r.param("reason"));
         }
         throw new NotFoundException("no API action '" + String.join("/", p) + "'");
     }

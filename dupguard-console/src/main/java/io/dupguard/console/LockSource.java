@@ -18,4 +18,7 @@ interface LockSource {
      * transaction (a JDBC source uses it, so the release and its audit entry commit together).
      */
     boolean release(java.sql.Connection conn, String name, String owner) throws java.sql.SQLException;
+
+    /** Whether {@link #release} runs in {@code conn}'s transaction (rolled back with the audit entry). */
+    boolean releasesInTransaction();
 }

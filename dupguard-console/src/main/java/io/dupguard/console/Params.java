@@ -20,7 +20,32 @@ final class Params {
                 r.param("error"),
                 instant(r.param("since"), "since"),
                 r.param("cursor"),
-                r.param("limit") == null ? TaskFilter.DEFAULT_LIMIT : (int) number(r.param("limit"), "limit"));
+                limit(r.param("limit")));
+    }
+
+    /**
+     * The selection of a bulk action: the filter's fields without the page's ({@code cursor}, {@code
+     * limit}), which a bulk action cannot apply: it changes every task of the selection, not one page.
+     */
+    static TaskFilter bulkFilter(ConsoleRequest r) {
+        for (String paging : new String[] {"cursor", "limit"}) {
+            if (r.param(paging) != null) {
+                throw new BadRequestException("a bulk action applies to every task of the selection, not to a page:"
+                        + " drop " + paging + "; nothing changed");
+            }
+        }
+        return filter(r);
+    }
+
+    static int limit(String s) {
+        if (s == null) {
+            return TaskFilter.DEFAULT_LIMIT;
+        }
+        long n = number(s, "limit");
+        if (n < 1 || n > TaskFilter.MAX_LIMIT) {
+            throw new BadRequestException("limit must be 1 to " + TaskFilter.MAX_LIMIT + ", not " + n);
+        }
+        return (int) n;
     }
 
     static TaskState state(String s) {

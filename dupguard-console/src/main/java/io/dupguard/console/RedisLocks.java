@@ -93,6 +93,11 @@ final class RedisLocks implements LockSource {
         }
     }
 
+    @Override
+    public boolean releasesInTransaction() {
+        return false;
+    }
+
     private Optional<LockRow> read(RedisCommands<String, String> redis, String name) {
         List<Object> r = redis.eval(READ, ScriptOutputType.MULTI, key(name), key(name) + ":fence");
         Object token = r.get(0);

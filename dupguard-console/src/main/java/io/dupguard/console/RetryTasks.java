@@ -204,7 +204,7 @@ final class RetryTasks {
                     q.append(" AND dedup_key = ?", new Sql.Text(f.dedupKey()));
                 }
                 if (f.error() != null) {
-                    q.append(" AND last_error LIKE ?", "%" + escapeLike(f.error()) + "%");
+                    q.append(" AND last_error LIKE ?", contains(f.error()));
                 }
                 if (f.since() != null) {
                     q.append(" AND updated_at >= ?", f.since());
@@ -323,7 +323,8 @@ final class RetryTasks {
         return String.valueOf(s.code());
     }
 
-    private static String escapeLike(String s) {
-        return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    /** The {@code LIKE} pattern of text that contains {@code s}. */
+    static String contains(String s) {
+        return "%" + s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
     }
 }

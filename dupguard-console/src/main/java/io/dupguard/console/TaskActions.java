@@ -72,12 +72,16 @@ final class TaskActions {
     }
 
     /**
-     * Applies {@code kind} to task {@code id} if it is still at {@code version} (null: any version)
-     * and in a state the action applies to; {@code payload} (unblock only, null to keep) replaces
-     * the task's input.
+     * Applies {@code kind} to task {@code id} if it is still at {@code version} (required: the
+     * version the operator saw) and in a state the action applies to; {@code payload} (unblock only,
+     * null to keep) replaces the task's input.
      */
     Outcome apply(Actor actor, Kind kind, long id, Instant version, byte[] payload, String reason) {
         String why = Reasons.check(actor, reason);
+        if (version == null) {
+            throw new BadRequestException("give version: the task's version as shown (a number in the page's form"
+                    + " and the API's task); nothing changed");
+        }
         if (payload != null && (kind != Kind.UNBLOCK || payload.length > NewTask.MAX_PAYLOAD_BYTES)) {
             throw new BadRequestException(
                     kind != Kind.UNBLOCK
@@ -90,7 +94,7 @@ final class TaskActions {
                 throw new BadRequestException("there is no retry task " + id);
             }
             TaskRow before = found.get();
-            if (version != null && !version.equals(before.updatedAt())) {
+            if (!version.equals(before.updatedAt())) {
                 return Outcome.refused("task " + id + " changed since it was shown (it is " + before.state()
                         + " now, last changed " + before.updatedAt() + "); nothing changed");
             }
@@ -134,6 +138,7 @@ final class TaskActions {
 
     /** How many tasks a bulk action on {@code f} would change, and the highest id among them. */
     Selection select(Kind kind, TaskFilter f) {
+        checkBulk(kind, f);
         return db.read("count retry tasks", c -> {
             Sql q = where(new Sql().append("SELECT COUNT(*), MAX(id) FROM " + tasks.table()), kind, f, Long.MAX_VALUE);
             try (PreparedStatement ps = q.prepare(c, db);
@@ -145,16 +150,13 @@ final class TaskActions {
     }
 
     /**
-     * Applies {@code kind} to the tasks of {@code f} with ids up to {@code maxId}, if exactly {@code
+     * Applies {@code kind} to the tasks of {@code f} (every field of the filter: state, type, task
+     * key, dedup key, error text, changed since) with ids up to {@code maxId}, if exactly {@code
      * expected} of them still match; otherwise rolls back and reports the new count.
      */
     Outcome applyAll(Actor actor, Kind kind, TaskFilter f, long maxId, long expected, String reason) {
         String why = Reasons.check(actor, reason);
-        if (kind == Kind.RUN_NOW && f.listState() != TaskState.PENDING
-                || kind == Kind.UNBLOCK && f.listState() != TaskState.BLOCKED
-                || !kind.appliesTo(f.listState())) {
-            throw new BadRequestException(kind.name + " does not apply to " + f.listState() + " tasks");
-        }
+        checkBulk(kind, f);
         return db.inTransaction("bulk " + kind.name, c -> {
             String set = String.format(Locale.ROOT, kind.set, db.now());
             Sql q = where(new Sql().append("UPDATE " + tasks.table() + " SET " + set), kind, f, maxId);
@@ -168,8 +170,7 @@ final class TaskActions {
                         + " as confirmed; nothing changed — review and confirm again");
             }
             notifyWorkers(c, kind);
-            String target = "tasks " + f.listState() + (f.type() != null ? " of type " + f.type() : " of every type")
-                    + (f.since() != null ? " changed since " + f.since() : "") + ", ids up to " + maxId;
+            String target = "tasks " + f.describe(f.listState()) + ", ids up to " + maxId;
             audit.write(
                     c,
                     actor,
@@ -190,10 +191,41 @@ final class TaskActions {
      */
     record Selection(long count, long maxId) {}
 
+    /**
+     * Refuses a selection a bulk action cannot apply: a page cursor (a bulk action changes the whole
+     * selection), a search without a state (it lists every state; a bulk action takes one), a state
+     * the action does not apply to.
+     */
+    private static void checkBulk(Kind kind, TaskFilter f) {
+        if (f.cursor() != null) {
+            throw new BadRequestException(
+                    "a bulk action applies to every task of the selection, not to a page: drop cursor; nothing changed");
+        }
+        if (f.state() == null && f.search()) {
+            throw new BadRequestException("a bulk action takes the tasks of one state, and this search covers every"
+                    + " state: give state (BLOCKED or PENDING); nothing changed");
+        }
+        if (kind == Kind.RUN_NOW && f.listState() != TaskState.PENDING
+                || kind == Kind.UNBLOCK && f.listState() != TaskState.BLOCKED
+                || !kind.appliesTo(f.listState())) {
+            throw new BadRequestException(kind.name + " does not apply to " + f.listState() + " tasks");
+        }
+    }
+
+    /** The selection's {@code WHERE}: every field of the filter, the action's states, ids up to {@code maxId}. */
     private Sql where(Sql q, Kind kind, TaskFilter f, long maxId) {
         q.append(" WHERE state = ?", RetryTasks.code(f.listState()));
         if (f.type() != null) {
             q.append(" AND task_type = ?", new Sql.Text(f.type()));
+        }
+        if (f.taskKey() != null) {
+            q.append(" AND task_key = ?", f.taskKey());
+        }
+        if (f.dedupKey() != null) {
+            q.append(" AND dedup_key = ?", new Sql.Text(f.dedupKey()));
+        }
+        if (f.error() != null) {
+            q.append(" AND last_error LIKE ?", RetryTasks.contains(f.error()));
         }
         if (f.since() != null) {
             q.append(" AND updated_at >= ?", f.since());

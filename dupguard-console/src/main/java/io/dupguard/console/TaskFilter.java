@@ -29,6 +29,8 @@ public record TaskFilter(
     /** Default rows per page. */
     public static final int DEFAULT_LIMIT = 50;
 
+    static final int MAX_LIMIT = 500;
+
     /**
      * Checks and normalises: blank strings become null.
      *
@@ -47,8 +49,8 @@ public record TaskFilter(
         dedupKey = blank(dedupKey);
         error = blank(error);
         cursor = blank(cursor);
-        if (limit < 1 || limit > 500) {
-            throw new IllegalArgumentException("limit must be 1 to 500, not " + limit);
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw new IllegalArgumentException("limit must be 1 to " + MAX_LIMIT + ", not " + limit);
         }
     }
 
@@ -87,6 +89,16 @@ public record TaskFilter(
      */
     public TaskFilter at(String next) {
         return new TaskFilter(state, type, taskKey, dedupKey, error, since, next, limit);
+    }
+
+    /** The selection in words, e.g. {@code BLOCKED of type payment.charge with task key abc}. */
+    String describe(TaskState shown) {
+        return shown
+                + (type != null ? " of type " + type : " of every type")
+                + (taskKey != null ? " with task key " + taskKey : "")
+                + (dedupKey != null ? " with dedup key " + dedupKey : "")
+                + (error != null ? " whose last error contains '" + error + "'" : "")
+                + (since != null ? " changed since " + since : "");
     }
 
     static String blank(String s) {

@@ -84,16 +84,14 @@ final class TaskPages {
                     .append("\">Next page →</a></p>");
         }
         TaskState s = f.listState();
-        if (!f.search() && r.actor().operator() && (s == TaskState.BLOCKED || s == TaskState.PENDING)) {
+        boolean oneState = f.state() != null || !f.search();
+        if (oneState && r.actor().operator() && (s == TaskState.BLOCKED || s == TaskState.PENDING)) {
             b.append(Html.form(
                     r,
                     "/tasks/bulk",
                     "bulk",
-                    "<fieldset><legend>On every task of this selection (" + s
-                            + (f.type() != null ? " of type " + esc(f.type()) : " of every type")
-                            + (f.since() != null ? " changed since " + esc(f.since()) : "") + ")</legend>"
-                            + Html.hidden("state", s.name()) + (f.type() != null ? Html.hidden("type", f.type()) : "")
-                            + (f.since() != null ? Html.hidden("since", f.since()) : "")
+                    "<fieldset><legend>On every task of this selection (" + esc(f.describe(s))
+                            + "), not only this page</legend>" + selection(f)
                             + "<select name=\"action\">" + (s == TaskState.BLOCKED ? "<option>unblock</option>" : "")
                             + (s == TaskState.PENDING ? "<option>run-now</option>" : "") + "<option>cancel</option>"
                             + "</select> <button>Count and confirm…</button></fieldset>"));
@@ -119,6 +117,16 @@ final class TaskPages {
             }
         }
         return b.append("</tr></table>").toString();
+    }
+
+    /** The selection of a bulk action as hidden fields: every field of the filter but the page's. */
+    private static String selection(TaskFilter f) {
+        return Html.hidden("state", f.listState().name())
+                + (f.type() != null ? Html.hidden("type", f.type()) : "")
+                + (f.taskKey() != null ? Html.hidden("taskKey", f.taskKey()) : "")
+                + (f.dedupKey() != null ? Html.hidden("dedupKey", f.dedupKey()) : "")
+                + (f.error() != null ? Html.hidden("error", f.error()) : "")
+                + (f.since() != null ? Html.hidden("since", f.since()) : "");
     }
 
     private static String input(String name, String label, Object value) {
@@ -211,15 +219,13 @@ final class TaskPages {
 
     /** Step one of a bulk action: how many tasks, and a form that applies it to exactly those. */
     String confirmBulk(ConsoleRequest r) {
-        TaskFilter f = Params.filter(r);
+        TaskFilter f = Params.bulkFilter(r);
         String action = r.param("action");
         TaskActions.Selection s = console.select(action, f);
         StringBuilder b = new StringBuilder("<p class=\"warn\" id=\"confirm-count\"><strong>")
                 .append(s.count())
                 .append(" task(s)</strong> ")
-                .append(f.listState())
-                .append(f.type() != null ? " of type " + esc(f.type()) : " of every type")
-                .append(f.since() != null ? " changed since " + esc(f.since()) : "")
+                .append(esc(f.describe(f.listState())))
                 .append(" will be changed by <strong>")
                 .append(esc(action))
                 .append("</strong>.</p>");
@@ -235,9 +241,7 @@ final class TaskPages {
                 "/tasks/bulk/apply",
                 "bulk-apply",
                 Html.hidden("action", action)
-                        + Html.hidden("state", f.listState().name())
-                        + (f.type() != null ? Html.hidden("type", f.type()) : "")
-                        + (f.since() != null ? Html.hidden("since", f.since()) : "") + Html.hidden("count", s.count())
+                        + selection(f) + Html.hidden("count", s.count())
                         + Html.hidden("maxId", s.maxId()) + Html.reason() + "<button>" + esc(action) + " "
                         + s.count() + " task(s)</button>"));
         return Html.page(r, "tasks", "Confirm: " + action + " " + s.count() + " task(s)", b.toString());

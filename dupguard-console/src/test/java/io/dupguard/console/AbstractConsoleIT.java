@@ -118,9 +118,13 @@ abstract class AbstractConsoleIT {
         assertThat(e.reason()).isEqualTo("card renewed");
         assertThat(e.before()).contains("\"state\":\"BLOCKED\"");
         assertThat(e.after()).contains("\"state\":\"PENDING\"", "\"payloadEdited\":true");
-        assertThatThrownBy(() -> f.console.task(OPERATOR, "unblock", 99_999_999L, null, null, "x"))
+        assertThatThrownBy(() -> f.console.task(OPERATOR, "unblock", 99_999_999L, shown.updatedAt(), null, "x"))
                 .isInstanceOf(BadRequestException.class)
                 .hasMessageContaining("no retry task 99999999");
+        assertThatThrownBy(() -> f.console.task(OPERATOR, "cancel", id, null, null, "any version"))
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("give version");
+        assertThat(f.console.task(id).orElseThrow().state()).isEqualTo(TaskState.PENDING);
     }
 
     @Test
@@ -172,6 +176,57 @@ abstract class AbstractConsoleIT {
     }
 
     @Test
+    void bulkCancelAppliesEveryFieldOfTheFilter() {
+        String type = "bulkf." + Long.toString(System.nanoTime(), 36);
+        String dedup = "abc-" + type;
+        long keyed = f.retries
+                .recordFailure(NewTask.of(type, "{}", dedup), Duration.ofHours(1), "declined")
+                .id();
+        long timedOut = f.retries
+                .recordFailure(NewTask.of(type, "{}", null), Duration.ofHours(1), "gateway 50%_timeout " + type)
+                .id();
+        long plain = f.retries
+                .recordFailure(NewTask.of(type, "{}", null), Duration.ofHours(1), "declined")
+                .id();
+        long untouched = f.retries
+                .recordFailure(NewTask.of(type, "{}", null), Duration.ofHours(1), "declined")
+                .id();
+        long blocked = blocked(type, "declined");
+        String plainKey = f.console.task(plain).orElseThrow().taskKey();
+
+        TaskFilter byTaskKey = new TaskFilter(TaskState.PENDING, null, plainKey, null, null, null, null, 50);
+        TaskFilter byDedupKey = new TaskFilter(TaskState.PENDING, null, null, dedup, null, null, null, 50);
+        TaskFilter byError = new TaskFilter(TaskState.PENDING, type, null, null, "50%_timeout", null, null, 50);
+        for (TaskFilter sel : List.of(byTaskKey, byDedupKey, byError)) {
+            TaskActions.Selection s = f.console.select("cancel", sel);
+            assertThat(s.count()).as("%s", sel).isEqualTo(1);
+            Outcome o = f.console.bulk(OPERATOR, "cancel", sel, s.maxId(), 1, "wrong orders");
+            assertThat(o.changed()).as(o.message()).isTrue();
+        }
+        for (long id : new long[] {keyed, timedOut, plain}) {
+            assertThat(f.console.task(id).orElseThrow().state()).isEqualTo(TaskState.CANCELLED);
+        }
+        assertThat(f.console.task(untouched).orElseThrow().state()).isEqualTo(TaskState.PENDING);
+        assertThat(f.console.task(blocked).orElseThrow().state()).isEqualTo(TaskState.BLOCKED);
+        assertThat(f.console.audit(0, 500).rows())
+                .filteredOn(a -> a.action().equals("bulk-cancel"))
+                .extracting(AuditEntry::target)
+                .anyMatch(t -> t.contains("with task key " + plainKey))
+                .anyMatch(t -> t.contains("with dedup key " + dedup))
+                .anyMatch(t -> t.contains("whose last error contains '50%_timeout'"));
+
+        TaskFilter anyState = new TaskFilter(null, null, null, dedup, null, null, null, 50);
+        assertThatThrownBy(() -> f.console.select("cancel", anyState))
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("give state");
+        TaskFilter paged = new TaskFilter(TaskState.PENDING, type, null, null, null, null, "5", 50);
+        assertThatThrownBy(() -> f.console.bulk(OPERATOR, "cancel", paged, Long.MAX_VALUE, 1, "x"))
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("drop cursor");
+        assertThat(f.console.task(untouched).orElseThrow().state()).isEqualTo(TaskState.PENDING);
+    }
+
+    @Test
     void forceExpireLetsTheNextClaimRunTheOperationAgain() {
         IdempotencyKey key = IdempotencyKey.of("payments", "order-" + System.nanoTime());
         f.keys.claim(key, Fingerprint.ofString("{}"), "owner-1", Duration.ofMinutes(5));
@@ -181,6 +236,9 @@ abstract class AbstractConsoleIT {
         assertThat(f.keys.claim(key, Fingerprint.ofString("{}"), "owner-2", Duration.ofMinutes(5)))
                 .isInstanceOf(Claim.Existing.class);
 
+        assertThatThrownBy(() -> f.console.forceExpire(OPERATOR, "payments", key.key(), null, "any version"))
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("give version");
         Outcome o = f.console.forceExpire(OPERATOR, "payments", key.key(), row.expiresAt(), "worker died");
         assertThat(o.changed()).as(o.message()).isTrue();
         assertThat(f.console.stuck("payments", null, 50).rows())
@@ -224,7 +282,11 @@ abstract class AbstractConsoleIT {
         ConsoleHandler h = new ConsoleHandler(f.console);
         var csrf = new ConsoleRequest.Csrf("_csrf", "t", true);
         var forged = new ConsoleRequest.Csrf("_csrf", "t", false);
-        Map<String, String> form = Map.of("reason", "try");
+        Map<String, String> form = Map.of(
+                "reason",
+                "try",
+                "version",
+                Params.version(f.console.task(id).orElseThrow().updatedAt()));
         assertThat(h.handle(new ConsoleRequest("POST", "/api/tasks/" + id + "/unblock", form, OPERATOR, forged, "/d"))
                         .status())
                 .isEqualTo(403);
@@ -244,5 +306,76 @@ abstract class AbstractConsoleIT {
         assertThat(h.handle(new ConsoleRequest("GET", "/api/overview", Map.of(), VIEWER, csrf, "/d"))
                         .body())
                 .contains("\"counts\"");
+    }
+
+    @Test
+    void badInputIsA400AndAStaleVersionA409ChangingNothing() {
+        long id = blocked("input.x", "declined");
+        String version = Params.version(f.console.task(id).orElseThrow().updatedAt());
+        ConsoleHandler h = new ConsoleHandler(f.console);
+        var csrf = new ConsoleRequest.Csrf("_csrf", "t", true);
+        for (String limit : new String[] {"0", "501", "4294967297", "-1"}) {
+            for (String path : new String[] {"/api/tasks", "/tasks"}) {
+                ConsoleResponse r =
+                        h.handle(new ConsoleRequest("GET", path, Map.of("limit", limit), VIEWER, csrf, "/d"));
+                assertThat(r.status()).as(path + "?limit=" + limit).isEqualTo(400);
+                assertThat(r.body()).contains("limit must be 1 to 500");
+            }
+        }
+        assertThat(h.handle(new ConsoleRequest("GET", "/api/tasks", Map.of("limit", "500"), VIEWER, csrf, "/d"))
+                        .status())
+                .isEqualTo(200);
+
+        // a single-item action needs the version the operator saw: 400 without it, 409 when it changed
+        for (String path : new String[] {"/api/tasks/" + id + "/cancel", "/tasks/" + id + "/cancel"}) {
+            ConsoleResponse missing =
+                    h.handle(new ConsoleRequest("POST", path, Map.of("reason", "r"), OPERATOR, csrf, "/d"));
+            assertThat(missing.status()).as(path).isEqualTo(400);
+            assertThat(missing.body()).contains("give version");
+            ConsoleResponse stale = h.handle(new ConsoleRequest(
+                    "POST", path, Map.of("reason", "r", "version", "1700000000000000"), OPERATOR, csrf, "/d"));
+            assertThat(stale.status()).as(path).isEqualTo(409);
+            assertThat(stale.body()).contains("changed since it was shown");
+        }
+        ConsoleResponse expire = h.handle(new ConsoleRequest(
+                "POST",
+                "/keys/expire",
+                Map.of("scope", "payments", "key", "k-" + id, "confirm", "1", "reason", "r"),
+                OPERATOR,
+                csrf,
+                "/d"));
+        assertThat(expire.status()).isEqualTo(400);
+        assertThat(expire.body()).contains("give version");
+        assertThat(f.console.task(id).orElseThrow().state()).isEqualTo(TaskState.BLOCKED);
+
+        // a lock release without the owner it saw, on the page and in the API
+        try (Lease lease = f.locks.acquire("input-" + id, LockOptions.ofDefaults())) {
+            for (String path : new String[] {"/locks/release", "/api/locks/release"}) {
+                ConsoleResponse r = h.handle(new ConsoleRequest(
+                        "POST",
+                        path,
+                        Map.of("provider", "jdbc", "name", "input-" + id, "confirm", "1", "reason", "r"),
+                        OPERATOR,
+                        csrf,
+                        "/d"));
+                assertThat(r.status()).as(path).isEqualTo(400);
+                assertThat(r.body()).contains("give owner");
+            }
+            assertThat(lease.isHeld()).isTrue();
+        }
+
+        // a bulk action takes the whole selection: a page's cursor or limit is refused
+        for (String paging : new String[] {"limit", "cursor"}) {
+            ConsoleResponse r = h.handle(new ConsoleRequest(
+                    "POST",
+                    "/api/tasks/bulk/cancel",
+                    Map.of("state", "BLOCKED", "type", "input.x", paging, "10", "reason", "r"),
+                    OPERATOR,
+                    csrf,
+                    "/d"));
+            assertThat(r.status()).as(paging).isEqualTo(400);
+            assertThat(r.body()).contains("drop " + paging);
+        }
+        assertThat(f.console.task(id).orElseThrow().state()).isEqualTo(TaskState.BLOCKED);
     }
 }

@@ -65,6 +65,18 @@ class ConsoleServerIT {
                 HttpResponse<String> page = get(base, auth);
                 assertThat(page.statusCode()).isEqualTo(200);
                 assertThat(page.body()).contains("Overview", "admin · operator").doesNotContain("<script");
+                for (URI u : new URI[] {base, base.resolve("api/overview")}) {
+                    HttpResponse<String> head = send(HttpRequest.newBuilder(u)
+                            .header("Authorization", auth)
+                            .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                            .build());
+                    assertThat(head.statusCode()).as("HEAD " + u).isEqualTo(200);
+                    assertThat(head.body()).isEmpty();
+                    assertThat(head.headers().firstValue("Content-Type")).isPresent();
+                }
+                HttpResponse<String> badLimit = get(base.resolve("api/tasks?limit=0"), auth);
+                assertThat(badLimit.statusCode()).isEqualTo(400);
+                assertThat(badLimit.body()).contains("limit must be 1 to 500");
 
                 long id = f.retries
                         .recordFailure(NewTask.of("script.x", "{}", null), null, "declined")
@@ -75,7 +87,9 @@ class ConsoleServerIT {
                         .matcher(get(base.resolve("api/csrf"), auth).body());
                 assertThat(token.find()).isTrue();
 
-                Map<String, String> form = Map.of("reason", "scripted retry");
+                Matcher version = Pattern.compile("\"version\":\"(\\d+)\"").matcher(task);
+                assertThat(version.find()).as(task).isTrue();
+                Map<String, String> form = Map.of("reason", "scripted retry", "version", version.group(1));
                 assertThat(post(base.resolve("api/tasks/" + id + "/unblock"), auth, form, null)
                                 .statusCode())
                         .isEqualTo(403);

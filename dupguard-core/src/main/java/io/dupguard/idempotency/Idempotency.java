@@ -3,14 +3,12 @@ package io.dupguard.idempotency;
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.internal.LocalResultCache;
+import io.dupguard.internal.Owners;
 import io.dupguard.internal.Watchdog;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -65,10 +63,6 @@ public final class Idempotency {
     private final IdempotencyConfig config;
     private final IdempotencyListener listener;
     private final LocalResultCache<IdempotencyKey, CachedResult> cache;
-    // Owner tokens: a per-JVM random prefix and a counter — unique across machines and restarts
-    // without paying for SecureRandom on every call, so building an executor per call is cheap.
-    private static final String OWNER_PREFIX = randomPrefix();
-    private static final AtomicLong OWNER_SEQUENCE = new AtomicLong();
 
     private record CachedResult(Fingerprint fingerprint, byte[] payload) {}
 
@@ -77,12 +71,6 @@ public final class Idempotency {
         this.config = Objects.requireNonNull(config, "config");
         this.listener = config.listener();
         this.cache = config.localCacheSize() > 0 ? new LocalResultCache<>(config.localCacheSize()) : null;
-    }
-
-    private static String randomPrefix() {
-        byte[] random = new byte[8];
-        new SecureRandom().nextBytes(random);
-        return HexFormat.of().formatHex(random) + "-";
     }
 
     /**
@@ -309,7 +297,7 @@ public final class Idempotency {
     }
 
     static String newOwner() {
-        return OWNER_PREFIX + OWNER_SEQUENCE.incrementAndGet();
+        return Owners.next();
     }
 
     /** The exception a duplicate of a stored final failure gets. */

@@ -39,6 +39,17 @@ public final class Tokens {
         return scope;
     }
 
+    /**
+     * Validates the arguments of a token claim ({@code SubmissionTokens.tryLease}) and returns the
+     * lease in milliseconds (at least 1).
+     */
+    public static long checkClaim(String scope, String subject, String owner, java.time.Duration lease) {
+        checkScope(scope);
+        checkSubject(subject);
+        Checks.text(owner, 64, "owner");
+        return Math.max(1, Checks.millis(Checks.positive(lease, "lease")));
+    }
+
     /** Validates a subject (user id, session id): 1–128 characters, no control characters. */
     public static String checkSubject(String subject) {
         return Checks.text(subject, MAX_SUBJECT_LENGTH, "subject");

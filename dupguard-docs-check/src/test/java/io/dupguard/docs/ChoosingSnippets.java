@@ -18,6 +18,7 @@ import io.dupguard.retry.RunResult;
 import io.dupguard.retry.TaskOptions;
 import io.dupguard.spring.annotation.Idempotent;
 import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.TokenRefusedException;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -68,11 +69,16 @@ class ChoosingSnippets {
         SubmissionTokens tokens = JdbcSubmissionTokens.create(dataSource);
         String issued = tokens.issue("checkout", userId, Duration.ofMinutes(30)); // rendered into the form
 
-        if (!tokens.consume("checkout", userId, token)) { // one atomic delete: true once per token
+        try { // the token is spent only if the work returns; a failed attempt may be retried
+            return tokens.execute("checkout", userId, token, () -> placeOrder(userId));
+        } catch (TokenRefusedException e) {
             return "This form was already submitted";
         }
         // end::form-token[]
-        return "Submitted";
+    }
+
+    static String placeOrder(String userId) {
+        return "order-1";
     }
 
     static void messageBatch(DataSource dataSource, JdbcTransactionalIdempotency processed, List<Credit> batch)

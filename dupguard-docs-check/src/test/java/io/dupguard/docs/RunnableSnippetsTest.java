@@ -103,8 +103,12 @@ class RunnableSnippetsTest {
     }
 
     @Test
-    void submissionsRefuseAStaleTokenAndThrottleASecondSubmit() {
-        assertThat(SubmissionsSnippets.tokens(h2, "u-1", new SubmissionsSnippets.FormRequest("not-issued")))
+    void submissionsRefuseAStaleTokenAndThrottleASecondSubmit() throws SQLException {
+        SubmissionsSnippets.Cart cart = new SubmissionsSnippets.Cart("book");
+        SubmissionsSnippets.FormRequest stale = new SubmissionsSnippets.FormRequest("not-issued");
+        assertThat(SubmissionsSnippets.tokens(h2, "u-1", stale, c -> "order-1", cart))
+                .isEqualTo("This form was already submitted");
+        assertThat(SubmissionsSnippets.tokenInTransaction(h2, "u-1", stale, cart))
                 .isEqualTo("This form was already submitted");
         assertThat(SubmissionsSnippets.prepared(h2, "u-1", new SubmissionsSnippets.Draft("hello"))
                         .value())

@@ -46,6 +46,11 @@ final class JdbcAccess {
         return table;
     }
 
+    /** Whether the store was built to create its table if it is missing. */
+    boolean createsSchema() {
+        return schema != null;
+    }
+
     /**
      * The dialect, detecting it, refusing a read-only server and creating the table on first use.
      *

@@ -3,12 +3,18 @@ package io.dupguard.jdbc;
 import io.dupguard.internal.Checks;
 import io.dupguard.internal.Tokens;
 import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.TokenRefusedException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -17,13 +23,26 @@ import javax.sql.DataSource;
  * <ol>
  *   <li>Issue: insert {@code (scope, sha256(token), subject, expires_at = now + ttl)} — only the
  *       hash is stored, so a leaked table does not leak usable tokens.
- *   <li>Consume: {@code DELETE … WHERE scope = ? AND token_hash = ? AND subject = ? AND expires_at
- *       > now}; one deleted row ⇒ this caller is the first. The database serialises the deletes, so
- *       of any number of concurrent submits exactly one sees a row count of 1.
+ *   <li>Claim ({@link #execute execute}, {@link #claim claim}): {@code UPDATE … SET lease_owner = ?,
+ *       lease_until = now + lease WHERE scope = ? AND token_hash = ? AND subject = ? AND expires_at >
+ *       now AND (lease_until IS NULL OR lease_until <= now)}; one updated row ⇒ this caller holds the
+ *       token. Complete deletes the row where {@code lease_owner} is the caller's, release clears the
+ *       lease; a lease that runs out (a dead process) leaves the token usable again.
+ *   <li>Consume in the caller's transaction ({@link #consume(Connection, String, String, String)},
+ *       {@link #executeInTransaction}): the same delete as the one-call consume, on the connection
+ *       that writes the business rows, so the token's deletion commits or rolls back with them —
+ *       crash-safe without a lease. A concurrent duplicate's delete waits on the row lock, then
+ *       finds the row gone (refused) or, after a rollback, takes it.
+ *   <li>Consume in one call: {@code DELETE … WHERE scope = ? AND token_hash = ? AND subject = ? AND
+ *       expires_at > now} and no lease holds; one deleted row ⇒ this caller is the first. <b>A
+ *       failed attempt burns the token.</b>
  * </ol>
  *
- * <p>Expiry uses the database clock; {@link #purgeExpired(int)} removes what expired unconsumed.
- * Thread-safe.
+ * <p>The database serialises the writes, so of any number of concurrent submits exactly one sees a
+ * row count of 1. Expiry and leases use the database clock; {@link #purgeExpired(int)} removes what
+ * expired unconsumed. A table created by an earlier build without the lease columns ({@code
+ * lease_owner}, {@code lease_until}) gets them on first use when the store creates its schema;
+ * otherwise the first call fails naming the statements to run. Thread-safe.
  */
 public final class JdbcSubmissionTokens implements SubmissionTokens {
     /** Tries of a statement the database rolled back as a deadlock victim or serialization failure. */
@@ -32,7 +51,12 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
     /** Default table name. */
     public static final String DEFAULT_TABLE = "dupguard_tokens";
 
+    /** The token is live and no lease holds it (the {@code now} of the dialect, twice). */
+    private static final String FREE = " AND expires_at > %1$s AND (lease_until IS NULL OR lease_until <= %1$s)";
+
     private final JdbcAccess access;
+    /** Set once the table is known to have the lease columns. */
+    private volatile boolean layoutChecked;
 
     private JdbcSubmissionTokens(JdbcAccess access) {
         this.access = access;
@@ -81,7 +105,7 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
         long ttlMillis = Checks.millis(Checks.positive(ttl, "ttl"));
         String token = Tokens.newToken();
         access.withConnection("issue token", c -> {
-            SqlDialect d = access.dialect(c);
+            SqlDialect d = ready(c);
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + access.table()
                     + " (scope, token_hash, subject, expires_at) VALUES (?, ?, ?, " + d.nowPlusMillisParam() + ")")) {
                 ps.setString(1, scope);
@@ -104,19 +128,232 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
         // A deadlock victim (InnoDB picks one among concurrent deletes of the same row) deleted
         // nothing and may simply run again: still only one consume can delete the row.
         return access.withConnectionRetryingTransient(
-                "consume token",
+                "consume token", null, c -> delete(c, ready(c), scope, subject, token), TRANSIENT_ATTEMPTS);
+    }
+
+    /**
+     * Consumes the token in the caller's open transaction on {@code connection}: its deletion
+     * commits or rolls back with whatever else the transaction writes (the business rows of the
+     * submit), so a failed or crashed attempt leaves the token usable, with no lease. True for
+     * exactly one caller; false as {@link #consume(String, String, String)} says. A concurrent
+     * duplicate in another transaction waits on the row lock until this transaction ends, then is
+     * refused (committed) or gets the token (rolled back). The caller commits or rolls back; this
+     * method never does. Use {@code READ COMMITTED} (the default of PostgreSQL; MySQL/MariaDB's
+     * {@code REPEATABLE READ} works too, the delete reads the newest row).
+     *
+     * @param connection the caller's connection, in a transaction (auto-commit off) to tie the token
+     *     to the business rows; not null
+     * @param scope the scope it was issued for; not null
+     * @param subject the subject presenting it; not null
+     * @param token the token as received; may be null or malformed (then false)
+     * @return true if this transaction deleted the token
+     * @throws io.dupguard.InvalidIdentifierException for a bad scope or subject
+     * @throws io.dupguard.StoreUnavailableException the statement failed (the caller rolls back)
+     */
+    public boolean consume(Connection connection, String scope, String subject, String token) {
+        Objects.requireNonNull(connection, "connection");
+        Tokens.checkScope(scope);
+        Tokens.checkSubject(subject);
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        SqlDialect d = readyOutsideCaller();
+        try {
+            return delete(connection, d, scope, subject, token);
+        } catch (SQLException e) {
+            throw access.failure("consume token", null, e);
+        }
+    }
+
+    /**
+     * Runs {@code work} and consumes the token in one transaction of this store's data source,
+     * which it commits, or rolls back if anything throws: the token is deleted exactly when the
+     * work's rows commit. A crash or failure at any point leaves the token usable for a retry. The
+     * work must not commit, roll back or close the connection.
+     *
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param scope the scope it was issued for; not null
+     * @param subject the subject presenting it; not null
+     * @param token the token as received; may be null or malformed (then refused)
+     * @param work the submit's SQL, on the transaction's connection; not null
+     * @return what {@code work} returned
+     * @throws TokenRefusedException the token is spent, in use, expired, unknown, another
+     *     subject's or malformed; nothing was written
+     * @throws io.dupguard.StoreUnavailableException the database could not be used (rolled back)
+     * @throws E what {@code work} threw (rolled back: the token is usable again)
+     */
+    public <T, E extends Exception> T executeInTransaction(
+            String scope, String subject, String token, SqlWork<T, E> work) throws E {
+        Objects.requireNonNull(work, "work");
+        Tokens.checkScope(scope);
+        Tokens.checkSubject(subject);
+        if (!Tokens.wellFormed(token)) {
+            throw new TokenRefusedException();
+        }
+        SqlDialect d = readyOutsideCaller();
+        // A deadlock victim rolled back everything, the work included, and may simply run again.
+        return access.inTransactionRetryingTransient(
+                "submit with token",
+                c -> {
+                    if (!delete(c, d, scope, subject, token)) {
+                        throw new TokenRefusedException();
+                    }
+                    return JdbcAccess.callUser(work, c);
+                },
+                TRANSIENT_ATTEMPTS);
+    }
+
+    @Override
+    public boolean tryLease(String scope, String subject, String token, String owner, Duration lease) {
+        long leaseMillis = Tokens.checkClaim(scope, subject, owner, lease);
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        return access.withConnectionRetryingTransient(
+                "claim token",
                 null,
                 c -> {
-                    SqlDialect d = access.dialect(c);
-                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + access.table()
-                            + " WHERE scope = ? AND token_hash = ? AND subject = ? AND expires_at > " + d.now())) {
-                        ps.setString(1, scope);
-                        ps.setString(2, hash(token));
-                        JdbcText.bind(ps, 3, subject, d);
+                    SqlDialect d = ready(c);
+                    try (PreparedStatement ps = c.prepareStatement("UPDATE " + access.table()
+                            + " SET lease_owner = ?, lease_until = " + d.nowPlusMillisParam()
+                            + " WHERE scope = ? AND token_hash = ? AND subject = ?" + FREE.formatted(d.now()))) {
+                        ps.setString(1, owner);
+                        ps.setLong(2, leaseMillis);
+                        ps.setString(3, scope);
+                        ps.setString(4, hash(token));
+                        JdbcText.bind(ps, 5, subject, d);
                         return ps.executeUpdate() == 1;
                     }
                 },
                 TRANSIENT_ATTEMPTS);
+    }
+
+    @Override
+    public boolean renewLease(String scope, String token, String owner, Duration lease) {
+        long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        return access.withConnection("renew token lease", c -> {
+            SqlDialect d = ready(c);
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + access.table() + " SET lease_until = "
+                    + d.nowPlusMillisParam() + " WHERE scope = ? AND token_hash = ? AND lease_owner = ?")) {
+                ps.setLong(1, leaseMillis);
+                ps.setString(2, scope);
+                ps.setString(3, hash(token));
+                ps.setString(4, owner);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public boolean completeLease(String scope, String token, String owner) {
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        return ownerWrite("complete token", "DELETE FROM " + access.table(), scope, token, owner);
+    }
+
+    @Override
+    public void releaseLease(String scope, String token, String owner) {
+        if (Tokens.wellFormed(token)) {
+            ownerWrite(
+                    "release token",
+                    "UPDATE " + access.table() + " SET lease_owner = NULL, lease_until = NULL",
+                    scope,
+                    token,
+                    owner);
+        }
+    }
+
+    private boolean ownerWrite(String operation, String write, String scope, String token, String owner) {
+        return access.withConnectionRetryingTransient(
+                operation,
+                null,
+                c -> {
+                    ready(c);
+                    try (PreparedStatement ps =
+                            c.prepareStatement(write + " WHERE scope = ? AND token_hash = ? AND lease_owner = ?")) {
+                        ps.setString(1, scope);
+                        ps.setString(2, hash(token));
+                        ps.setString(3, owner);
+                        return ps.executeUpdate() == 1;
+                    }
+                },
+                TRANSIENT_ATTEMPTS);
+    }
+
+    /** Deletes the token if it is live, this subject's and not leased; true if this call deleted it. */
+    private boolean delete(Connection c, SqlDialect d, String scope, String subject, String token) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + access.table()
+                + " WHERE scope = ? AND token_hash = ? AND subject = ?" + FREE.formatted(d.now()))) {
+            ps.setString(1, scope);
+            ps.setString(2, hash(token));
+            JdbcText.bind(ps, 3, subject, d);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** Detection, schema creation and the layout check on a pool connection, outside the caller's transaction. */
+    private SqlDialect readyOutsideCaller() {
+        return access.withConnection("prepare token table", this::ready);
+    }
+
+    /** The dialect, once the table is known to have the lease columns (adding them if the store creates its schema). */
+    private SqlDialect ready(Connection c) throws SQLException {
+        SqlDialect d = access.dialect(c);
+        if (!layoutChecked) {
+            checkLayout(c, d);
+        }
+        return d;
+    }
+
+    private synchronized void checkLayout(Connection c, SqlDialect d) throws SQLException {
+        if (layoutChecked) {
+            return;
+        }
+        String table = access.table();
+        if (!TableLayout.hasColumn(c, d, table, "lease_owner") || !TableLayout.hasColumn(c, d, table, "lease_until")) {
+            List<String> alter = leaseColumns(d, table);
+            if (!access.createsSchema()) {
+                throw new IllegalStateException("submission token table " + table
+                        + " has no lease columns (the layout of an earlier build); add them: "
+                        + String.join("; ", alter) + " — or build the store with createSchemaIfMissing(true)");
+            }
+            try (Statement st = c.createStatement()) {
+                for (String ddl : alter) {
+                    try {
+                        st.execute(ddl);
+                    } catch (SQLException e) {
+                        // MySQL has no ADD COLUMN IF NOT EXISTS: another process may have added it.
+                        if (d != SqlDialect.MYSQL || !TableLayout.hasColumn(c, d, table, ddl.split(" ")[5])) {
+                            throw e;
+                        }
+                    }
+                }
+            }
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        }
+        layoutChecked = true;
+    }
+
+    /** The statements adding the lease columns to a table of an earlier layout (idempotent). */
+    static List<String> leaseColumns(SqlDialect d, String table) {
+        String alter = "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS ";
+        return switch (d) {
+            case POSTGRESQL ->
+                List.of(alter + "lease_owner VARCHAR(64) COLLATE \"C\"", alter + "lease_until TIMESTAMPTZ");
+            case MYSQL ->
+                List.of(
+                        "ALTER TABLE " + table
+                                + " ADD COLUMN lease_owner VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL",
+                        "ALTER TABLE " + table + " ADD COLUMN lease_until DATETIME(6) NULL");
+            case H2 -> List.of(alter + "lease_owner VARCHAR(64)", alter + "lease_until TIMESTAMP(6) WITH TIME ZONE");
+        };
     }
 
     /**
@@ -128,9 +365,11 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
     public int purgeExpired(int batchSize) {
         Checks.atLeast(batchSize, 1, "batchSize");
         return access.withConnection("purge tokens", c -> {
-            SqlDialect d = access.dialect(c);
-            try (PreparedStatement ps =
-                    c.prepareStatement(d.deleteLimited(access.table(), "expires_at <= " + d.now()))) {
+            SqlDialect d = ready(c);
+            // A leased token is kept until its lease ends, so its owner can still complete it.
+            String expired =
+                    "expires_at <= " + d.now() + " AND (lease_until IS NULL OR lease_until <= " + d.now() + ")";
+            try (PreparedStatement ps = c.prepareStatement(d.deleteLimited(access.table(), expired))) {
                 ps.setInt(1, batchSize);
                 return ps.executeUpdate();
             }

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.TestInstance;
 abstract class AbstractJdbcSubmissionIT {
     private final DataSource machineA;
     private final DataSource machineB;
+    /** A pool where no server answers (the driver does not matter: nothing is ever reached). */
+    private final DataSource unreachable = TestDatabases.unreachable(Db.POSTGRESQL);
     /** How many nodes the machines' commits race on (prepared submissions' work runs once per node on Galera). */
     private final int machines;
 
@@ -47,6 +49,7 @@ abstract class AbstractJdbcSubmissionIT {
     void closePools() {
         TestDatabases.close(machineA);
         TestDatabases.close(machineB);
+        TestDatabases.close(unreachable);
     }
 
     @Nested
@@ -65,6 +68,11 @@ abstract class AbstractJdbcSubmissionIT {
         @Override
         protected SubmissionTokens otherMachine() {
             return b;
+        }
+
+        @Override
+        protected SubmissionTokens unreachableTokens() {
+            return JdbcSubmissionTokens.create(unreachable, JdbcSubmissionTokens.DEFAULT_TABLE, true);
         }
     }
 

@@ -22,14 +22,23 @@ import java.util.function.Supplier;
  * <ol>
  *   <li>Issue: {@code SET <prefix>{<scope>:<sha256(token)>} <subject> NX PX <ttl>} — only the hash of
  *       the token is in the key, and Redis expires it.
- *   <li>Consume: one script — delete the key only if it holds this subject, answering its remaining
- *       TTL; a positive answer ⇒ the first submit. Redis runs scripts one at a time, so of any number
- *       of concurrent submits exactly one wins; another subject's attempt leaves the token in place.
+ *   <li>Claim ({@link #execute execute}, {@link #claim claim}): one script — if the key holds this
+ *       subject and no lease key {@code <key>:lease} exists, {@code SET <key>:lease <owner> PX
+ *       <lease>} (same hash slot) and keep the token at least as long. Complete deletes both keys if
+ *       the lease is the caller's (or ran out with nobody taking over), release deletes the lease
+ *       key; a lease that runs out (a dead process) leaves the token usable again.
+ *   <li>Consume in one call: one script — delete the key only if it holds this subject and no lease
+ *       holds it, answering its remaining TTL; a positive answer ⇒ the first submit. <b>A failed
+ *       attempt burns the token.</b>
  * </ol>
  *
- * <p>With {@link Builder#replicaAcks replicaAcks}, an issue and a consume each wait for replicas;
- * if too few acknowledge, an issued token is deleted again and a consumed one put back with its
- * remaining TTL (best effort), and the call throws {@link StoreUnavailableException}.
+ * <p>Redis runs scripts one at a time, so of any number of concurrent submits exactly one wins;
+ * another subject's attempt leaves the token in place.
+ *
+ * <p>With {@link Builder#replicaAcks replicaAcks}, an issue, a claim and a one-call consume each
+ * wait for replicas; if too few acknowledge, an issued token is deleted again, a claim released and
+ * a consumed token put back with its remaining TTL (best effort), and the call throws {@link
+ * StoreUnavailableException}. A completion does not wait.
  *
  * <p>A store failure throws {@link StoreUnavailableException}. Thread-safe; {@link #close()} closes
  * the connection it opened, not the client.
@@ -38,13 +47,70 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
     /** Default key prefix. */
     public static final String DEFAULT_KEY_PREFIX = "dupguard:tok:";
 
+    /** KEYS: token, lease. ARGV: subject. Deletes a free token of this subject; answers its TTL (0: refused). */
     private static final RedisScript CONSUME = RedisScript.of(
             "consume token",
             """
-            if redis.call('GET', KEYS[1]) == ARGV[1] then
+            if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('EXISTS', KEYS[2]) == 0 then
               local ttl = redis.call('PTTL', KEYS[1])
               redis.call('DEL', KEYS[1])
               return math.max(ttl, 1)
+            end
+            return 0
+            """);
+
+    /** KEYS: token, lease. ARGV: subject, owner, lease ms. Marks a free token of this subject in use. */
+    private static final RedisScript CLAIM = RedisScript.of(
+            "claim token",
+            """
+            if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('EXISTS', KEYS[2]) == 0 then
+              redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+              if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
+                redis.call('PEXPIRE', KEYS[1], ARGV[3])
+              end
+              return 1
+            end
+            return 0
+            """);
+
+    /** KEYS: token, lease. ARGV: owner, lease ms. Extends the owner's lease (and the token with it). */
+    private static final RedisScript RENEW = RedisScript.of(
+            "renew token lease",
+            """
+            if redis.call('GET', KEYS[2]) == ARGV[1] then
+              redis.call('PEXPIRE', KEYS[2], ARGV[2])
+              if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+                redis.call('PEXPIRE', KEYS[1], ARGV[2])
+              end
+              return 1
+            end
+            return 0
+            """);
+
+    /**
+     * KEYS: token, lease. ARGV: owner. Deletes the token if the owner holds it, or if its lease ran
+     * out and nobody holds it now (the owner's work ran); 0 if another owner holds or spent it.
+     */
+    private static final RedisScript COMPLETE = RedisScript.of(
+            "complete token",
+            """
+            local holder = redis.call('GET', KEYS[2])
+            if holder == ARGV[1] then
+              redis.call('DEL', KEYS[1], KEYS[2])
+              return 1
+            end
+            if not holder then
+              return redis.call('DEL', KEYS[1])
+            end
+            return 0
+            """);
+
+    /** KEYS: token, lease. ARGV: owner. Deletes the owner's lease. */
+    private static final RedisScript RELEASE = RedisScript.of(
+            "release token",
+            """
+            if redis.call('GET', KEYS[2]) == ARGV[1] then
+              return redis.call('DEL', KEYS[2])
             end
             return 0
             """);
@@ -119,7 +185,7 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
                 acks,
                 c -> c.set(key, value, SetArgs.Builder.nx().px(ttlMillis)),
                 "OK"::equals,
-                () -> redis.eval(CONSUME, ScriptOutputType.INTEGER, key, value));
+                () -> redis.eval(CONSUME, ScriptOutputType.INTEGER, keys(key), value));
         return token;
     }
 
@@ -136,7 +202,7 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
         Long consumed = redis.evalAcked(
                 CONSUME,
                 ScriptOutputType.INTEGER,
-                new String[] {key},
+                keys(key),
                 acks,
                 left -> (ttl[0] = left == null ? 0 : left) > 0,
                 // Put back: a submit that fails here may be retried with the same token.
@@ -145,6 +211,65 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
                         c -> c.set(key, value, SetArgs.Builder.nx().px(ttl[0]))),
                 value);
         return consumed != null && consumed > 0;
+    }
+
+    @Override
+    public boolean tryLease(String scope, String subject, String token, String owner, Duration lease) {
+        long leaseMillis = Tokens.checkClaim(scope, subject, owner, lease);
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        String[] keys = keys(key(scope, token));
+        byte[] ownerBytes = owner.getBytes(StandardCharsets.UTF_8);
+        Long claimed = redis.evalAcked(
+                CLAIM,
+                ScriptOutputType.INTEGER,
+                keys,
+                acks,
+                answer -> answer != null && answer == 1,
+                () -> redis.eval(RELEASE, ScriptOutputType.INTEGER, keys, ownerBytes),
+                subject.getBytes(StandardCharsets.UTF_8),
+                ownerBytes,
+                Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII));
+        return claimed != null && claimed == 1;
+    }
+
+    @Override
+    public boolean renewLease(String scope, String token, String owner, Duration lease) {
+        long leaseMillis = Math.max(1, Checks.millis(Checks.positive(lease, "lease")));
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        Long renewed = redis.eval(
+                RENEW,
+                ScriptOutputType.INTEGER,
+                keys(key(scope, token)),
+                owner.getBytes(StandardCharsets.UTF_8),
+                Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII));
+        return renewed != null && renewed == 1;
+    }
+
+    @Override
+    public boolean completeLease(String scope, String token, String owner) {
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        Long completed = redis.eval(
+                COMPLETE, ScriptOutputType.INTEGER, keys(key(scope, token)), owner.getBytes(StandardCharsets.UTF_8));
+        return completed != null && completed > 0;
+    }
+
+    @Override
+    public void releaseLease(String scope, String token, String owner) {
+        if (Tokens.wellFormed(token)) {
+            redis.eval(
+                    RELEASE, ScriptOutputType.INTEGER, keys(key(scope, token)), owner.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** The token's key and its lease key, in one hash slot. */
+    private static String[] keys(String key) {
+        return new String[] {key, key + ":lease"};
     }
 
     private String key(String scope, String token) {

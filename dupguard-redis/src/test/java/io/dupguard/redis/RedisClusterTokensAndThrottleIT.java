@@ -13,10 +13,12 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisClusterTokensAndThrottleIT {
     private final RedisClusterClient cluster = RedisFixtures.clusterClient();
+    private final RedisClusterClient dead = RedisFixtures.deadClusterClient();
 
     @AfterAll
     void shutdown() {
         cluster.shutdown();
+        dead.shutdown();
     }
 
     @Nested
@@ -27,6 +29,11 @@ class RedisClusterTokensAndThrottleIT {
         @Override
         protected SubmissionTokens tokens() {
             return one;
+        }
+
+        @Override
+        protected SubmissionTokens unreachableTokens() {
+            return RedisSubmissionTokens.create(dead);
         }
     }
 

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.dupguard.InvalidIdentifierException;
+import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.TokenClaim;
+import io.dupguard.token.TokenRefusedException;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -17,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,6 +49,14 @@ public abstract class AbstractSubmissionTokensContractTest {
     protected SubmissionTokens otherMachine() {
         return tokens();
     }
+
+    /**
+     * Tokens configured against an address where no server answers (the in-memory store: one whose
+     * every call throws {@link StoreUnavailableException}).
+     *
+     * @return tokens whose every operation fails to reach its server
+     */
+    protected abstract SubmissionTokens unreachableTokens();
 
     @BeforeEach
     void setUpTokens() {
@@ -156,6 +168,136 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThatThrownBy(() -> tokens().issue(scope, "u\uD800", Duration.ofMinutes(1)))
                 .isInstanceOf(InvalidIdentifierException.class)
                 .hasMessageContaining("surrogate");
+    }
+
+    /**
+     * A failed attempt puts the token back: the retry runs, and once it succeeded the token is spent.
+     *
+     * @throws Exception what the test's work threw unexpectedly: the test fails
+     */
+    @Test
+    public void failedAttemptLeavesTheTokenUsable() throws Exception {
+        String token = tokens().issue(scope, "carol", Duration.ofMinutes(5));
+        AtomicInteger runs = new AtomicInteger();
+
+        assertThatThrownBy(() -> tokens().execute(scope, "carol", token, () -> {
+                    runs.incrementAndGet();
+                    throw new java.io.IOException("the business write failed");
+                }))
+                .isInstanceOf(java.io.IOException.class);
+        // A claim that ends in release (try-with-resources without complete) puts it back too.
+        try (TokenClaim claim = otherMachine().claim(scope, "carol", token).orElseThrow()) {
+            assertThat(claim.leaseLost()).isFalse();
+        }
+        assertThat(otherMachine().execute(scope, "carol", token, runs::incrementAndGet))
+                .isEqualTo(2);
+        assertThat(runs).hasValue(2);
+    }
+
+    /**
+     * While an attempt runs, every concurrent duplicate (64 threads, two clients) is refused and
+     * exactly one effect happens.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
+    @Test
+    public void concurrentDuplicatesDuringTheAttemptAreRefused() throws Exception {
+        String token = tokens().issue(scope, "dave", Duration.ofMinutes(5));
+        AtomicInteger effects = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        CountDownLatch refused = new CountDownLatch(THREADS - 1);
+        List<Future<String>> results = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            SubmissionTokens t = i % 2 == 0 ? tokens() : otherMachine();
+            int n = i;
+            results.add(pool.submit(() -> {
+                start.await();
+                try {
+                    return t.execute(scope, "dave", token, () -> {
+                        effects.incrementAndGet();
+                        // The winner holds the token until every duplicate was refused.
+                        assertThat(refused.await(30, TimeUnit.SECONDS)).isTrue();
+                        return "ran";
+                    });
+                } catch (TokenRefusedException e) {
+                    refused.countDown();
+                    return n % 3 == 0 && t.consume(scope, "dave", token) ? "consumed" : "refused";
+                }
+            }));
+        }
+        start.countDown();
+        List<String> answers = new ArrayList<>();
+        for (Future<String> f : results) {
+            answers.add(f.get(60, TimeUnit.SECONDS));
+        }
+        assertThat(answers).containsOnlyOnce("ran").doesNotContain("consumed");
+        assertThat(effects).hasValue(1);
+        assertThat(tokens().claim(scope, "dave", token)).isEmpty();
+    }
+
+    /**
+     * A claim whose process died (its lease is never renewed, completed or released) keeps the
+     * token until the lease runs out, then frees it; the dead owner's late completion is refused
+     * once another submit spent it.
+     */
+    @Test
+    public void crashedAttemptFreesTheTokenAfterItsLease() {
+        String token = tokens().issue(scope, "erin", Duration.ofMinutes(5));
+        assertThat(tokens().tryLease(scope, "erin", token, "crashed-owner", SubmissionTokens.MIN_LEASE))
+                .isTrue();
+        assertThat(otherMachine().claim(scope, "erin", token)).as("in use").isEmpty();
+        assertThat(otherMachine().consume(scope, "erin", token)).as("in use").isFalse();
+
+        TokenClaim[] taken = new TokenClaim[1];
+        await().atMost(Duration.ofSeconds(8))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() ->
+                        (taken[0] = otherMachine().claim(scope, "erin", token).orElse(null)) != null);
+        taken[0].complete();
+
+        assertThat(tokens().completeLease(scope, token, "crashed-owner")).isFalse();
+        assertThat(tokens().claim(scope, "erin", token)).isEmpty();
+    }
+
+    /** A completed token is never usable again, by any form, on any machine. */
+    @Test
+    public void completedTokenIsNeverUsableAgain() {
+        String token = tokens().issue(scope, "frank", Duration.ofMinutes(5));
+        assertThat(tokens().execute(scope, "frank", token, () -> "done")).isEqualTo("done");
+
+        assertThatThrownBy(() -> otherMachine().execute(scope, "frank", token, () -> "again"))
+                .isInstanceOf(TokenRefusedException.class);
+        assertThat(otherMachine().claim(scope, "frank", token)).isEmpty();
+        assertThat(otherMachine().consume(scope, "frank", token)).isFalse();
+        assertThat(tokens().tryLease(scope, "frank", token, "late", Duration.ofSeconds(5)))
+                .isFalse();
+    }
+
+    /** A claim refuses another subject, a malformed token and a too-short lease. */
+    @Test
+    public void claimRefusesAnotherSubjectAndMalformedInput() {
+        String token = tokens().issue(scope, "alice", Duration.ofMinutes(5));
+        assertThat(tokens().claim(scope, "mallory", token)).isEmpty();
+        assertThat(tokens().claim(scope, "alice", "short")).isEmpty();
+        assertThat(tokens().claim(scope, "alice", null)).isEmpty();
+        assertThatThrownBy(() -> tokens().claim(scope, "alice", token, Duration.ofMillis(10)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease");
+        assertThat(tokens().execute(scope, "alice", token, () -> 1)).isEqualTo(1);
+    }
+
+    /** A store outage raises on every form; it is never read as "already submitted". */
+    @Test
+    @ExpectedWarnings("a driver may warn that it cannot reach the unreachable store")
+    public void storeOutageRaises() {
+        SubmissionTokens down = unreachableTokens();
+        AtomicInteger effects = new AtomicInteger();
+        assertThatThrownBy(() -> down.issue(scope, "u", Duration.ofSeconds(5)))
+                .isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> down.consume(scope, "u", NEVER_ISSUED)).isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> down.execute(scope, "u", NEVER_ISSUED, effects::incrementAndGet))
+                .isInstanceOf(StoreUnavailableException.class);
+        assertThat(effects).hasValue(0);
     }
 
     /** Rejects a bad scope, subject and TTL. */

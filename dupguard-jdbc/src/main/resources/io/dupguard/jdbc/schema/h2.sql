@@ -25,12 +25,15 @@ CREATE TABLE IF NOT EXISTS dupguard_locks (
     PRIMARY KEY (name)
 );
 
--- Submission tokens (JdbcSubmissionTokens): only the SHA-256 of a token is stored.
+-- Submission tokens (JdbcSubmissionTokens): only the SHA-256 of a token is stored. lease_owner and
+-- lease_until mark a token in use by a two-phase submit until the lease ends (NULL: free).
 CREATE TABLE IF NOT EXISTS dupguard_tokens (
     scope       VARCHAR(64)  NOT NULL,
     token_hash  CHAR(64)     NOT NULL,
     subject     VARCHAR(128) NOT NULL,
     expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    lease_owner VARCHAR(64),
+    lease_until TIMESTAMP(6) WITH TIME ZONE,
     PRIMARY KEY (scope, token_hash)
 );
 CREATE INDEX IF NOT EXISTS dupguard_tokens_expires_at ON dupguard_tokens (expires_at);

@@ -31,12 +31,15 @@ CREATE TABLE IF NOT EXISTS dupguard_locks (
     PRIMARY KEY (name)
 ) ENGINE = InnoDB;
 
--- Submission tokens (JdbcSubmissionTokens): only the SHA-256 of a token is stored.
+-- Submission tokens (JdbcSubmissionTokens): only the SHA-256 of a token is stored. lease_owner and
+-- lease_until mark a token in use by a two-phase submit until the lease ends (NULL: free).
 CREATE TABLE IF NOT EXISTS dupguard_tokens (
     scope       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     token_hash  CHAR(64)     CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     subject     VARBINARY(512) NOT NULL,
     expires_at  DATETIME(6)  NOT NULL,
+    lease_owner VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NULL,
+    lease_until DATETIME(6)  NULL,
     PRIMARY KEY (scope, token_hash),
     KEY dupguard_tokens_expires_at (expires_at)
 ) ENGINE = InnoDB;

@@ -6,8 +6,10 @@ import java.util.Objects;
 
 /**
  * Counts {@code dupguard.tokens.issued} and {@code dupguard.tokens.consumed} (result = consumed,
- * rejected) around a {@link SubmissionTokens}; a store failure is counted nowhere and propagates.
- * Thread-safe.
+ * rejected) around a {@link SubmissionTokens}: a one-call {@code consume} counts as consumed or
+ * rejected; a two-phase submit ({@code execute}, {@code claim}) counts as rejected when its claim is
+ * refused and as consumed when it completes (a failed attempt, whose token is put back, counts
+ * nowhere). A store failure is counted nowhere and propagates. Thread-safe.
  */
 public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredBean {
     private final SubmissionTokens target;
@@ -37,6 +39,34 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
         boolean consumed = target.consume(scope, subject, token);
         meters.onTokenConsumed(consumed);
         return consumed;
+    }
+
+    @Override
+    public boolean tryLease(String scope, String subject, String token, String owner, Duration lease) {
+        boolean claimed = target.tryLease(scope, subject, token, owner, lease);
+        if (!claimed) {
+            meters.onTokenConsumed(false);
+        }
+        return claimed;
+    }
+
+    @Override
+    public boolean renewLease(String scope, String token, String owner, Duration lease) {
+        return target.renewLease(scope, token, owner, lease);
+    }
+
+    @Override
+    public boolean completeLease(String scope, String token, String owner) {
+        boolean completed = target.completeLease(scope, token, owner);
+        if (completed) {
+            meters.onTokenConsumed(true);
+        }
+        return completed;
+    }
+
+    @Override
+    public void releaseLease(String scope, String token, String owner) {
+        target.releaseLease(scope, token, owner);
     }
 
     @Override

@@ -1,11 +1,13 @@
 package io.dupguard.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dupguard.memory.InMemorySubmissionTokens;
 import io.dupguard.spring.metrics.MeteredSubmitThrottle;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
+import io.dupguard.token.TokenRefusedException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -52,8 +54,13 @@ class TokenMetersTest {
             MeterRegistry meters = ctx.getBean(MeterRegistry.class);
 
             String token = tokens.issue("checkout", "u1", Duration.ofMinutes(5));
-            assertThat(tokens.consume("checkout", "u1", token)).isTrue();
-            assertThat(tokens.consume("checkout", "u1", token)).isFalse(); // a double submit
+            assertThatThrownBy(() -> tokens.execute("checkout", "u1", token, () -> {
+                        throw new IllegalStateException("payment declined"); // put back: counted nowhere
+                    }))
+                    .isInstanceOf(IllegalStateException.class);
+            assertThat(tokens.execute("checkout", "u1", token, () -> "order-1")).isEqualTo("order-1");
+            assertThatThrownBy(() -> tokens.execute("checkout", "u1", token, () -> "order-2")) // a double submit
+                    .isInstanceOf(TokenRefusedException.class);
             assertThat(tokens.consume("checkout", "u2", "not-a-token")).isFalse();
             assertThat(throttle.tryAcquire("orders", "u1", Duration.ofMinutes(1)))
                     .isTrue();

@@ -7,10 +7,11 @@ import io.dupguard.lab.env.LabSql;
 import io.dupguard.lab.env.RedisTarget;
 import io.dupguard.lab.storm.Refused;
 import io.dupguard.lab.storm.Service;
+import io.dupguard.lab.workload.LabIdempotency;
 import io.dupguard.redis.RedisSubmissionTokens;
 import io.dupguard.redis.RedisSubmitThrottle;
-import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
+import io.dupguard.token.TokenRefusedException;
 import java.sql.SQLException;
 import java.time.Duration;
 
@@ -38,30 +39,53 @@ final class FormStrategies {
     }
 
     /**
-     * T1: the rendered form carries a one-time token ({@link JdbcSubmissionTokens}); the submit
-     * whose atomic delete consumed it is the first, every other one is told "already submitted".
+     * T1 on JDBC: the rendered form carries a one-time token ({@link JdbcSubmissionTokens}); the
+     * submit deletes it in the transaction that inserts the post, so the token is spent exactly
+     * when the post commits. A duplicate's delete waits on the row lock, then finds it gone
+     * ("already submitted"); a failed or crashed attempt rolls both back and the retry runs.
      */
     static final class Token implements FormStrategy {
         private final PostTable posts;
-        private final SubmissionTokens tokens;
-        private final String scope;
-        private final Runnable onClose;
+        private final JdbcSubmissionTokens tokens;
 
-        private Token(Context ctx, SubmissionTokens tokens, String scope, Runnable onClose) {
+        Token(Context ctx) throws SQLException {
             this.posts = ctx.posts();
-            this.tokens = tokens;
-            this.scope = scope;
-            this.onClose = onClose;
-        }
-
-        static Token jdbc(Context ctx) throws SQLException {
             String table = fresh(ctx, "tokens");
-            return new Token(ctx, JdbcSubmissionTokens.create(ctx.env().dataSource(), table, true), SCOPE, () -> {});
+            this.tokens = JdbcSubmissionTokens.create(ctx.env().dataSource(), table, true);
         }
 
-        static Token redis(Context ctx) {
-            RedisSubmissionTokens tokens = redisOf(ctx).newSubmissionTokens();
-            return new Token(ctx, tokens, redisScope(ctx), tokens::close);
+        @Override
+        public String render(String user) {
+            return tokens.issue(SCOPE, user, TOKEN_TTL);
+        }
+
+        @Override
+        public String submit(FormSubmit s, Service service) throws SQLException {
+            try {
+                return tokens.executeInTransaction(SCOPE, s.user(), s.formToken(), c -> {
+                    service.pause();
+                    return posts.insert(c, s);
+                });
+            } catch (TokenRefusedException e) {
+                throw new Refused("this form was already submitted");
+            }
+        }
+    }
+
+    /**
+     * T1 on Redis ({@link RedisSubmissionTokens}), two-phase: the submit marks the token in use
+     * under the lab's lease, inserts the post, then deletes the token; a failed insert puts the
+     * token back so the retry runs. A duplicate while the first attempt runs is refused.
+     */
+    static final class RedisToken implements FormStrategy {
+        private final PostTable posts;
+        private final RedisSubmissionTokens tokens;
+        private final String scope;
+
+        RedisToken(Context ctx) {
+            this.posts = ctx.posts();
+            this.tokens = redisOf(ctx).newSubmissionTokens();
+            this.scope = redisScope(ctx);
         }
 
         @Override
@@ -71,16 +95,19 @@ final class FormStrategies {
 
         @Override
         public String submit(FormSubmit s, Service service) throws SQLException {
-            if (!tokens.consume(scope, s.user(), s.formToken())) {
+            try {
+                return tokens.execute(scope, s.user(), s.formToken(), LabIdempotency.LEASE, () -> {
+                    service.pause();
+                    return posts.insert(s);
+                });
+            } catch (TokenRefusedException e) {
                 throw new Refused("this form was already submitted");
             }
-            service.pause();
-            return posts.insert(s);
         }
 
         @Override
         public void close() {
-            onClose.run();
+            tokens.close();
         }
     }
 

@@ -67,14 +67,16 @@ public final class FormSubmitWorkload implements Workload {
                     FormStrategies.Throttle::redis)
             .add(
                     Strategy.dupguard(
-                            "token", "SubmissionTokens (T1): one-time token in the form, consumed by an atomic delete"),
-                    FormStrategies.Token::jdbc)
+                            "token",
+                            "SubmissionTokens (T1): one-time token in the form, deleted in the post's transaction"),
+                    FormStrategies.Token::new)
             .add(
                     Strategy.dupguard(
                             "token-redis",
-                            "RedisSubmissionTokens (T1): one-time token in the form, consumed by an atomic GET+DEL",
+                            "RedisSubmissionTokens (T1): one-time token in the form, claimed under a lease, deleted"
+                                    + " after the post, put back on failure",
                             Need.REDIS),
-                    FormStrategies.Token::redis)
+                    FormStrategies.RedisToken::new)
             .add(
                     Strategy.dupguard(
                             "prepared",
@@ -108,13 +110,24 @@ public final class FormSubmitWorkload implements Workload {
     }
 
     /**
-     * The token is consumed (committed) before the post is inserted: an instance that dies between
-     * the two has spent the token, and the retry is refused as "already submitted" with no post —
-     * the submit is lost (at most once, never twice). The prepared submission commits both together.
+     * {@code token} deletes the token in the post's transaction and {@code prepared} binds the post
+     * in it: both commit together. {@code token-redis} inserts the post, then deletes the token: an
+     * instance that dies between the two leaves the token under its lease, and once the lease ran
+     * out a retry would insert a second post; while the lease holds (2 s), the retries of the cut
+     * submit are refused as "already submitted".
      */
     @Override
     public boolean effectCommitsWithRecord(Strategy strategy) {
-        return !strategy.name().startsWith("token");
+        return !strategy.name().equals("token-redis");
+    }
+
+    /**
+     * {@code token-redis}'s only write after the post is the token's completion, which is retried
+     * while its lease holds; a post insert that fails puts the token back.
+     */
+    @Override
+    public boolean survivesKilledConnections(Strategy strategy) {
+        return true;
     }
 
     @Override

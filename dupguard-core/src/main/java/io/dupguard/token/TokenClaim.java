@@ -1,0 +1,154 @@
+package io.dupguard.token;
+
+import io.dupguard.LeaseLostException;
+import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.IdempotentWork;
+import io.dupguard.internal.Watchdog;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A submission token marked in use by this call ({@link SubmissionTokens#claim}); the lease is
+ * renewed from the shared watchdog until the claim ends. End it exactly once: {@link #complete()}
+ * after the work succeeded (the token is deleted), {@link #release()} after it failed (the token is
+ * usable again). {@link #close()} releases a claim that was not completed, so try-with-resources
+ * puts the token back on every failure path:
+ *
+ * <pre>{@code
+ * Optional<TokenClaim> claimed = tokens.claim("checkout", userId, submittedToken);
+ * if (claimed.isEmpty()) return "already submitted";
+ * try (TokenClaim claim = claimed.get()) {
+ *     String id = orders.place(cart);
+ *     claim.complete();
+ *     return id;
+ * }
+ * }</pre>
+ *
+ * <p>A final write (complete, release) that meets a store blip is retried with the watchdog's
+ * backoff while the lease holds. Thread-safe.
+ */
+public final class TokenClaim implements AutoCloseable {
+    private final SubmissionTokens tokens;
+    private final String scope;
+    private final String token;
+    private final String owner;
+    private final Duration lease;
+    private final long claimSent;
+    private final Watchdog.Renewal renewal;
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    private TokenClaim(SubmissionTokens tokens, String scope, String token, String owner, Duration lease, long sent) {
+        this.tokens = tokens;
+        this.scope = scope;
+        this.token = token;
+        this.owner = owner;
+        this.lease = lease;
+        this.claimSent = sent;
+        this.renewal =
+                Watchdog.shared().start(lease, sent, () -> tokens.renewLease(scope, token, owner, lease), () -> {});
+    }
+
+    /** Claims the token for {@code owner}; a claim whose answer was lost is withdrawn before the outage propagates. */
+    static Optional<TokenClaim> open(
+            SubmissionTokens tokens, String scope, String subject, String token, String owner, Duration lease) {
+        long sent = System.nanoTime();
+        boolean claimed;
+        try {
+            claimed = tokens.tryLease(scope, subject, token, owner, lease);
+        } catch (StoreUnavailableException unknownOutcome) {
+            // The mark may still have been written (a command that timed out here runs when the
+            // server wakes up) and would keep every retry out for a whole lease: withdraw it.
+            // Release compares the owner, so it is harmless if nothing was written.
+            try {
+                tokens.releaseLease(scope, token, owner);
+            } catch (RuntimeException e) {
+                unknownOutcome.addSuppressed(e);
+            }
+            throw unknownOutcome;
+        }
+        return claimed ? Optional.of(new TokenClaim(tokens, scope, token, owner, lease, sent)) : Optional.empty();
+    }
+
+    /**
+     * Deletes the token: the submit took effect and the token is never usable again.
+     *
+     * @throws IllegalStateException if the claim already ended
+     * @throws LeaseLostException the lease ran out and another submit took the token over
+     * @throws StoreUnavailableException the store stayed unreachable for the rest of the lease
+     */
+    public void complete() {
+        end();
+        Watchdog.retryWithinLease(renewal.validUntilNanos(), lease, () -> {
+            if (!tokens.completeLease(scope, token, owner)) {
+                throw new LeaseLostException(
+                        scope, "the submission token's lease ran out and another submit took it over");
+            }
+        });
+    }
+
+    /**
+     * Makes the token usable again: the submit did not take effect and a retry may run.
+     *
+     * @throws IllegalStateException if the claim already ended
+     * @throws StoreUnavailableException the store stayed unreachable for the rest of the lease (the
+     *     token is then usable again once the lease runs out)
+     */
+    public void release() {
+        end();
+        Watchdog.retryWithinLease(renewal.validUntilNanos(), lease, () -> tokens.releaseLease(scope, token, owner));
+    }
+
+    /** Releases the claim unless it was completed or released. */
+    @Override
+    public void close() {
+        if (!ended.get()) {
+            release();
+        }
+    }
+
+    /**
+     * Whether the lease ended while the claim was open: a renewal was refused, or none succeeded in
+     * time. Another submit may then have taken the token over.
+     *
+     * @return true if the lease was lost
+     */
+    public boolean leaseLost() {
+        return renewal.lost();
+    }
+
+    private void end() {
+        if (!ended.compareAndSet(false, true)) {
+            throw new IllegalStateException("the token claim already ended (complete or release was called)");
+        }
+        renewal.stop();
+    }
+
+    /** Runs {@code work} under this claim: complete if it returns, release if it throws. */
+    <T, E extends Exception> T run(IdempotentWork<T, E> work) throws E {
+        T value;
+        try {
+            value = work.call();
+        } catch (Throwable failure) {
+            try {
+                release();
+            } catch (RuntimeException storeFailure) {
+                // The work's own failure is what the caller must see; the lease then simply runs out.
+                failure.addSuppressed(storeFailure);
+            }
+            throw TokenClaim.<RuntimeException>sneaky(failure);
+        }
+        complete();
+        return value;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <X extends Throwable> RuntimeException sneaky(Throwable t) throws X {
+        throw (X) t;
+    }
+
+    @Override
+    public String toString() {
+        return "TokenClaim[" + scope + "]";
+    }
+}
