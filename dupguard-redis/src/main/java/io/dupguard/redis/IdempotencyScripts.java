@@ -54,10 +54,20 @@ final class IdempotencyScripts {
             """;
 
     /**
-     * The claim for servers before Redis 7.0, which refuse {@code SET … NX GET}. ARGV: the in-progress
-     * record, lease millis. Returns nil when the caller created the record, else the existing one.
+     * The claim for servers before Redis 7.0, which refuse {@code SET … NX GET}, and for a claim
+     * that found its own record. ARGV: the in-progress record, lease millis. Returns nil when the
+     * caller created the record, else the existing one; the caller's own record (a claim sent again)
+     * gets its lease reset, so the claim writes either way and a {@code WAIT} after it, on whichever
+     * connection, counts the record.
      */
-    static final RedisScript CLAIM = RedisScript.of("claim", CLAIM_ONE + "return claim(KEYS[1], ARGV[1], ARGV[2])\n");
+    static final RedisScript CLAIM = RedisScript.of(
+            "claim",
+            CLAIM_ONE
+                    + """
+            local v = claim(KEYS[1], ARGV[1], ARGV[2])
+            if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+            return v
+            """);
 
     /**
      * The completion of one key, shared by {@link #COMPLETE} and {@link #COMPLETE_MANY}: {@code
@@ -77,7 +87,10 @@ final class IdempotencyScripts {
               local nl = string.find(v, '\\n', 2, true)
               if not nl or string.sub(v, nl, nl + #tag - 1) ~= tag then return 0 end
               local st = string.sub(v, 1, 1)
-              if st == 'C' or st == 'F' then return 1 end
+              if st == 'C' or st == 'F' then
+                redis.call('PEXPIRE', key, ttl)
+                return 1
+              end
               if st ~= 'P' then return 0 end
               redis.call('SET', key, state .. string.sub(v, 2, nl - 1) .. tag .. body, 'PX', ttl)
               return 1
@@ -90,6 +103,12 @@ final class IdempotencyScripts {
      * (or already had been, by this same owner), or if the key was absent and the record was
      * re-created from the fingerprint: the owner's lease ran out but nobody took the key over, so its
      * result still counts. Returns 0 if another owner holds the key (a real takeover).
+     *
+     * <p>A completion sent again that finds its own finished record resets its retention: it writes,
+     * so the {@code WAIT} that follows it counts the record whatever connection it travels on.
+     * {@code WAIT} counts the replicas that have the connection's own last write; a script that wrote
+     * nothing would be acknowledged at once on a connection whose last write is older, with the first
+     * completion on no replica yet.
      */
     static final RedisScript COMPLETE = RedisScript.of(
             "complete",

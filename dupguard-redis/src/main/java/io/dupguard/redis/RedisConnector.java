@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -180,9 +181,19 @@ final class RedisConnector implements AutoCloseable {
             String[] keys,
             ReplicaAcks acks,
             Predicate<T> wrote,
-            Runnable withdraw,
+            Consumer<RedisClusterCommands<String, byte[]>> withdraw,
             byte[]... args) {
         return callAcked(script.name(), keys[0], acks, c -> run(c, script, type, keys, args), wrote, withdraw);
+    }
+
+    /** Runs {@code script} on {@code c} ({@code EVALSHA}, then {@code EVAL} on NOSCRIPT): for a withdrawal. */
+    static <T> T evalOn(
+            RedisClusterCommands<String, byte[]> c,
+            RedisScript script,
+            ScriptOutputType type,
+            String[] keys,
+            byte[]... args) {
+        return run(c, script, type, keys, args);
     }
 
     private static <T> T run(
@@ -205,11 +216,20 @@ final class RedisConnector implements AutoCloseable {
      * owns {@code key} and, if {@code wrote} says it wrote, sends {@code WAIT replicas timeout} on
      * that same connection: Redis counts the replicas that have acknowledged every write this
      * connection sent so far. Fewer than {@code
-     * acks.replicas()} (or a {@code WAIT} that fails) runs {@code withdraw} (best effort: its own
-     * failure is added as suppressed) and throws {@link StoreUnavailableException}: the write is not
-     * known to be on any replica, so a failover could lose it. {@code acks} null: {@link #call}. So
-     * does a connection that dropped during the call ({@link Drops}): its {@code WAIT}, re-sent on a
-     * new socket, would have counted nothing.
+     * acks.replicas()} (or a {@code WAIT} that fails) runs {@code withdraw} on the shared connection
+     * (best effort: its own failure is added as suppressed) and throws {@link
+     * StoreUnavailableException}: the write is not known to be on any replica, so a failover could
+     * lose it. {@code acks} null: {@link #call}. So does a connection that dropped during the call
+     * ({@link Drops}): its {@code WAIT}, re-sent on a new socket, would have counted nothing.
+     *
+     * <p>An {@code op} that fails (a command timeout: the write may still be queued, and run when
+     * the server gets to it) runs {@code withdraw} on the write's own connection, so that Redis runs
+     * the withdrawal after the write, never before it: sent on another connection it could arrive
+     * first, find nothing, and leave the late write to hold its key.
+     *
+     * <p>Every script whose repetition finds its own write done (a completion, a renewal, a lock or
+     * claim taken again by the same owner) writes again (it resets the expiry), so the {@code WAIT}
+     * after it counts the replicas that have the record, whichever pooled connection it travels on.
      *
      * <p>On Redis Cluster the write and its {@code WAIT} both go to the slot owner's own node
      * connection, so they share a connection whatever the cluster connection's routing does; a
@@ -221,7 +241,7 @@ final class RedisConnector implements AutoCloseable {
             ReplicaAcks acks,
             Function<RedisClusterCommands<String, byte[]>, T> op,
             Predicate<T> wrote,
-            Runnable withdraw) {
+            Consumer<RedisClusterCommands<String, byte[]>> withdraw) {
         if (acks == null) {
             return call(what, op);
         }
@@ -236,13 +256,23 @@ final class RedisConnector implements AutoCloseable {
         }
         try {
             RedisClusterCommands<String, byte[]> node;
-            long drops;
             try {
                 node = dedicated.owner().apply(key);
-                drops = dedicated.drops().count();
-                value = op.apply(node);
             } catch (RedisException e) {
                 throw new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
+            }
+            long drops = dedicated.drops().count();
+            try {
+                value = op.apply(node);
+            } catch (RedisException e) {
+                StoreUnavailableException unknown =
+                        new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
+                try {
+                    withdraw.accept(node); // queued behind the write, which may still run
+                } catch (RuntimeException withdrawal) {
+                    unknown.addSuppressed(withdrawal);
+                }
+                throw unknown;
             }
             if (!wrote.test(value)) {
                 return value;
@@ -268,7 +298,11 @@ final class RedisConnector implements AutoCloseable {
         StoreUnavailableException notDurable = new StoreUnavailableException(
                 STORE, what + " on " + key + " not replicated (" + why + "); withdrawn", failure);
         try {
-            withdraw.run();
+            // The write was answered: the shared connection, not one held up by the WAIT.
+            call("withdraw " + what, c -> {
+                withdraw.accept(c);
+                return null;
+            });
         } catch (RuntimeException e) {
             notDurable.addSuppressed(e);
         }

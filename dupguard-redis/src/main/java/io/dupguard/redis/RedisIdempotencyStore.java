@@ -19,6 +19,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -200,7 +202,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         byte[] claimed = PackedRecord.inProgress(fingerprint, owner);
         // Created, or this owner's own claim re-sent after a reconnect: either way the caller's.
         Predicate<byte[]> ours = existing -> existing == null || Arrays.equals(existing, claimed);
-        Runnable withdraw = () -> release(key, owner);
+        Consumer<RedisClusterCommands<String, byte[]>> withdraw = c -> RedisConnector.<Long>evalOn(
+                c, IdempotencyScripts.RELEASE, ScriptOutputType.INTEGER, new String[] {redisKey}, utf8(owner));
         byte[] existing = nativeClaim
                 ? claimNatively(redisKey, claimed, leaseMillis, ours, withdraw)
                 : scriptClaim(redisKey, claimed, leaseMillis, ours, withdraw);
@@ -211,15 +214,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     }
 
     private byte[] claimNatively(
-            String redisKey, byte[] claimed, long leaseMillis, Predicate<byte[]> ours, Runnable withdraw) {
+            String redisKey,
+            byte[] claimed,
+            long leaseMillis,
+            Predicate<byte[]> ours,
+            Consumer<RedisClusterCommands<String, byte[]>> withdraw) {
         try {
             return redis.callAcked(
-                    "claim",
-                    redisKey,
-                    acks,
-                    c -> c.setGet(redisKey, claimed, SetArgs.Builder.nx().px(leaseMillis)),
-                    ours,
-                    withdraw);
+                    "claim", redisKey, acks, c -> setGet(c, redisKey, claimed, leaseMillis), ours, withdraw);
         } catch (StoreUnavailableException e) {
             if (refusedNativeClaim(e)) {
                 nativeClaim = false;
@@ -229,6 +231,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         }
     }
 
+    /**
+     * {@code SET key claimed NX GET PX lease}. Finding the caller's own record (the same claim sent
+     * again) writes nothing, so with replica acks the claim then resets its lease: a {@code WAIT}
+     * counts the replicas that have its connection's last write, and must count the record's (the
+     * second send may travel on another connection than the first).
+     */
+    private byte[] setGet(RedisClusterCommands<String, byte[]> c, String redisKey, byte[] claimed, long leaseMillis) {
+        byte[] existing = c.setGet(redisKey, claimed, SetArgs.Builder.nx().px(leaseMillis));
+        if (acks != null
+                && Arrays.equals(existing, claimed)
+                && !Boolean.TRUE.equals(c.pexpire(redisKey, leaseMillis))) {
+            // expired between the two commands: claim it again, which writes
+            return c.setGet(redisKey, claimed, SetArgs.Builder.nx().px(leaseMillis));
+        }
+        return existing;
+    }
+
     /** Before Redis 7.0, SET refuses NX together with GET, without running anything. */
     private static boolean refusedNativeClaim(StoreUnavailableException e) {
         return e.getCause() instanceof RedisCommandExecutionException refused
@@ -236,7 +255,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     }
 
     private byte[] scriptClaim(
-            String redisKey, byte[] claimed, long leaseMillis, Predicate<byte[]> ours, Runnable withdraw) {
+            String redisKey,
+            byte[] claimed,
+            long leaseMillis,
+            Predicate<byte[]> ours,
+            Consumer<RedisClusterCommands<String, byte[]>> withdraw) {
         return redis.evalAcked(
                 IdempotencyScripts.CLAIM,
                 ScriptOutputType.VALUE,
@@ -487,6 +510,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
      * {@code <prefix>{<scope>:<key>}}. Unambiguous because the scope never contains ':'. A key
      * containing '}' shortens the hash tag, which is harmless: every script touches one key only.
      */
+    /** Tests: the store's connection, for writes of their own on the store's connections. */
+    RedisConnector connector() {
+        return redis;
+    }
+
     String redisKey(IdempotencyKey key) {
         return keyPrefix + "{" + key.scope() + ":" + key.key() + "}";
     }
@@ -518,7 +546,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                 new String[] {redisKey(key)},
                 acks,
                 RedisIdempotencyStore::isOne,
-                () -> {},
+                c -> {},
                 args);
         return isOne(done);
     }

@@ -172,7 +172,13 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
                 new String[] {keys.lock(name), keys.fence(name), keys.waiters(name)},
                 acks,
                 fence -> fence != null && fence > 0,
-                () -> unlock(name, token),
+                c -> RedisConnector.<Long>evalOn(
+                        c,
+                        LockScripts.UNLOCK,
+                        ScriptOutputType.INTEGER,
+                        new String[] {keys.lock(name), keys.waiters(name)},
+                        LockScripts.utf8(token),
+                        LockScripts.utf8(keys.channel(name))),
                 LockScripts.utf8(token),
                 LockScripts.millis(lease),
                 LockScripts.fenceFloor(),
@@ -197,7 +203,7 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
                 new String[] {keys.lock(name)},
                 acks,
                 RedisLockProvider::isOne,
-                () -> {},
+                c -> {},
                 LockScripts.utf8(token),
                 LockScripts.millis(lease));
         return isOne(done);

@@ -184,8 +184,11 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
                 key,
                 acks,
                 c -> c.set(key, value, SetArgs.Builder.nx().px(ttlMillis)),
-                "OK"::equals,
-                () -> redis.eval(CONSUME, ScriptOutputType.INTEGER, keys(key), value));
+                // Always followed by WAIT: nil is this SET sent again after a reconnect (the token is
+                // new), which the WAIT then reports as not acknowledged instead of handing out a
+                // token no replica may have.
+                reply -> true,
+                c -> RedisConnector.<Long>evalOn(c, CONSUME, ScriptOutputType.INTEGER, keys(key), value));
         return token;
     }
 
@@ -205,10 +208,13 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
                 keys(key),
                 acks,
                 left -> (ttl[0] = left == null ? 0 : left) > 0,
-                // Put back: a submit that fails here may be retried with the same token.
-                () -> redis.call(
-                        "put back token",
-                        c -> c.set(key, value, SetArgs.Builder.nx().px(ttl[0]))),
+                // Put back: a submit that fails here may be retried with the same token. A consume
+                // that failed itself left no time to live to put back with: the token stays spent.
+                c -> {
+                    if (ttl[0] > 0) {
+                        c.set(key, value, SetArgs.Builder.nx().px(ttl[0]));
+                    }
+                },
                 value);
         return consumed != null && consumed > 0;
     }
@@ -227,7 +233,7 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
                 keys,
                 acks,
                 answer -> answer != null && answer == 1,
-                () -> redis.eval(RELEASE, ScriptOutputType.INTEGER, keys, ownerBytes),
+                c -> RedisConnector.<Long>evalOn(c, RELEASE, ScriptOutputType.INTEGER, keys, ownerBytes),
                 subject.getBytes(StandardCharsets.UTF_8),
                 ownerBytes,
                 Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII));

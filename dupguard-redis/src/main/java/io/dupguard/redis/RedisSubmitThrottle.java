@@ -105,7 +105,8 @@ public final class RedisSubmitThrottle implements SubmitThrottle, AutoCloseable 
                 acks,
                 c -> c.set(key, value, SetArgs.Builder.nx().px(millis)),
                 "OK"::equals,
-                () -> redis.eval(DELETE_IF_SAME, ScriptOutputType.INTEGER, key, value));
+                c -> RedisConnector.<Long>evalOn(
+                        c, DELETE_IF_SAME, ScriptOutputType.INTEGER, new String[] {key}, value));
         return "OK".equals(reply);
     }
 

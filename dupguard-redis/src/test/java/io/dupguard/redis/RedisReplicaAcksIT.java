@@ -2,6 +2,7 @@ package io.dupguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.Claim;
@@ -14,6 +15,7 @@ import io.dupguard.lock.LockOptions;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +25,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -168,7 +171,7 @@ class RedisReplicaAcksIT {
                                 return ok;
                             },
                             ok -> true,
-                            () -> withdrawn.set(true)))
+                            c -> withdrawn.set(true)))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessageContaining("re-established between the write and its WAIT"));
         }
@@ -183,6 +186,146 @@ class RedisReplicaAcksIT {
         long id = c.clientId();
         c.clientKill(KillArgs.Builder.id(id).skipme(false));
         c.ping();
+    }
+
+    /**
+     * A completion whose {@code WAIT} fell short, sent again on another pooled connection whose last
+     * write (the claim) the replica has acknowledged: the script finds its own completion done. It
+     * writes all the same (the retention is reset), so the {@code WAIT} on that connection counts a
+     * replica only once the replica has the completion: the completion is not reported stored while
+     * the replica lacks it, and is once the replica has it. The same for a claim sent again.
+     */
+    @Test
+    void aCompletionSentAgainOnAnotherConnectionIsNotStoredUntilAReplicaHasIt() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of(scope, "resent-completion");
+        IdempotencyKey claimedTwice = IdempotencyKey.of(scope, "resent-claim");
+        try (SentinelRedis.PrivatePair pair = new SentinelRedis.PrivatePair()) {
+            RedisClient client = RedisClient.create(RedisFixtures.uri(pair.master.url()));
+            try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
+                    .replicaAcks(1, Duration.ofMillis(300))
+                    .build()) {
+                // Two connections in the store's pool, the second holding the acknowledged claims,
+                // the first (with no write yet) next in line.
+                onTheNextConnection(store, () -> {
+                    assertThat(store.claim(key, Fingerprint.none(), "owner-1", LEASE))
+                            .isEqualTo(Claim.FRESH);
+                    assertThat(store.claim(claimedTwice, Fingerprint.none(), "owner-2", LEASE))
+                            .isEqualTo(Claim.FRESH);
+                });
+                withReplicaPaused(pair, () -> {
+                    assertThatThrownBy(() -> complete(store, key))
+                            .isInstanceOf(StoreUnavailableException.class)
+                            .hasMessageContaining("acknowledged by 0 of 1");
+                    assertThatThrownBy(() -> onTheNextConnection(store, () -> complete(store, key)))
+                            .as("sent again on the connection of the acknowledged claim")
+                            .isInstanceOf(StoreUnavailableException.class)
+                            .hasMessageContaining("acknowledged by 0 of 1");
+                    // the first connection has no write: a claim found done must write to be waited for
+                    assertThatThrownBy(() -> store.claim(claimedTwice, Fingerprint.none(), "owner-2", LEASE))
+                            .isInstanceOf(StoreUnavailableException.class)
+                            .hasMessageContaining("acknowledged by 0 of 1");
+                });
+                onTheNextConnection(store, () -> complete(store, key));
+                RedisClient onReplica = RedisClient.create(RedisURI.create("127.0.0.1", pair.replica.port()));
+                try (StatefulRedisConnection<String, String> c = onReplica.connect()) {
+                    assertThat(c.sync().get(store.redisKey(key)))
+                            .as("the replica's record")
+                            .startsWith("C");
+                } finally {
+                    onReplica.shutdown();
+                }
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    /**
+     * A claim that times out (queued on its connection behind a {@code WAIT} the client gave up on)
+     * is withdrawn on its own connection, behind it: once the server runs the claim, the withdrawal
+     * follows and the key is free, not held for a lease by a claim nobody works on. Sent on another
+     * connection, the withdrawal would run first, find nothing, and let the late claim hold the key.
+     */
+    @Test
+    void aTimedOutClaimIsWithdrawnBehindItOnItsOwnConnection() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of(scope, "timed-out-claim");
+        AtomicInteger runs = new AtomicInteger();
+        try (SentinelRedis.PrivatePair pair = new SentinelRedis.PrivatePair()) {
+            RedisURI uri = RedisFixtures.uri(pair.master.url());
+            uri.setTimeout(Duration.ofMillis(300)); // the WAIT below outlasts it on purpose
+            RedisClient client = RedisClient.create(uri);
+            try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
+                            .replicaAcks(1, Duration.ofSeconds(20))
+                            .build();
+                    RedisIdempotencyStore other = RedisIdempotencyStore.create(client)) {
+                Idempotency idempotency = Idempotency.of(store);
+                withReplicaPaused(pair, () -> {
+                    // the claim's WAIT times out in the client and stays blocked on the server
+                    assertThatThrownBy(() -> idempotency.execute(
+                                    key, Fingerprint.none(), String.class, () -> "ran#" + runs.incrementAndGet()))
+                            .isInstanceOf(StoreUnavailableException.class)
+                            .hasMessageContaining("WAIT for 1 replica(s) within 20000 ms failed");
+                    // the next claim, on the same connection, waits behind that WAIT and times out
+                    assertThatThrownBy(() -> idempotency.execute(
+                                    key, Fingerprint.none(), String.class, () -> "ran#" + runs.incrementAndGet()))
+                            .isInstanceOf(StoreUnavailableException.class)
+                            .hasMessageContaining("claim failed");
+                });
+                // Replica back: the WAIT ends, the late claim runs, then what follows it on that connection.
+                String redisKey = store.redisKey(key);
+                // Read on that connection (the pool's next): answered only after everything sent before it.
+                AtomicReference<Optional<byte[]>> after = new AtomicReference<>();
+                await().atMost(Duration.ofSeconds(10))
+                        .ignoreExceptionsInstanceOf(StoreUnavailableException.class)
+                        .until(() -> {
+                            after.set(Optional.ofNullable(store.connector()
+                                    .callAcked(
+                                            "read",
+                                            redisKey,
+                                            ReplicaAcks.of(1, Duration.ofMillis(1)),
+                                            c -> c.get(redisKey),
+                                            v -> false,
+                                            c -> {})));
+                            return true;
+                        });
+                assertThat(after.get())
+                        .as("the late claim was withdrawn behind it")
+                        .isEmpty();
+                assertThat(other.claim(key, Fingerprint.none(), "second", LEASE))
+                        .isEqualTo(Claim.FRESH);
+            } finally {
+                client.shutdown();
+            }
+        }
+        assertThat(runs).hasValue(0);
+    }
+
+    private static void complete(RedisIdempotencyStore store, IdempotencyKey key) {
+        store.complete(key, "owner-1", RecordStatus.COMPLETED, utf8("done"), LEASE);
+    }
+
+    /**
+     * Runs {@code call} while this thread holds the store's next pooled connection, so the store's
+     * writes in {@code call} take the one after it.
+     */
+    private static void onTheNextConnection(RedisIdempotencyStore store, Runnable call) {
+        store.connector()
+                .callAcked(
+                        "hold a connection",
+                        "any",
+                        ReplicaAcks.of(1, Duration.ofMillis(1)),
+                        c -> {
+                            call.run();
+                            return "";
+                        },
+                        v -> false,
+                        c -> {});
+    }
+
+    /** Runs {@code test} with the private pair's replica paused (at most {@link #REPLICA_PAUSE}); ends the pause after it. */
+    private static void withReplicaPaused(SentinelRedis.PrivatePair pair, Runnable test) {
+        SentinelRedis.withReplicasPaused(
+                List.of(RedisURI.create("127.0.0.1", pair.replica.port())), REPLICA_PAUSE, test);
     }
 
     /** More acknowledgements than the two replicas: a bounded wait, then the write is undone. */
