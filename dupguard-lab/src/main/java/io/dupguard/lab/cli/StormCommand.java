@@ -53,7 +53,7 @@ final class StormCommand implements Callable<Integer> {
             names = "--workload",
             split = ",",
             paramLabel = "NAME",
-            description = "Workloads to run: ${COMPLETION-CANDIDATES}, or all (default: all but lock-backends)",
+            description = "Workloads to run: ${COMPLETION-CANDIDATES}, or all (default: all but account-credit and lock-backends)",
             completionCandidates = WorkloadNames.class)
     private List<String> workloads = List.of();
 
