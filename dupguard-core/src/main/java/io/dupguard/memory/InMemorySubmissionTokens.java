@@ -88,6 +88,15 @@ public final class InMemorySubmissionTokens implements SubmissionTokens {
     }
 
     @Override
+    public boolean leased(String scope, String token) {
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        Issued issued = tokens.get(scope + ':' + token);
+        return issued != null && issued.leasedAt(clock.millis());
+    }
+
+    @Override
     public boolean renewLease(String scope, String token, String owner, Duration lease) {
         long leaseMillis = Checks.millis(Checks.positive(lease, "lease"));
         boolean[] renewed = {false};

@@ -177,6 +177,37 @@ public interface SubmissionTokens {
     }
 
     /**
+     * Like {@link #execute(String, String, String, Duration, IdempotentWork)}, but a submit that
+     * finds the token in use by another attempt (a client's retry while its first attempt still
+     * runs) waits for that attempt to end, up to {@code maxWait}: if it completed, this submit is
+     * refused; if it failed (released, or its lease ran out), this submit claims the token and runs.
+     * A client whose first attempt fails after its retries were sent then still gets an answer
+     * that is true. A token that is spent, expired, unknown or another subject's is refused at once.
+     *
+     * @param <T> the result type
+     * @param <E> the checked exception {@code work} may throw
+     * @param scope the scope it was issued for; not null
+     * @param subject the subject presenting it; not null
+     * @param token the token as received; may be null or malformed (then refused)
+     * @param lease how long the mark holds without renewal; at least {@link #MIN_LEASE}
+     * @param maxWait how long to wait for an attempt in flight; not negative, at most 100 years
+     * @param work the submit's work; not null
+     * @return what {@code work} returned
+     * @throws TokenRefusedException the token cannot be spent, or was still in use after {@code
+     *     maxWait}; the work did not run
+     * @throws E what {@code work} threw, after the token was put back
+     */
+    default <T, E extends Exception> T execute(
+            String scope, String subject, String token, Duration lease, Duration maxWait, IdempotentWork<T, E> work)
+            throws E {
+        Objects.requireNonNull(work, "work");
+        Checks.notNegative(maxWait, "maxWait");
+        TokenClaim claim = TokenClaim.awaitClaim(this, scope, subject, token, lease, maxWait)
+                .orElseThrow(TokenRefusedException::new);
+        return claim.run(work);
+    }
+
+    /**
      * Store step of {@link #claim}: marks the token in use by {@code owner} until {@code lease} from
      * now, if it is live, issued to {@code subject}, and not in use under a lease that still holds.
      * Atomic: of concurrent callers at most one succeeds. A store keeps the token at least until
@@ -191,6 +222,15 @@ public interface SubmissionTokens {
      * @throws io.dupguard.InvalidIdentifierException for a bad scope or subject
      */
     boolean tryLease(String scope, String subject, String token, String owner, Duration lease);
+
+    /**
+     * Store step: whether a lease that still holds marks the token in use (an attempt in flight).
+     *
+     * @param scope the scope; not null
+     * @param token the token as received; may be null or malformed (then false)
+     * @return true while an attempt holds the token
+     */
+    boolean leased(String scope, String token);
 
     /**
      * Store step: extends {@code owner}'s lease to {@code lease} from now.

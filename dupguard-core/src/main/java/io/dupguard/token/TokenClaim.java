@@ -3,10 +3,12 @@ package io.dupguard.token;
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.idempotency.IdempotentWork;
+import io.dupguard.internal.Checks;
 import io.dupguard.internal.Watchdog;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A submission token marked in use by this call ({@link SubmissionTokens#claim}); the lease is
@@ -29,6 +31,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * backoff while the lease holds. Thread-safe.
  */
 public final class TokenClaim implements AutoCloseable {
+    private static final long MIN_POLL_NANOS = Duration.ofMillis(1).toNanos();
+    private static final long MAX_POLL_NANOS = Duration.ofMillis(50).toNanos();
+
     private final SubmissionTokens tokens;
     private final String scope;
     private final String token;
@@ -68,6 +73,28 @@ public final class TokenClaim implements AutoCloseable {
             throw unknownOutcome;
         }
         return claimed ? Optional.of(new TokenClaim(tokens, scope, token, owner, lease, sent)) : Optional.empty();
+    }
+
+    /**
+     * Claims the token, waiting up to {@code maxWait} while another attempt holds it (polling with
+     * a backoff from 1 ms to 50 ms).
+     */
+    static Optional<TokenClaim> awaitClaim(
+            SubmissionTokens tokens, String scope, String subject, String token, Duration lease, Duration maxWait) {
+        long deadline = System.nanoTime() + Checks.saturatedNanos(maxWait);
+        long pause = MIN_POLL_NANOS;
+        while (true) {
+            Optional<TokenClaim> claim = tokens.claim(scope, subject, token, lease);
+            if (claim.isPresent() || !tokens.leased(scope, token)) {
+                return claim;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return Optional.empty();
+            }
+            LockSupport.parkNanos(Math.min(pause, left));
+            pause = Math.min(pause * 2, MAX_POLL_NANOS);
+        }
     }
 
     /**

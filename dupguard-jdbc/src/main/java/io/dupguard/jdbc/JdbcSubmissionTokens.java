@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -227,6 +228,24 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
                     }
                 },
                 TRANSIENT_ATTEMPTS);
+    }
+
+    @Override
+    public boolean leased(String scope, String token) {
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        return access.withConnection("read token lease", c -> {
+            SqlDialect d = ready(c);
+            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + access.table()
+                    + " WHERE scope = ? AND token_hash = ? AND lease_until > " + d.now())) {
+                ps.setString(1, scope);
+                ps.setString(2, hash(token));
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        });
     }
 
     @Override

@@ -235,6 +235,16 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
     }
 
     @Override
+    public boolean leased(String scope, String token) {
+        if (!Tokens.wellFormed(token)) {
+            return false;
+        }
+        String leaseKey = keys(key(scope, token))[1];
+        Long exists = redis.call("read token lease", c -> c.exists(leaseKey));
+        return exists != null && exists > 0;
+    }
+
+    @Override
     public boolean renewLease(String scope, String token, String owner, Duration lease) {
         long leaseMillis = Math.max(1, Checks.millis(Checks.positive(lease, "lease")));
         if (!Tokens.wellFormed(token)) {

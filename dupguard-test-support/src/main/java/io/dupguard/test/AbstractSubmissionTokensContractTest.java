@@ -259,6 +259,35 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThat(tokens().claim(scope, "erin", token)).isEmpty();
     }
 
+    /**
+     * A retry that waits for the attempt in flight runs once that attempt failed, and is refused
+     * once it completed.
+     *
+     * @throws Exception what a worker thread or a wait threw: the test fails
+     */
+    @Test
+    public void waitingRetryRunsAfterAFailedAttemptAndIsRefusedAfterACompletedOne() throws Exception {
+        Duration wait = Duration.ofSeconds(20);
+        String failing = tokens().issue(scope, "gina", Duration.ofMinutes(5));
+        TokenClaim first = tokens().claim(scope, "gina", failing).orElseThrow();
+        assertThat(otherMachine().leased(scope, failing)).isTrue();
+        Future<String> retry = pool.submit(() ->
+                otherMachine().execute(scope, "gina", failing, SubmissionTokens.DEFAULT_LEASE, wait, () -> "retried"));
+        assertThat(retry.isDone())
+                .as("waits while the first attempt holds the token")
+                .isFalse();
+        first.release();
+        assertThat(retry.get(30, TimeUnit.SECONDS)).isEqualTo("retried");
+        assertThat(tokens().leased(scope, failing)).isFalse();
+
+        String succeeding = tokens().issue(scope, "gina", Duration.ofMinutes(5));
+        TokenClaim second = tokens().claim(scope, "gina", succeeding).orElseThrow();
+        Future<String> duplicate = pool.submit(() ->
+                otherMachine().execute(scope, "gina", succeeding, SubmissionTokens.DEFAULT_LEASE, wait, () -> "twice"));
+        second.complete();
+        assertThatThrownBy(() -> duplicate.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(TokenRefusedException.class);
+    }
+
     /** A completed token is never usable again, by any form, on any machine. */
     @Test
     public void completedTokenIsNeverUsableAgain() {

@@ -44,6 +44,11 @@ class InMemoryTokensAndThrottleTest {
                 }
 
                 @Override
+                public boolean leased(String scope, String token) {
+                    throw down();
+                }
+
+                @Override
                 public boolean renewLease(String scope, String token, String owner, Duration lease) {
                     throw down();
                 }

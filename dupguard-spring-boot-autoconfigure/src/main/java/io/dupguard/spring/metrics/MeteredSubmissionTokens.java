@@ -51,6 +51,11 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
     }
 
     @Override
+    public boolean leased(String scope, String token) {
+        return target.leased(scope, token);
+    }
+
+    @Override
     public boolean renewLease(String scope, String token, String owner, Duration lease) {
         return target.renewLease(scope, token, owner, lease);
     }

@@ -2,6 +2,7 @@ package io.dupguard.spring.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
@@ -17,6 +18,9 @@ import io.dupguard.retry.TaskState;
 import io.dupguard.spring.autoconfigure.DupguardRedisConnection;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -282,6 +286,59 @@ class ConsoleBrowserIT {
                 + ".then(r => done(r.status)).catch(e => done(String(e)));");
         assertThat(status).isEqualTo(403L);
         assertThat(retries.status(id).orElseThrow().state()).isEqualTo(TaskState.BLOCKED);
+    }
+
+    @Test
+    void aCrossSitePostIsRefusedWhereSpringSecurityLeavesTheConsoleUnprotected() throws Exception {
+        long id = blockedCharge("11");
+        String version = Long.toString(jdbc.queryForObject(
+                "select (extract(epoch from updated_at) * 1000000)::bigint from cb_retry_" + SUFFIX + " where id = ?",
+                Long.class,
+                id));
+        browser.login("olga", "o");
+        browser.open("/dupguard/tasks/" + id);
+        assertThat(browser.text("#state")).isEqualTo("BLOCKED");
+        // a page of another origin on the same site (another port of the host: the session cookie goes
+        // along) submits a form to the JSON API, which the application left out of Spring Security's CSRF
+        String cancel = "http://127.0.0.1:" + port + "/dupguard/api/tasks/" + id + "/cancel";
+        byte[] attack = ("<!DOCTYPE html><form method=\"post\" action=\"" + cancel + "\">"
+                        + "<input name=\"reason\" value=\"free order\"><input name=\"version\" value=\"" + version
+                        + "\"><button id=\"go\">Win a prize</button></form>")
+                .getBytes(StandardCharsets.UTF_8);
+        HttpServer other = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        other.createContext("/", ex -> {
+            try (ex) {
+                ex.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+                ex.sendResponseHeaders(200, attack.length);
+                ex.getResponseBody().write(attack);
+            }
+        });
+        other.start();
+        try {
+            browser.driver.get("http://127.0.0.1:" + other.getAddress().getPort() + "/");
+            browser.driver.findElement(By.id("go")).click();
+            assertThat(browser.text("body")).contains("CSRF token is missing or no longer valid", "nothing changed");
+        } finally {
+            other.stop(0);
+        }
+        assertThat(retries.status(id).orElseThrow().state()).isEqualTo(TaskState.BLOCKED);
+
+        // the operator's own page: 403 without the token, the action with it (masked, as Spring Security
+        // hands it out, in the header)
+        browser.open("/dupguard/");
+        String post = "const done = arguments[arguments.length - 1];"
+                + "fetch('/dupguard/api/csrf').then(r => r.json()).then(c => fetch('/dupguard/api/tasks/" + id
+                + "/cancel', {method: 'POST', headers: Object.assign({'Content-Type':"
+                + " 'application/x-www-form-urlencoded'}, arguments[0] ? {[c.header]: c.token} : {}),"
+                + " body: 'reason=duplicate%20order&version=" + version + "'}))"
+                + ".then(r => done(r.status)).catch(e => done(String(e)));";
+        assertThat(browser.driver.executeAsyncScript(post, false)).isEqualTo(403L);
+        assertThat(retries.status(id).orElseThrow().state()).isEqualTo(TaskState.BLOCKED);
+        assertThat(browser.driver.executeAsyncScript(post, true)).isEqualTo(200L);
+        assertThat(retries.status(id).orElseThrow().state()).isEqualTo(TaskState.CANCELLED);
+        assertThat(jdbc.queryForObject(
+                        "select count(*) from cb_audit_" + SUFFIX + " where target = ?", Long.class, "task " + id))
+                .isOne();
     }
 
     @Test

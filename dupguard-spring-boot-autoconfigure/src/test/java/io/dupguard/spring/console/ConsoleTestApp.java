@@ -23,7 +23,9 @@ import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * A payments application with the console on: form login and HTTP basic, CSRF on (Spring Security's
- * default); users viewer/v (DUPGUARD_VIEWER), olga/o and bob/b (DUPGUARD_OPERATOR). Its charge
+ * default) except for the console's JSON API, which the application leaves out of Spring Security's
+ * CSRF protection ({@code ignoringRequestMatchers}), so the console's own check is the only one
+ * there; users viewer/v (DUPGUARD_VIEWER), olga/o and bob/b (DUPGUARD_OPERATOR). Its charge
  * handler refuses a card that has not been renewed, which parks the task BLOCKED and alerts. Its
  * stores are on the DataSource, its locks on Redis ({@code RedisLockProvider} under the key prefix
  * {@code console-test.redis-lock-prefix}), so the console lists the locks of both.
@@ -38,6 +40,7 @@ public class ConsoleTestApp {
         return http.authorizeHttpRequests(a -> a.anyRequest().authenticated())
                 .formLogin(Customizer.withDefaults())
                 .httpBasic(Customizer.withDefaults())
+                .csrf(c -> c.ignoringRequestMatchers("/dupguard/api/**"))
                 .build();
     }
 

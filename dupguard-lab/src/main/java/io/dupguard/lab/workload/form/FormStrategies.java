@@ -20,6 +20,8 @@ final class FormStrategies {
     static final String SCOPE = "post";
     static final Duration TOKEN_TTL = Duration.ofMinutes(30);
     static final Duration THROTTLE_WINDOW = Duration.ofSeconds(1);
+    /** How long a token submit waits for an attempt in flight: as the lab's idempotency waits. */
+    static final Duration WAIT = Duration.ofSeconds(10);
 
     private FormStrategies() {}
 
@@ -75,7 +77,8 @@ final class FormStrategies {
     /**
      * T1 on Redis ({@link RedisSubmissionTokens}), two-phase: the submit marks the token in use
      * under the lab's lease, inserts the post, then deletes the token; a failed insert puts the
-     * token back so the retry runs. A duplicate while the first attempt runs is refused.
+     * token back so the retry runs. A retry that finds its first attempt still running waits for it
+     * (up to {@link #WAIT}, like the lab's idempotency): refused if it completed, run if it failed.
      */
     static final class RedisToken implements FormStrategy {
         private final PostTable posts;
@@ -96,7 +99,7 @@ final class FormStrategies {
         @Override
         public String submit(FormSubmit s, Service service) throws SQLException {
             try {
-                return tokens.execute(scope, s.user(), s.formToken(), LabIdempotency.LEASE, () -> {
+                return tokens.execute(scope, s.user(), s.formToken(), LabIdempotency.LEASE, WAIT, () -> {
                     service.pause();
                     return posts.insert(s);
                 });

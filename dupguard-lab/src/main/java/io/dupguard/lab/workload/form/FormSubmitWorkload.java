@@ -194,7 +194,10 @@ public final class FormSubmitWorkload implements Workload {
                                         && r.content().equals(s.content()))) {
                     lost++;
                 }
-                if (!sent.acknowledged() && sent.refusals() > 0) {
+                // Refused on every attempt although nothing took effect: a submit whose post exists
+                // (its answer was lost with a crashed instance or a killed connection) was not lost
+                // to a refusal, and "already submitted" is the truth for it.
+                if (!sent.acknowledged() && sent.refusals() > 0 && rows.isEmpty()) {
                     refusedOutright++;
                 }
             }
