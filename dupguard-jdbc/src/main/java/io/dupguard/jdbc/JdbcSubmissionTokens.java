@@ -58,6 +58,8 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
     private final JdbcAccess access;
     /** Set once the table is known to have the lease columns. */
     private volatile boolean layoutChecked;
+    /** The dialect, once {@link #readyOutsideCaller()} prepared the store. */
+    private volatile SqlDialect readyDialect;
 
     private JdbcSubmissionTokens(JdbcAccess access) {
         this.access = access;
@@ -317,7 +319,12 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
 
     /** Detection, schema creation and the layout check on a pool connection, outside the caller's transaction. */
     private SqlDialect readyOutsideCaller() {
-        return access.withConnection("prepare token table", this::ready);
+        SqlDialect d = readyDialect;
+        if (d == null) {
+            d = access.withConnection("prepare token table", this::ready);
+            readyDialect = d;
+        }
+        return d;
     }
 
     /** The dialect, once the table is known to have the lease columns (adding them if the store creates its schema). */
