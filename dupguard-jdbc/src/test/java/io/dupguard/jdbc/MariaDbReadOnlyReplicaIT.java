@@ -8,6 +8,7 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.test.ExpectedWarnings;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -69,6 +70,7 @@ class MariaDbReadOnlyReplicaIT extends AbstractReadOnlyReplicaIT {
      * made writable again in a finally block. The new primary is the server on 3306.
      */
     @Test
+    @ExpectedWarnings("the completion refused as read-only is retried, with a warning")
     void aCompletionRefusedAsReadOnlyAfterADemotionIsRetriedOnANewConnectionToTheNewPrimary() throws Exception {
         String table = "dg_demoted_" + Long.toString(System.nanoTime(), 36);
         String oldPrimary = url("", HOSTS[0], "dupguard");
