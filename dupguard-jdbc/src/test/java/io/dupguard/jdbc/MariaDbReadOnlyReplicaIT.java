@@ -1,9 +1,11 @@
 package io.dupguard.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.ReadOnlyStoreException;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyConfig;
@@ -179,5 +181,36 @@ class MariaDbReadOnlyReplicaIT extends AbstractReadOnlyReplicaIT {
                         }
                     }
                 });
+    }
+
+    /**
+     * The replica with {@code read_only = 0} (its default): still refused before anything is written,
+     * as the administrator (who may list the replication sources) and as {@code dupguard} (who may
+     * not, and is refused from the running replication). {@code read_only} is set back in a finally
+     * block.
+     */
+    @Test
+    void aReplicaWithReadOnlyOffIsRefusedByItsReplicationSource() throws SQLException {
+        String table = "dg_k7_ro_off_" + Long.toString(System.nanoTime(), 36);
+        setReadOnly(replica, 0);
+        try {
+            for (DataSource ds : new DataSource[] {replica, replicaWriter}) {
+                assertThatThrownBy(() -> JdbcIdempotencyStore.builder(ds)
+                                .tableName(table)
+                                .createSchemaIfMissing(true)
+                                .build()
+                                .claim(IdempotencyKey.of("k7", "off"), Fingerprint.none(), "owner", Duration.ofSeconds(30)))
+                        .isInstanceOf(ReadOnlyStoreException.class)
+                        .hasMessageContaining(ds == replica ? "replicates from " + HOSTS[0] : "Slaves_running = 1")
+                        .hasMessageContaining("must write to the primary");
+            }
+            assertThat(count(
+                            replica,
+                            "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = '" + table + "'"))
+                    .as("nothing written on the replica")
+                    .isZero();
+        } finally {
+            setReadOnly(replica, 1);
+        }
     }
 }
