@@ -135,8 +135,10 @@ final class ReadOnlyCheck {
                 if (code == ER_SPECIFIC_ACCESS_DENIED || code == ER_ACCESS_DENIED || code == ER_TABLEACCESS_DENIED) {
                     return runningReplication(c);
                 }
-                // a syntax error (another server's statement) or a proxy that does not pass it on
-                // (ShardingSphere): the next form
+                // a syntax error (another server's statement): the next form
+            } catch (RuntimeException parserRefused) {
+                // ShardingSphere-JDBC's parser refuses a statement it does not know (its own
+                // unchecked exception): the next form; none known, the shards' read_only decides
             }
         }
         return null;
