@@ -1,5 +1,6 @@
 package io.dupguard.internal;
 
+import io.dupguard.ReadOnlyStoreException;
 import io.dupguard.StoreUnavailableException;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
@@ -155,13 +156,18 @@ public final class Watchdog {
     }
 
     /**
-     * Runs {@code attempt} until it succeeds, retrying a {@link StoreUnavailableException} with the
-     * renewals' backoff ({@code max(TICK, L/24)} doubling up to {@code L/6}) for as long as the
-     * lease still holds (until {@code validUntilNanos}, a {@link System#nanoTime()} value): a final
-     * write of the holder (a completion) is not given up on after one blip while no one else can
-     * have taken the lease over. Any other exception, and the last unavailability, propagate.
+     * Runs {@code attempt} until it succeeds, retrying a {@link StoreUnavailableException} or a
+     * {@link ReadOnlyStoreException} with the renewals' backoff ({@code max(TICK, L/24)} doubling up
+     * to {@code L/6}) for as long as the lease still holds (until {@code validUntilNanos}, a {@link
+     * System#nanoTime()} value): a final write of the holder (a completion) is not given up on after
+     * one blip while no one else can have taken the lease over. A read-only refusal is what a
+     * failover shows on a connection still open to the demoted primary; the JDBC stores drop such a
+     * connection, so the next attempt takes a new one from the pool, which reaches the new primary
+     * once the failover has moved the address. Any other exception, and the last failure, propagate.
      *
      * @throws StoreUnavailableException when the store stayed unreachable until the lease ran out
+     * @throws ReadOnlyStoreException when the store still refused the write as read-only when the
+     *     lease ran out
      */
     public static void retryWithinLease(long validUntilNanos, Duration lease, Runnable attempt) {
         long leaseNanos = lease.toNanos();
@@ -175,7 +181,7 @@ public final class Watchdog {
                     LOG.info("final write succeeded after {} failed attempt(s)", failures);
                 }
                 return;
-            } catch (StoreUnavailableException e) {
+            } catch (StoreUnavailableException | ReadOnlyStoreException e) {
                 failures++;
                 long left = validUntilNanos - System.nanoTime();
                 if (left <= TICK_NANOS) {

@@ -189,6 +189,7 @@ final class JdbcAccess {
                 c.setAutoCommit(false);
             }
             boolean commit = transaction || !autoCommit;
+            boolean discarded = false;
             try {
                 R result = fn.apply(c);
                 if (commit) {
@@ -200,13 +201,21 @@ final class JdbcAccess {
                     rollback(c, e.getCause());
                 }
                 throw sneaky(e.getCause());
-            } catch (SQLException | RuntimeException | Error e) {
+            } catch (SQLException e) {
+                if (ReadOnlyCheck.isReadOnlyRefusal(e)) {
+                    discarded = true;
+                    discard(c, e);
+                } else if (commit) {
+                    rollback(c, e);
+                }
+                throw e;
+            } catch (RuntimeException | Error e) {
                 if (commit) {
                     rollback(c, e);
                 }
                 throw e;
             } finally {
-                if (transaction && autoCommit) {
+                if (transaction && autoCommit && !discarded) {
                     c.setAutoCommit(true);
                 }
             }
@@ -242,6 +251,23 @@ final class JdbcAccess {
     @SuppressWarnings("unchecked")
     private static <X extends Throwable> RuntimeException sneaky(Throwable t) throws X {
         throw (X) t;
+    }
+
+    /**
+     * Drops a connection whose server refused a write as read-only — after a failover, a
+     * connection still open to the demoted primary — so the pool does not hand it out again: the
+     * next unit (a completion retried within its lease) takes a new connection, which reaches
+     * whatever server the address leads to now, and is checked again before its first statement.
+     * {@link Connection#abort} is JDBC's way to end a connection; a pool discards a connection
+     * closed under it when it comes back (HikariCP at once, or when it next checks it).
+     */
+    private void discard(Connection c, SQLException cause) {
+        writable = false;
+        try {
+            c.abort(Runnable::run);
+        } catch (SQLException | RuntimeException e) {
+            cause.addSuppressed(e);
+        }
     }
 
     private static void rollback(Connection c, Throwable cause) {

@@ -106,7 +106,7 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
     public <E extends Exception> Outcome<String> commit(String subject, String preId, IdempotentWork<String, E> work)
             throws E {
         Objects.requireNonNull(work, "work");
-        return commit(subject, preId, c -> work.call());
+        return commit(subject, preId, c -> work.call(), false);
     }
 
     /**
@@ -121,9 +121,18 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
      * @return the bound business id, and whether this call bound it ({@code FIRST}) or found it
      *     bound ({@code REPLAYED})
      * @throws E what {@code work} threw (then the transaction rolled back and nothing is bound)
+     * @throws UnsupportedOperationException through ShardingSphere-JDBC, before the work runs: the
+     *     binding row lives on the shard of its pre-id and the business row on its own, and
+     *     ShardingSphere's local transactions commit shard by shard, so the two could commit apart
+     *     (docs/scaling.md); use {@link #commit(String, String, IdempotentWork)} there
      */
     public <E extends Exception> Outcome<String> commit(String subject, String preId, SqlWork<String, E> work)
             throws E {
+        return commit(subject, preId, work, true);
+    }
+
+    private <E extends Exception> Outcome<String> commit(
+            String subject, String preId, SqlWork<String, E> work, boolean onTheConnection) throws E {
         Tokens.checkSubject(subject);
         Objects.requireNonNull(work, "work");
         if (!Tokens.wellFormed(preId)) {
@@ -133,6 +142,13 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
                 "commit submission",
                 c -> {
                     SqlDialect d = access.dialect(c);
+                    if (onTheConnection && access.sharded()) {
+                        throw new UnsupportedOperationException("commit(subject, preId, SqlWork) is not"
+                                + " available through ShardingSphere-JDBC: the binding row (sharded by pre_id) and"
+                                + " the business row the work writes are on different shards, and ShardingSphere"
+                                + " commits a local transaction shard by shard, so one could commit without the"
+                                + " other; use commit(subject, preId, IdempotentWork)");
+                    }
                     String bound = lockRow(c, d, subject, preId);
                     if (bound != null) {
                         return Outcome.replayed(bound);

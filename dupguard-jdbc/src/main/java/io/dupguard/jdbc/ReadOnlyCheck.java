@@ -17,8 +17,9 @@ import java.util.WeakHashMap;
  * <ol>
  *   <li>Before the first statement — once per store, or once per physical connection for the
  *       helpers that run on the caller's connection — ask the server: PostgreSQL {@code
- *       pg_is_in_recovery()} and {@code transaction_read_only}; MySQL/MariaDB {@code @@read_only}
- *       and {@code @@innodb_read_only}. A write is not a test: a MariaDB/MySQL account with {@code
+ *       pg_is_in_recovery()} and {@code transaction_read_only}; MySQL/MariaDB {@code @@read_only},
+ *       {@code @@innodb_read_only} and a configured replication source ({@link #replicationSource}),
+ *       and on Galera the session's {@code wsrep_sync_wait} ({@link #requireGaleraSyncWait}). A write is not a test: a MariaDB/MySQL account with {@code
  *       SUPER} or {@code READ_ONLY ADMIN} (root) writes to a read-only replica without an error.
  *   <li>Afterwards, with no further round trip: a write the server refuses as read-only (SQLState
  *       {@code 25006}; MySQL/MariaDB errors 1290 naming read-only, 1792, 1836; H2 90097) — a
@@ -44,7 +45,11 @@ final class ReadOnlyCheck {
     /**
      * Asks the server behind {@code c} whether it takes writes.
      *
-     * @throws ReadOnlyStoreException if it does not, naming the cause and the fix
+     * @throws ReadOnlyStoreException if it does not (a MySQL/MariaDB server configured with a
+     *     replication source counts as read-only whatever its {@code read_only}), naming the cause
+     *     and the fix
+     * @throws IllegalStateException if it is a Galera node without {@code wsrep_sync_wait} 7 in the
+     *     session ({@link #requireGaleraSyncWait})
      */
     static void requireWritable(Connection c, SqlDialect dialect, String store) throws SQLException {
         String cause =
@@ -85,9 +90,113 @@ final class ReadOnlyCheck {
             if (rs.getInt(2) != 0) {
                 return "the DataSource points at a MySQL/MariaDB server started read-only (@@innodb_read_only = 1)";
             }
+        }
+        String source = replicationSource(c);
+        if (source != null) {
+            return "the DataSource points at a MySQL/MariaDB replica (" + source + ", although @@read_only = 0:"
+                    + " writes there are lost from the primary's view and a failover may overwrite them)";
+        }
+        requireGaleraSyncWait(c);
+        return null;
+    }
+
+    /** Statements that list a server's replication sources, tried in order (a syntax error: the next). */
+    private static final String[] REPLICA_STATUS = {
+        "SHOW ALL SLAVES STATUS", // MariaDB: every connection of a multi-source replica
+        "SHOW REPLICA STATUS", // MySQL 8.0.22 and later
+        "SHOW SLAVE STATUS" // older MySQL
+    };
+
+    private static final int ER_SPECIFIC_ACCESS_DENIED = 1227;
+    private static final int ER_ACCESS_DENIED = 1045;
+    private static final int ER_TABLEACCESS_DENIED = 1142;
+
+    /**
+     * The replication source a MySQL/MariaDB server is configured with, as {@code "replicates from
+     * host:port"}, or null if none. {@code read_only} defaults to off on a replica, so it alone does
+     * not tell. Listing the sources needs a privilege ({@code REPLICA MONITOR}/{@code SLAVE MONITOR}
+     * or {@code SUPER} on MariaDB, {@code REPLICATION CLIENT} on MySQL); without it, MariaDB's
+     * {@code Slaves_running} status (which any account reads) shows a replica whose replication
+     * runs, and a MySQL replica is recognised only through {@code read_only}.
+     */
+    static String replicationSource(Connection c) throws SQLException {
+        for (String sql : REPLICA_STATUS) {
+            try (Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery(sql)) {
+                while (rs.next()) {
+                    String host = column(rs, "Source_Host", "Master_Host");
+                    if (host != null && !host.isBlank()) {
+                        return "replicates from " + host + ":" + column(rs, "Source_Port", "Master_Port");
+                    }
+                }
+                return null;
+            } catch (SQLException e) {
+                int code = e.getErrorCode();
+                if (code == ER_SPECIFIC_ACCESS_DENIED || code == ER_ACCESS_DENIED || code == ER_TABLEACCESS_DENIED) {
+                    return runningReplication(c);
+                }
+                // a syntax error (another server's statement): the next form
+            } catch (RuntimeException parserRefused) {
+                // ShardingSphere-JDBC's parser refuses a statement it does not know (its own
+                // unchecked exception): the next form; none known, the shards' read_only decides
+            }
+        }
+        return null;
+    }
+
+    /** MariaDB's count of running replica SQL threads, readable without a privilege; else null. */
+    private static String runningReplication(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SHOW GLOBAL STATUS LIKE 'Slaves_running'")) {
+            if (rs.next() && rs.getLong(2) > 0) {
+                return "its replication runs: Slaves_running = " + rs.getLong(2);
+            }
             return null;
         }
     }
+
+    private static String column(ResultSet rs, String name, String oldName) throws SQLException {
+        for (String n : new String[] {name, oldName}) {
+            try {
+                return rs.getString(n);
+            } catch (SQLException unknownColumn) {
+                // the other server's name
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Refuses a Galera node whose session does not wait for the cluster before reads, updates,
+     * deletes and inserts ({@code wsrep_sync_wait} bits 1, 2 and 4): a lock holder's check, a
+     * create-once check or a duplicate's claim on a node that has not yet applied another node's
+     * commit decides on an old row, and certification does not stop a duplicate that is another
+     * row. Refused rather than set per statement: the application's own reads inside a lock need
+     * the setting as much, and only the connection's session (the JDBC URL) gives it to them.
+     *
+     * @throws IllegalStateException naming the setting, its value and the fix
+     */
+    static void requireGaleraSyncWait(Connection c) throws SQLException {
+        if (!IdempotencySql.galera(c)) {
+            return;
+        }
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT @@session.wsrep_sync_wait")) {
+            rs.next();
+            long value = rs.getLong(1);
+            if ((value & GALERA_SYNC_WAIT) != GALERA_SYNC_WAIT) {
+                throw new IllegalStateException("the DataSource points at a Galera node whose session has"
+                        + " wsrep_sync_wait = " + value + "; dupguard needs at least " + GALERA_SYNC_WAIT
+                        + " (reads, updates, deletes and inserts wait until the node has applied the cluster's"
+                        + " earlier commits, or a check on one node misses another node's row): add"
+                        + " sessionVariables=wsrep_sync_wait=7 to the JDBC URL (MariaDB Connector/J), or set it"
+                        + " for the account or server");
+            }
+        }
+    }
+
+    /** The {@code wsrep_sync_wait} bits dupguard needs on Galera: reads (1), updates and deletes (2), inserts (4). */
+    static final int GALERA_SYNC_WAIT = 7;
 
     /** Whether the server refused {@code e}'s statement because it is read-only. */
     static boolean isReadOnlyRefusal(SQLException e) {

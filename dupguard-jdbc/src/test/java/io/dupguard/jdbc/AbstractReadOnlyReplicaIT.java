@@ -53,7 +53,7 @@ abstract class AbstractReadOnlyReplicaIT {
     final HikariDataSource primary;
     final HikariDataSource replica;
     /** An account that cannot write past read_only: the server refuses its writes. */
-    private final HikariDataSource replicaWriter;
+    final HikariDataSource replicaWriter;
 
     /**
      * @param primaryUrl the primary, as an administrator

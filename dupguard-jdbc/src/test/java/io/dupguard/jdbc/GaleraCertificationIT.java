@@ -1,6 +1,7 @@
 package io.dupguard.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.idempotency.Claim;
@@ -239,6 +240,35 @@ class GaleraCertificationIT {
         paused.close();
         assertThat(TestDatabases.count(node1, "SELECT balance FROM dupguard_test_fenced WHERE id = ?", id))
                 .isEqualTo(20);
+    }
+
+    /**
+     * A URL without {@code wsrep_sync_wait} (or with too little of it): the stores and the helpers on
+     * the caller's connection refuse the node before their first statement, naming the setting —
+     * a check there could miss another node's row and let a duplicate in.
+     */
+    @Test
+    void aNodeWhoseSessionDoesNotWaitForTheClusterIsRefusedNamingTheSetting() throws SQLException {
+        String url = TestDatabases.galeraUrls().get(0);
+        String bare = url.replaceAll("[&?]sessionVariables=wsrep_sync_wait=\\d+", "");
+        assertThat(bare).doesNotContain("wsrep_sync_wait");
+        for (String noWait : List.of(bare, bare + "&sessionVariables=wsrep_sync_wait=3")) {
+            try (HikariDataSource pool = AbstractReadOnlyReplicaIT.pool(noWait)) {
+                assertThatThrownBy(() -> TestDatabases.store(pool)
+                                .claim(key("no-sync-wait"), Fingerprint.none(), "owner", Duration.ofSeconds(30)))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("wsrep_sync_wait = " + (noWait.equals(bare) ? "0" : "3"))
+                        .hasMessageContaining("sessionVariables=wsrep_sync_wait=7");
+                assertThatThrownBy(() -> TestDatabases.locks(pool).tryAcquire(scope + ":no-sync-wait"))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("wsrep_sync_wait");
+                try (Connection c = pool.getConnection()) {
+                    assertThatThrownBy(() -> Cas.deduct(c, "dupguard_test_no_such_table", "id", 1, "stock", 1))
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("wsrep_sync_wait");
+                }
+            }
+        }
     }
 
     private static byte[] bytes(String s) {

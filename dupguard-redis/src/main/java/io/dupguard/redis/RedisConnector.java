@@ -64,7 +64,8 @@ final class RedisConnector implements AutoCloseable {
             RedisClusterCommands<String, byte[]> commands,
             RedisClusterAsyncCommands<String, byte[]> async,
             Function<String, RedisClusterCommands<String, byte[]>> owner,
-            Drops drops) {}
+            Drops drops,
+            Runnable refreshSlots) {}
 
     /**
      * How often the watched connections lost their socket. Lettuce reconnects a connection by itself
@@ -137,7 +138,7 @@ final class RedisConnector implements AutoCloseable {
                     RedisClusterCommands<String, byte[]> sync = c.sync();
                     Drops drops = new Drops();
                     drops.watch(c);
-                    return new Open(c, sync, c.async(), key -> sync, drops);
+                    return new Open(c, sync, c.async(), key -> sync, drops, () -> {});
                 },
                 false);
     }
@@ -149,7 +150,8 @@ final class RedisConnector implements AutoCloseable {
                 () -> {
                     StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
                     Drops drops = new Drops();
-                    return new Open(c, c.sync(), c.async(), key -> masterOf(c, key, drops), drops);
+                    return new Open(
+                            c, c.sync(), c.async(), key -> masterOf(c, key, drops), drops, client::refreshPartitions);
                 },
                 true);
     }
@@ -263,7 +265,20 @@ final class RedisConnector implements AutoCloseable {
             }
             long drops = dedicated.drops().count();
             try {
-                value = op.apply(node);
+                try {
+                    value = op.apply(node);
+                } catch (RedisException e) {
+                    if (!moved(e)) {
+                        throw e;
+                    }
+                    // A Cluster failover or slot move the slot map has not caught up with (Lettuce
+                    // refreshes it neither periodically nor on MOVED by default): the node refused
+                    // the write without running it. Refresh the map and write to the slot's owner now.
+                    dedicated.refreshSlots().run();
+                    node = dedicated.owner().apply(key);
+                    drops = dedicated.drops().count();
+                    value = op.apply(node);
+                }
             } catch (RedisException e) {
                 StoreUnavailableException unknown =
                         new StoreUnavailableException(STORE, what + " failed: " + e.getMessage(), e);
@@ -307,6 +322,12 @@ final class RedisConnector implements AutoCloseable {
             notDurable.addSuppressed(e);
         }
         throw notDurable;
+    }
+
+    /** Whether a node refused a command because another node owns its slot ({@code MOVED slot host:port}). */
+    private static boolean moved(RedisException e) {
+        String message = e.getMessage();
+        return message != null && message.startsWith("MOVED ");
     }
 
     /** The sync commands of the node connection to the master owning {@code key}'s slot. */
