@@ -409,13 +409,55 @@ final class JdbcBatchClaims {
                 ps.addBatch();
             }
             int[] counts = ps.executeBatch();
+            List<BatchCompletion> untold = new java.util.ArrayList<>();
             for (int i = 0; i < counts.length; i++) {
-                if (counts[i] == 1 || counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
+                if (counts[i] == 1) {
                     lost.remove(completions.get(i).key());
+                } else if (counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
+                    untold.add(completions.get(i));
                 }
+            }
+            if (!untold.isEmpty()) {
+                lost.removeAll(completedAsWritten(c, untold));
             }
         }
         return lost;
+    }
+
+    /**
+     * For a driver that ran a batch without telling each statement's count (MariaDB Connector/J
+     * with {@code useBulkStmts=true} answers {@link java.sql.Statement#SUCCESS_NO_INFO}): the keys
+     * whose rows now carry the completion as written — its status and payload, no owner. A key a
+     * caller took over and completed with the same outcome reads the same, and is counted as ours.
+     */
+    private Set<IdempotencyKey> completedAsWritten(Connection c, List<BatchCompletion> completions)
+            throws SQLException {
+        Map<IdempotencyKey, BatchCompletion> byKey = new HashMap<>();
+        completions.forEach(x -> byKey.put(x.key(), x));
+        Set<IdempotencyKey> done = new HashSet<>();
+        String pairs =
+                String.join(" OR ", java.util.Collections.nCopies(completions.size(), "(scope = ? AND idem_key = ?)"));
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT scope, idem_key, status, payload FROM " + table + " WHERE owner IS NULL AND (" + pairs + ")")) {
+            int p = 1;
+            for (BatchCompletion x : completions) {
+                bindKey(ps, p, x.key());
+                p += 2;
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    byte[] key = rs.getBytes(2);
+                    IdempotencyKey k = IdempotencyKey.of(rs.getString(1), new String(key, StandardCharsets.UTF_8));
+                    BatchCompletion x = byKey.get(k);
+                    if (x != null
+                            && status(x.status()).equals(rs.getString(3).trim())
+                            && Arrays.equals(x.payload(), rs.getBytes(4))) {
+                        done.add(k);
+                    }
+                }
+            }
+        }
+        return done;
     }
 
     /** Releases in one statement (PostgreSQL, two keys or more) or one JDBC batch of the single-key release. */
