@@ -24,19 +24,22 @@ import java.util.Set;
  * The batch statements of {@link JdbcIdempotencyStore}, one dialect and table. Per batch:
  *
  * <ol>
- *   <li>PostgreSQL: the claim is one statement: the keys as arrays ({@code unnest}), an {@code
- *       INSERT … ON CONFLICT DO NOTHING} that inserts the new keys and leaves the existing rows
- *       unlocked (a {@code DO UPDATE … WHERE expires_at <= now} would lock and log every duplicate's
- *       row; dupguard-bench/pgbench/consumer-claim), and a read of the other keys' rows in the same
- *       statement. An expired row among them goes through the single-key takeover. Completion is
- *       one statement ({@code INSERT … ON CONFLICT
- *       DO UPDATE} of the rows found key by key and locked, {@code LATERAL … FOR UPDATE}), release
- *       one {@code DELETE} of them by tuple id. The claim and the completion reach the table only
- *       through its primary key, one probe per key, on every table size and in every cached plan: a
- *       plain join of the keys with the table lets the planner pick a hash join over a sequential
- *       scan of the whole table — on a small or freshly truncated table, and in a generic plan
- *       cached while the table was small, still used once it has grown (a sequential scan per batch
- *       of a 20,000-row table took 10–40 ms against under 1 ms through the index).
+ *   <li>PostgreSQL: the claim is the insert of every key from arrays ({@code unnest}) with {@code
+ *       ON CONFLICT DO NOTHING RETURNING} the keys it inserted, which leaves existing rows unlocked
+ *       (a {@code DO UPDATE … WHERE expires_at <= now} would lock and log every duplicate's row;
+ *       dupguard-bench/pgbench/consumer-claim) and reaches the table only through its arbiter
+ *       index, so no plan of it can read the table sequentially. A batch whose keys are all new
+ *       costs that one statement; otherwise one read of the rows of the keys it did not insert
+ *       follows. An expired row among them goes through the single-key takeover. Completion is one
+ *       statement ({@code INSERT … ON CONFLICT DO UPDATE} of the rows found key by key and locked,
+ *       {@code LATERAL … FOR UPDATE}), release one {@code DELETE} of them by tuple id. The read,
+ *       the completion and the release are planned on every execution (pgJDBC does not prepare
+ *       them on the server): a plan that the server cached while the table was empty — a new
+ *       deployment, a truncated or purged table, statistics analyzed then — reads the table
+ *       sequentially, at no cost on zero pages, and a connection would keep using it long after
+ *       the table has grown (a sequential scan per batch of a 20,000-row table took 10–40 ms
+ *       against under 1 ms through the index; an independent consumer check measured a quarter of
+ *       the throughput). A plan made at the execution sees the table's present size.
  *   <li>MariaDB 10.5+: the claim is one multi-row {@code INSERT … ON DUPLICATE KEY UPDATE scope =
  *       scope RETURNING …}, answering every key with its row (ours or the existing one). MySQL
  *       (no {@code RETURNING}): the same insert without it, then one read of the keys: two round
@@ -91,6 +94,8 @@ final class JdbcBatchClaims {
     private final String pgClaim;
     /** {@link #pgClaim} writing completed rows (the transactional mode's claim of a {@code Void} result). */
     private final String pgClaimDone;
+    /** The read of the rows of keys {@link #pgClaim} did not insert. */
+    private final String pgExisting;
 
     private final String pgComplete;
     private final String pgRelease;
@@ -104,6 +109,7 @@ final class JdbcBatchClaims {
         String purgeCol = s.purgeColumn ? ", purge_after" : "";
         this.pgClaim = pgClaim(table, false);
         this.pgClaimDone = pgClaim(table, true);
+        this.pgExisting = pgExisting(s, table);
         // The batch's own rows are found key by key through the primary key and locked (FOR UPDATE
         // in a LATERAL subquery: one index probe per key, on every table size and in every cached
         // plan). The completion then writes them through an INSERT … ON CONFLICT DO UPDATE, whose
@@ -131,26 +137,27 @@ final class JdbcBatchClaims {
     }
 
     /**
-     * The PostgreSQL claim: in-progress rows, or ({@code done}) completed rows carrying one payload
-     * for all (a parameter after the owner).
+     * The PostgreSQL claim's insert: in-progress rows, or ({@code done}) completed rows carrying
+     * one payload for all (a parameter after the owner). It reaches the table only through its
+     * arbiter index (the primary key), so no plan of it can scan the table, and it returns the keys
+     * it inserted.
      */
     private String pgClaim(String table, boolean done) {
-        SqlDialect d = s.dialect;
-        String nowPlus = d.nowPlusMillisParam();
-        String input = "(SELECT u.scope COLLATE \"C\" AS scope, u.idem_key COLLATE \"C\" AS idem_key";
-        return "WITH input AS " + input + ", u.fingerprint, u.ord"
-                + " FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(scope, idem_key, fingerprint, ord)),"
-                + " claimed AS (INSERT INTO " + table + " AS r (scope, idem_key, status, fingerprint, owner, payload,"
-                + " expires_at" + (s.purgeColumn ? ", purge_after" : "") + ") SELECT scope, idem_key, "
-                + (done ? "'C'" : "'P'") + ", fingerprint, ?, " + (done ? "?::bytea" : "NULL::bytea") + ", " + nowPlus
-                + (s.purgeColumn ? ", " + nowPlus : "") + " FROM input ORDER BY ord"
-                + " ON CONFLICT (scope, idem_key) DO NOTHING RETURNING r.scope, r.idem_key, true AS inserted)"
-                + " SELECT r.status, r.fingerprint, r.owner, r.payload, CASE WHEN r.expires_at > " + d.now()
-                + " THEN 1 ELSE 0 END, c.inserted FROM input i"
-                + " LEFT JOIN claimed c ON c.scope = i.scope AND c.idem_key = i.idem_key"
-                + " LEFT JOIN LATERAL (SELECT x.status, x.fingerprint, x.owner, x.payload, x.expires_at FROM " + table
-                + " x WHERE c.scope IS NULL AND x.scope = i.scope AND x.idem_key = i.idem_key OFFSET 0) r ON true"
-                + " ORDER BY i.ord";
+        String nowPlus = s.dialect.nowPlusMillisParam();
+        return "INSERT INTO " + table + " AS r (scope, idem_key, status, fingerprint, owner, payload, expires_at"
+                + (s.purgeColumn ? ", purge_after" : "") + ") SELECT u.scope, u.idem_key, "
+                + (done ? "'C'" : "'P'") + ", u.fingerprint, ?, " + (done ? "?::bytea" : "NULL::bytea") + ", " + nowPlus
+                + (s.purgeColumn ? ", " + nowPlus : "")
+                + " FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(scope, idem_key, fingerprint, ord)"
+                + " ORDER BY u.ord ON CONFLICT (scope, idem_key) DO NOTHING RETURNING r.scope, r.idem_key";
+    }
+
+    /** The rows of the keys the claim's insert did not take (their rows existed). */
+    private static String pgExisting(IdempotencySql s, String table) {
+        return "SELECT x.scope, x.idem_key, x.status, x.fingerprint, x.owner, x.payload, CASE WHEN x.expires_at > "
+                + s.dialect.now() + " THEN 1 ELSE 0 END FROM " + table + " x WHERE (x.scope, x.idem_key) IN"
+                + " (SELECT u.scope COLLATE \"C\", u.idem_key COLLATE \"C\" FROM unnest(?::text[], ?::text[]) AS"
+                + " u(scope, idem_key))";
     }
 
     /** The keys of a batch must be distinct: one statement cannot claim a row twice. */
@@ -185,35 +192,86 @@ final class JdbcBatchClaims {
         return Arrays.asList(claims);
     }
 
+    /**
+     * The insert of every key, then, only if it left keys out, one read of those keys' rows. The
+     * read is planned on every execution ({@link #planEachTime}): a plan cached by the connection
+     * while the table was small could read the table sequentially long after it has grown, and a
+     * plan made now sees the table's present size.
+     */
     private void claimPostgres(Connection c, List<BatchEntry> entries, ClaimRow row, Claim[] claims)
             throws SQLException {
+        Map<IdempotencyKey, Integer> position = positions(entries);
         try (PreparedStatement ps = c.prepareStatement(row.donePayload() == null ? pgClaim : pgClaimDone)) {
-            ps.setArray(1, texts(c, entries.stream().map(e -> e.key().scope()).toList()));
-            ps.setArray(2, texts(c, entries.stream().map(e -> e.key().key()).toList()));
+            int p = row.bind(ps, 1, s);
+            ps.setArray(p++, texts(c, entries.stream().map(e -> e.key().scope()).toList()));
+            ps.setArray(p++, texts(c, entries.stream().map(e -> e.key().key()).toList()));
             ps.setArray(
-                    3, texts(c, entries.stream().map(e -> e.fingerprint().hex()).toList()));
-            row.bind(ps, 4, s);
+                    p, texts(c, entries.stream().map(e -> e.fingerprint().hex()).toList()));
             try (ResultSet rs = ps.executeQuery()) {
-                for (int i = 0; rs.next(); i++) {
-                    boolean inserted = rs.getBoolean(6);
-                    if (!rs.wasNull()) {
-                        claims[i] = inserted ? Claim.FRESH : Claim.TAKEOVER;
-                    } else {
-                        claims[i] = existing(rs, entries.get(i).key());
+                while (rs.next()) {
+                    Integer i = position.get(IdempotencyKey.of(rs.getString(1), rs.getString(2)));
+                    if (i != null) {
+                        claims[i] = Claim.FRESH;
+                    }
+                }
+            }
+        }
+        List<IdempotencyKey> others = new java.util.ArrayList<>();
+        for (int i = 0; i < claims.length; i++) {
+            if (claims[i] == null) {
+                others.add(entries.get(i).key());
+            }
+        }
+        if (others.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(pgExisting)) {
+            planEachTime(ps);
+            ps.setArray(1, texts(c, others.stream().map(IdempotencyKey::scope).toList()));
+            ps.setArray(2, texts(c, others.stream().map(IdempotencyKey::key).toList()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    IdempotencyKey key = IdempotencyKey.of(rs.getString(1), rs.getString(2));
+                    Integer i = position.get(key);
+                    if (i != null) {
+                        claims[i] = existing(rs, 3, key);
                     }
                 }
             }
         }
     }
 
-    private void claimMysql(Connection c, List<BatchEntry> entries, ClaimRow row, Claim[] claims) throws SQLException {
-        String columns = "status, fingerprint, owner, payload, CASE WHEN expires_at > " + s.dialect.now()
-                + " THEN 1 ELSE 0 END, scope, idem_key";
-        String insert = mysqlInsert(entries.size(), row.donePayload() != null);
+    /**
+     * Keeps pgJDBC from preparing {@code ps} on the server, so that the server plans it on every
+     * execution with the table's present size rather than reusing a plan it cached. Another driver,
+     * or one behind a wrapper that does not unwrap, keeps its own behaviour.
+     */
+    private static void planEachTime(PreparedStatement ps) {
+        try {
+            if (ps.isWrapperFor(org.postgresql.PGStatement.class)) {
+                Object statement = ps.unwrap(org.postgresql.PGStatement.class);
+                if (statement instanceof org.postgresql.PGStatement pg) {
+                    pg.setPrepareThreshold(0);
+                }
+            }
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            // not pgJDBC, or a wrapper that does not unwrap: nothing to change
+        }
+    }
+
+    private static Map<IdempotencyKey, Integer> positions(List<BatchEntry> entries) {
         Map<IdempotencyKey, Integer> position = new HashMap<>();
         for (int i = 0; i < entries.size(); i++) {
             position.put(entries.get(i).key(), i);
         }
+        return position;
+    }
+
+    private void claimMysql(Connection c, List<BatchEntry> entries, ClaimRow row, Claim[] claims) throws SQLException {
+        String columns = "status, fingerprint, owner, payload, CASE WHEN expires_at > " + s.dialect.now()
+                + " THEN 1 ELSE 0 END, scope, idem_key";
+        String insert = mysqlInsert(entries.size(), row.donePayload() != null);
+        Map<IdempotencyKey, Integer> position = positions(entries);
         if (s.insertReturning != null) {
             try (PreparedStatement ps = c.prepareStatement(insert + " RETURNING " + columns)) {
                 bindMysqlInsert(ps, entries, row);
@@ -280,7 +338,12 @@ final class JdbcBatchClaims {
 
     /** The row at {@code rs} as an existing claim if it is live, else null (settled one key at a time). */
     private Claim existing(ResultSet rs, IdempotencyKey key) throws SQLException {
-        JdbcIdempotencyStore.Row row = JdbcIdempotencyStore.readCurrentRow(rs, s);
+        return existing(rs, 1, key);
+    }
+
+    /** {@link #existing(ResultSet, IdempotencyKey)} of the row's columns from {@code first}. */
+    private Claim existing(ResultSet rs, int first, IdempotencyKey key) throws SQLException {
+        JdbcIdempotencyStore.Row row = JdbcIdempotencyStore.readCurrentRow(rs, first, s);
         return row != null && row.live() ? new Claim.Existing(row.toRecord(key)) : null;
     }
 
@@ -297,6 +360,7 @@ final class JdbcBatchClaims {
                     .sorted(Comparator.comparing(BatchCompletion::key, CLAIM_ORDER))
                     .toList();
             try (PreparedStatement ps = c.prepareStatement(pgComplete)) {
+                planEachTime(ps);
                 int p = 1;
                 ps.setArray(
                         p++,
@@ -345,13 +409,55 @@ final class JdbcBatchClaims {
                 ps.addBatch();
             }
             int[] counts = ps.executeBatch();
+            List<BatchCompletion> untold = new java.util.ArrayList<>();
             for (int i = 0; i < counts.length; i++) {
-                if (counts[i] == 1 || counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
+                if (counts[i] == 1) {
                     lost.remove(completions.get(i).key());
+                } else if (counts[i] == java.sql.Statement.SUCCESS_NO_INFO) {
+                    untold.add(completions.get(i));
                 }
+            }
+            if (!untold.isEmpty()) {
+                lost.removeAll(completedAsWritten(c, untold));
             }
         }
         return lost;
+    }
+
+    /**
+     * For a driver that ran a batch without telling each statement's count (MariaDB Connector/J
+     * with {@code useBulkStmts=true} answers {@link java.sql.Statement#SUCCESS_NO_INFO}): the keys
+     * whose rows now carry the completion as written — its status and payload, no owner. A key a
+     * caller took over and completed with the same outcome reads the same, and is counted as ours.
+     */
+    private Set<IdempotencyKey> completedAsWritten(Connection c, List<BatchCompletion> completions)
+            throws SQLException {
+        Map<IdempotencyKey, BatchCompletion> byKey = new HashMap<>();
+        completions.forEach(x -> byKey.put(x.key(), x));
+        Set<IdempotencyKey> done = new HashSet<>();
+        String pairs =
+                String.join(" OR ", java.util.Collections.nCopies(completions.size(), "(scope = ? AND idem_key = ?)"));
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT scope, idem_key, status, payload FROM " + table + " WHERE owner IS NULL AND (" + pairs + ")")) {
+            int p = 1;
+            for (BatchCompletion x : completions) {
+                bindKey(ps, p, x.key());
+                p += 2;
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    byte[] key = rs.getBytes(2);
+                    IdempotencyKey k = IdempotencyKey.of(rs.getString(1), new String(key, StandardCharsets.UTF_8));
+                    BatchCompletion x = byKey.get(k);
+                    if (x != null
+                            && status(x.status()).equals(rs.getString(3).trim())
+                            && Arrays.equals(x.payload(), rs.getBytes(4))) {
+                        done.add(k);
+                    }
+                }
+            }
+        }
+        return done;
     }
 
     /** Releases in one statement (PostgreSQL, two keys or more) or one JDBC batch of the single-key release. */
@@ -359,6 +465,7 @@ final class JdbcBatchClaims {
         if (s.dialect == SqlDialect.POSTGRESQL && !keyByKey && keys.size() > 1) {
             keys = keys.stream().sorted(CLAIM_ORDER).toList();
             try (PreparedStatement ps = c.prepareStatement(pgRelease)) {
+                planEachTime(ps);
                 ps.setArray(1, texts(c, keys.stream().map(IdempotencyKey::scope).toList()));
                 ps.setArray(2, texts(c, keys.stream().map(IdempotencyKey::key).toList()));
                 ps.setString(3, owner);

@@ -552,16 +552,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** The result set's current row ({@code status, fingerprint, owner, payload, live, …}), or null if it has none (an outer join's empty side). */
     static Row readCurrentRow(ResultSet rs, IdempotencySql s) throws SQLException {
-        return rs.getString(1) == null ? null : row(rs, s, true);
+        return readCurrentRow(rs, 1, s);
+    }
+
+    /** {@link #readCurrentRow(ResultSet, IdempotencySql)} of the columns from {@code first}. */
+    static Row readCurrentRow(ResultSet rs, int first, IdempotencySql s) throws SQLException {
+        return rs.getString(first) == null ? null : row(rs, first, s, true);
     }
 
     private static Row row(ResultSet rs, IdempotencySql s, boolean withLiveFlag) throws SQLException {
+        return row(rs, 1, s, withLiveFlag);
+    }
+
+    private static Row row(ResultSet rs, int first, IdempotencySql s, boolean withLiveFlag) throws SQLException {
         return new Row(
-                rs.getString(1),
-                s.binaryFingerprint ? HEX.formatHex(rs.getBytes(2)) : rs.getString(2),
-                rs.getString(3),
-                rs.getBytes(4),
-                !withLiveFlag || rs.getInt(5) == 1);
+                rs.getString(first),
+                s.binaryFingerprint ? HEX.formatHex(rs.getBytes(first + 1)) : rs.getString(first + 1),
+                rs.getString(first + 2),
+                rs.getBytes(first + 3),
+                !withLiveFlag || rs.getInt(first + 4) == 1);
     }
 
     record Row(String status, String fingerprint, String owner, byte[] payload, boolean live) {

@@ -51,6 +51,10 @@ class PostgresBatchPlanIT {
     }
 
     private void execute(String sql) throws SQLException {
+        execute(ds, sql);
+    }
+
+    private static void execute(javax.sql.DataSource ds, String sql) throws SQLException {
         try (Connection c = ds.getConnection();
                 Statement st = c.createStatement()) {
             st.execute(sql);
@@ -75,9 +79,13 @@ class PostgresBatchPlanIT {
      * (this transaction's, and possibly earlier ones' of the same connection): compare two readings.
      */
     private static long seqScans(Connection c) throws SQLException {
+        return seqScans(c, TABLE);
+    }
+
+    private static long seqScans(Connection c, String table) throws SQLException {
         try (Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery(
-                        "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = '" + TABLE + "'")) {
+                        "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = '" + table + "'")) {
             return rs.next() ? rs.getLong(1) : 0;
         }
     }
@@ -91,6 +99,12 @@ class PostgresBatchPlanIT {
      * writes the rows completed (its own statement) and no completion follows.
      */
     private <T> void complete(Connection c, List<BatchEntry> batch, Class<T> type, T value) throws SQLException {
+        complete(tx, c, batch, type, value);
+    }
+
+    private static <T> void complete(
+            JdbcTransactionalIdempotency tx, Connection c, List<BatchEntry> batch, Class<T> type, T value)
+            throws SQLException {
         List<BatchResult<T>> results = tx.<T, SQLException>executeBatch(c, batch, type, (claimed, progress) -> {
             for (BatchEntry e : claimed) {
                 progress.done(e.key(), value);
@@ -100,6 +114,10 @@ class PostgresBatchPlanIT {
     }
 
     private void release(Connection c, List<BatchEntry> batch, Class<?> type) {
+        release(tx, c, batch, type);
+    }
+
+    private static void release(JdbcTransactionalIdempotency tx, Connection c, List<BatchEntry> batch, Class<?> type) {
         assertThatThrownBy(() -> tx.executeBatch(c, batch, type, (claimed, progress) -> {
                     throw new SQLException("the handler failed");
                 }))
@@ -147,5 +165,57 @@ class PostgresBatchPlanIT {
             assertThat(seqScans(c) - before).isZero();
             c.commit();
         }
+    }
+
+    /**
+     * Every batch statement is planned on an empty, analyzed table (zero pages, zero rows: a
+     * sequential scan costs nothing) on one connection that keeps its prepared statements and
+     * their generic plans; the table then grows to {@value #ROWS} rows with no new statistics, and
+     * the same connection claims (new keys, recorded keys), completes and releases batches again.
+     * The table is this test's own (and autovacuum is off for it, so no analyze replaces the plans).
+     */
+    @Test
+    void plansMadeOnAnEmptyAnalyzedTableDoNotScanItOnceItGrew() throws SQLException {
+        String table = "dupguard_test_plan_" + Long.toHexString(System.nanoTime());
+        try {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
+                    .tableName(table)
+                    .createSchemaIfMissing(true)
+                    .build();
+            store.dialect();
+            JdbcTransactionalIdempotency own = JdbcTransactionalIdempotency.of(store);
+            execute("ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
+            execute("ANALYZE " + table);
+            try (Connection c = ds.getConnection()) {
+                c.setAutoCommit(false);
+                try (Statement st = c.createStatement()) {
+                    st.execute("SET plan_cache_mode = force_generic_plan");
+                }
+                for (int round = 0; round < 8; round++) { // past pgJDBC's prepareThreshold: server-side plans
+                    every(own, c, "e" + round);
+                    c.commit();
+                }
+                execute("INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, payload, expires_at,"
+                        + " purge_after) SELECT 'old', 'k-' || g, 'C', md5(g::text), NULL, NULL,"
+                        + " now() + interval '1 day', now() + interval '1 day' FROM generate_series(1, " + ROWS
+                        + ") g");
+                long before = seqScans(c, table);
+                every(own, c, "g");
+                assertThat(seqScans(c, table) - before).isZero();
+                c.commit();
+            }
+        } finally {
+            execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+
+    /** Each batch statement once or more: claims of new and of recorded keys, completion, release. */
+    private static void every(JdbcTransactionalIdempotency tx, Connection c, String scope) throws SQLException {
+        complete(tx, c, batch(scope, 0, 100), String.class, "ok"); // claim + completion of new keys
+        complete(tx, c, batch(scope, 50, 150), String.class, "ok"); // half of them recorded: read
+        release(tx, c, batch(scope + "f", 0, 100), String.class); // claim, then release
+        complete(tx, c, batch(scope + "v", 0, 100), Void.class, null); // completed rows claimed
+        complete(tx, c, batch(scope + "v", 50, 150), Void.class, null);
+        release(tx, c, batch(scope + "fv", 0, 100), Void.class); // completed rows claimed, then deleted
     }
 }

@@ -35,6 +35,9 @@ final class StatementCounter {
                     } catch (InvocationTargetException e) {
                         throw e.getCause();
                     }
+                    if (method.getName().equals("unwrap")) {
+                        return result; // the driver's own object, as asked for
+                    }
                     if (result instanceof Connection c) {
                         return proxy(Connection.class, c, count);
                     }

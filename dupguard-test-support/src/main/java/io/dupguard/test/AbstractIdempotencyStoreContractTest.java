@@ -454,7 +454,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
     @ExpectedWarnings("renewals fail while the store is cut off, and the pool or driver reports the outage")
     public void renewalSurvivesAStoreBlipAndNoDuplicateRuns() throws Exception {
         StoreOutage.Fixture<IdempotencyStore> f = outageFixture();
-        Duration lease = Duration.ofSeconds(3);
+        Duration lease = Duration.ofSeconds(2);
         LeaseLossCounter losses = new LeaseLossCounter();
         Idempotency owner = Idempotency.of(
                 f.store(),
@@ -469,9 +469,11 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         Future<Outcome<String>> first =
                 pool.submit(() -> owner.execute(key("blip"), Fingerprint.none(), String.class, () -> {
                     effects.incrementAndGet();
-                    f.outage().begin(Duration.ofMillis(1200)); // the first renewal (at 1 s) falls inside it
+                    // The first renewal (at L/3, 667 ms) falls inside it; the retries reach the store
+                    // again with more than a second of the lease left.
+                    f.outage().begin(Duration.ofMillis(800));
                     running.countDown();
-                    workFor(lease.plusMillis(1500)); // far past the lease: only renewal keeps the claim
+                    workFor(lease.plusMillis(1000)); // far past the lease: only renewal keeps the claim
                     return "charged";
                 }));
         running.await(20, TimeUnit.SECONDS);
@@ -551,12 +553,17 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         Idempotency owner = Idempotency.of(
                 f.store(),
                 IdempotencyConfig.custom().inFlightLease(lease).listener(losses).build());
-        Idempotency rescuer =
-                Idempotency.of(f.otherMachine(), IdempotencyConfig.custom().build());
+        // The rescuer's lease is as short: a claim of its that a paused server queued, after its
+        // client gave up waiting, and ran once the pause ended holds the key only that long.
+        Idempotency rescuer = Idempotency.of(
+                f.otherMachine(),
+                IdempotencyConfig.custom().inFlightLease(lease).build());
         CountDownLatch takenOver = new CountDownLatch(1);
-        Duration outage = Duration.ofSeconds(4);
+        // Twice the lease: every renewal the watchdog tries within the lease meets it (a late one
+        // finds the lease run out in the store), and the rescuer takes over once it ends.
+        Duration outage = Duration.ofSeconds(2);
         long outageEnds =
-                System.nanoTime() + outage.toNanos() + Duration.ofSeconds(1).toNanos();
+                System.nanoTime() + outage.toNanos() + Duration.ofMillis(500).toNanos();
 
         Future<Object> ownerCall = pool.submit(() -> {
             try {
