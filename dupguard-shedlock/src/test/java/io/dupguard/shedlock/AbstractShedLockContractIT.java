@@ -100,14 +100,17 @@ abstract class AbstractShedLockContractIT {
     private CountDownLatch startLongJob(boolean renewal, Duration atMost) throws InterruptedException {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
-        pool.submit(() -> executor(0, renewal).executeWithLock((Runnable) () -> {
-            started.countDown();
-            try {
-                finish.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, config(atMost, Duration.ZERO)));
+        pool.submit(() -> executor(0, renewal)
+                .executeWithLock(
+                        (Runnable) () -> {
+                            started.countDown();
+                            try {
+                                finish.await(30, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        config(atMost, Duration.ZERO)));
         assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
         return finish;
     }
@@ -126,7 +129,8 @@ abstract class AbstractShedLockContractIT {
         AtomicBoolean ran = new AtomicBoolean();
         LockingTaskExecutor other = executor(1, true);
         // Four lockAtMostFor of the other node trying all the time.
-        await().during(Duration.ofMillis(3600)).atMost(Duration.ofSeconds(10))
+        await().during(Duration.ofMillis(3600))
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> !otherRan(other, atMost, ran));
         finish.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> otherRan(other, atMost, ran));
