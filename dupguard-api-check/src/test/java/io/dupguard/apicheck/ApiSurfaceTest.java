@@ -53,6 +53,8 @@ class ApiSurfaceTest {
                 "dupguard-jdbc",
                 "dupguard-redis",
                 "dupguard-zookeeper",
+                "dupguard-shedlock",
+                "dupguard-spring-integration",
                 "dupguard-jackson",
                 "dupguard-console",
                 "dupguard-spring-boot-autoconfigure");

@@ -39,6 +39,8 @@ import tools.jackson.databind.json.JsonMapper;
     DupguardAmqpConfiguration.class,
     DupguardKafkaConfiguration.class,
     DupguardRetryConfiguration.class,
+    DupguardShedLockConfiguration.class,
+    DupguardLockRegistryConfiguration.class,
     JdbcStoreConfiguration.class,
     DupguardBackstopConfiguration.class,
     RedisStoreConfiguration.class,
