@@ -4,6 +4,7 @@ import io.dupguard.lab.probe.HttpProbe;
 import io.dupguard.lab.probe.Probe;
 import io.dupguard.lab.probe.ProbeInputException;
 import io.dupguard.lab.probe.ProbeReport;
+import io.dupguard.lab.probe.RabbitProbe;
 import io.dupguard.lab.report.JsonReport;
 import io.dupguard.lab.report.ProbeHtmlReport;
 import io.dupguard.lab.report.ProbeTextReport;
@@ -28,7 +29,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "Point the lab at your own running service and find out whether it takes each request once.",
-        subcommands = ProbeCommand.Http.class,
+        subcommands = {ProbeCommand.Http.class, ProbeCommand.Rabbit.class},
         footer = {"", "More: docs/probe.md"})
 final class ProbeCommand implements Callable<Integer> {
     @Spec
@@ -38,6 +39,152 @@ final class ProbeCommand implements Callable<Integer> {
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getErr());
         return DupguardCli.USAGE;
+    }
+
+    /** Prints the verdicts (the table, or JSON), writes the HTML report; the exit status. */
+    static int output(ProbeReport report, boolean json, Path html, PrintWriter out, PrintWriter err)
+            throws IOException {
+        if (json) {
+            out.println(JsonReport.json(report));
+        } else {
+            ProbeTextReport.print(report, out);
+        }
+        if (html != null) {
+            ProbeHtmlReport.write(report, html);
+            err.println("html: " + html);
+        }
+        out.flush();
+        return report.ok() ? DupguardCli.OK : DupguardCli.INVARIANT_BROKEN;
+    }
+
+    /** {@code dupguard probe rabbitmq}. */
+    @Command(
+            name = "rabbitmq",
+            mixinStandardHelpOptions = true,
+            versionProvider = VersionProvider.class,
+            sortOptions = false,
+            description = {
+                "Publishes the message scenarios (the same message N times, a redelivery through a consumer of the"
+                        + " probe's own that nacks with requeue, the same id with another body, no id) to a queue"
+                        + " your running service consumes, each on fresh keys, then counts each key's effects with"
+                        + " --effects-sql.",
+                "Exits 1 if any key took effect twice or more, or not at all; 2 on bad input or an unreachable"
+                        + " broker, queue (or one without a consumer) or database, before any message is published."
+            },
+            footer = {"", "More: docs/probe.md"})
+    static final class Rabbit implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+
+        @Option(names = "--uri", paramLabel = "URI", description = "The broker (default: ${DEFAULT-VALUE})")
+        private String uri = "amqp://guest:guest@127.0.0.1:5672";
+
+        @Option(names = "--queue", required = true, paramLabel = "NAME", description = "The queue the service consumes")
+        private String queue;
+
+        @Option(
+                names = "--exchange",
+                paramLabel = "NAME",
+                description = "Publish to this exchange with --routing-key (default: the default exchange, to --queue)")
+        private String exchange;
+
+        @Option(names = "--routing-key", paramLabel = "KEY", description = "The routing key with --exchange")
+        private String routingKey;
+
+        @Option(
+                names = "--body",
+                paramLabel = "@FILE|TEXT",
+                description = "Body template; {{key}}, {{uuid}} and {{n}} are filled per logical message")
+        private String body = "";
+
+        @Option(names = "--changed-body", paramLabel = "@FILE|TEXT", description = "Body sent with a used id")
+        private String changedBody;
+
+        @Option(
+                names = "--content-type",
+                paramLabel = "TYPE",
+                description = "The messages' content type (default: ${DEFAULT-VALUE})")
+        private String contentType = "application/json";
+
+        @Option(
+                names = "--key-header",
+                paramLabel = "NAME",
+                description = "Carry the key in this header (default: the message-id property)")
+        private String keyHeader;
+
+        @Option(
+                names = "--effects-jdbc-url",
+                required = true,
+                paramLabel = "URL",
+                description = "The database the effects land in")
+        private String jdbcUrl;
+
+        @Option(
+                names = "--effects-sql",
+                required = true,
+                paramLabel = "SQL",
+                description = "Counts one key's effects, with :key; repeatable")
+        private List<String> effectsSql = new ArrayList<>();
+
+        @Option(
+                names = "--copies",
+                paramLabel = "N",
+                description = "Copies per key in published-n-times (default: ${DEFAULT-VALUE})")
+        private int copies = 8;
+
+        @Option(names = "--keys", paramLabel = "N", description = "Keys per scenario (default: ${DEFAULT-VALUE})")
+        private int keys = 2;
+
+        @Option(
+                names = "--settle",
+                paramLabel = "TIME",
+                converter = DurationConverter.class,
+                description = "Wait before counting effects (default: 2s)")
+        private Duration settle = Duration.ofSeconds(2);
+
+        @Option(
+                names = "--lost-after",
+                paramLabel = "TIME",
+                converter = DurationConverter.class,
+                description = "Keep counting a key without effects this long before calling it lost (default: 15s)")
+        private Duration lostAfter = Duration.ofSeconds(15);
+
+        @Option(names = "--json", description = "Print the verdicts as JSON instead of the table")
+        private boolean json;
+
+        @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML report")
+        private Path html;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter err = spec.commandLine().getErr();
+            ProbeReport report;
+            try {
+                RabbitProbe probe = Probe.rabbitmq(uri)
+                        .queue(queue)
+                        .body(Http.text(body, "--body"))
+                        .contentType(contentType)
+                        .keyHeader(keyHeader)
+                        .copies(copies)
+                        .keys(keys)
+                        .settle(settle, lostAfter)
+                        .progress(line -> err.println(line));
+                if (exchange != null) {
+                    probe.exchange(exchange, routingKey == null ? queue : routingKey);
+                }
+                if (changedBody != null) {
+                    probe.changedBody(Http.text(changedBody, "--changed-body"));
+                }
+                for (String sql : effectsSql) {
+                    probe.effects(jdbcUrl, sql);
+                }
+                report = probe.run();
+            } catch (ProbeInputException e) {
+                err.println("dupguard: " + e.getMessage());
+                return DupguardCli.USAGE;
+            }
+            return output(report, json, html, spec.commandLine().getOut(), err);
+        }
     }
 
     /** {@code dupguard probe http}. */
@@ -251,21 +398,11 @@ final class ProbeCommand implements Callable<Integer> {
                 err.println("dupguard: " + e.getMessage());
                 return DupguardCli.USAGE;
             }
-            if (json) {
-                out.println(JsonReport.json(report));
-            } else {
-                ProbeTextReport.print(report, out);
-            }
-            if (html != null) {
-                ProbeHtmlReport.write(report, html);
-                err.println("html: " + html);
-            }
-            out.flush();
-            return report.ok() ? DupguardCli.OK : DupguardCli.INVARIANT_BROKEN;
+            return output(report, json, html, out, err);
         }
 
         /** {@code @file} is the file's content; anything else the text itself. */
-        private static String text(String value, String option) {
+        static String text(String value, String option) {
             if (value == null || !value.startsWith("@")) {
                 return value;
             }

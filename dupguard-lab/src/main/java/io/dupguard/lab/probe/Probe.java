@@ -25,4 +25,12 @@ public final class Probe {
     public static HttpProbe http(String url) {
         return new HttpProbe(url);
     }
+
+    /**
+     * The message scenarios against a queue a running service consumes, over the broker at {@code
+     * uri} ({@code amqp://user:password@host:port/vhost}).
+     */
+    public static RabbitProbe rabbitmq(String uri) {
+        return new RabbitProbe(uri);
+    }
 }

@@ -194,6 +194,7 @@ class ProbeIT {
         LabCli.Result r =
                 LabCli.run(args("/naive", NAIVE, "--html", html.toString()).toArray(String[]::new));
 
+        System.out.println(r.out()); // the report docs/probe.md shows, in the test's output
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isEqualTo(1);
         assertThat(line(r.out(), "  sequential-retry ")).contains("PASS");
         assertThat(line(r.out(), "  concurrent-duplicates ")).contains("FAIL");
