@@ -233,6 +233,7 @@ public final class HttpProbe {
         InetSocketAddress address = address();
         URI healthUri = health == null || health.isBlank() ? null : url.resolve(health);
         List<Scenario> done = new ArrayList<>();
+        List<ScenarioVerdict> verdicts;
         ServiceProcess service = null;
         try {
             if (launch != null || restart != null) {
@@ -254,6 +255,8 @@ public final class HttpProbe {
             if (service != null) {
                 done.add(timed(kill(service)));
             }
+            // Counted while a launched service still runs: its asynchronous effects (an outbox) land.
+            verdicts = count(queries, done);
         } catch (IOException e) {
             throw new UnreachableException("cannot prepare the service's log file: " + e.getMessage(), e);
         } finally {
@@ -261,7 +264,6 @@ public final class HttpProbe {
                 service.close();
             }
         }
-        List<ScenarioVerdict> verdicts = count(queries, done);
         double seconds = (System.nanoTime() - start) / 1e9;
         return new ProbeReport(
                 target(), effectsSql, verdicts, seconds, verdicts.stream().allMatch(ScenarioVerdict::ok));
