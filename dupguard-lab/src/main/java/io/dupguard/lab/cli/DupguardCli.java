@@ -51,6 +51,7 @@ public final class DupguardCli implements Callable<Integer> {
                 .addSubcommand("retries", new RetriesCommand())
                 .addSubcommand("scale", new ScaleCommand())
                 .addSubcommand("console", new ConsoleCommand())
+                .addSubcommand("probe", new ProbeCommand())
                 .setOut(outWriter)
                 .setErr(errWriter)
                 .setParameterExceptionHandler((e, a) -> {

@@ -40,12 +40,21 @@ public final class HtmlReport {
         Files.writeString(file, render(report), StandardCharsets.UTF_8);
     }
 
-    static String render(StormReport report) {
-        StringBuilder html = new StringBuilder();
-        html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-                .append("<title>dupguard storm</title>\n<style>\n")
+    /** The page up to its heading {@code title}: the reports' style plus {@code style}. */
+    static StringBuilder page(String title, String style) {
+        return new StringBuilder()
+                .append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>")
+                .append(title)
+                .append("</title>\n<style>\n")
                 .append(STYLE)
-                .append("\n</style>\n</head>\n<body>\n<h1>dupguard storm</h1>\n");
+                .append(style)
+                .append("\n</style>\n</head>\n<body>\n<h1>")
+                .append(title)
+                .append("</h1>\n");
+    }
+
+    static String render(StormReport report) {
+        StringBuilder html = page("dupguard storm", "");
         if (report.ok()) {
             html.append("<p class=\"verdict ok\">Every dupguard strategy: 0 duplicate effects, 0 lost requests,"
                     + " no tampered duplicate accepted, every replay equal to the first answer.</p>\n");

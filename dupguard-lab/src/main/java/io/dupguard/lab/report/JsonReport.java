@@ -19,4 +19,9 @@ public final class JsonReport {
     public static void write(StormReport report, Path file) throws IOException {
         MAPPER.writeValue(file.toFile(), report);
     }
+
+    /** {@code report} (any of the lab's report records) as indented JSON. */
+    public static String json(Object report) throws IOException {
+        return MAPPER.writeValueAsString(report);
+    }
 }

@@ -97,13 +97,36 @@ final class SvgCharts {
      * (1 ms … 10 s), each strategy scaled to its own tallest bucket.
      */
     static String latency(List<StrategyResult> results) {
+        return latency(
+                results.stream()
+                        .map(r -> new LatencyRow(
+                                r.label(), colour(r), r.latencyHistogram(), r.p50Micros(), r.p99Micros()))
+                        .toList(),
+                "Client-observed latency distribution per strategy",
+                "naive",
+                "dupguard");
+    }
+
+    /** One row of a latency chart: its label, bar colour (see {@link #colour(boolean)}), buckets and percentiles. */
+    record LatencyRow(String label, String colour, List<LatencyBucket> buckets, long p50Micros, long p99Micros) {}
+
+    /** The colour of a row that broke ({@code false}) or held. */
+    static String colour(boolean held) {
+        return held ? DUPGUARD_COLOUR : NAIVE_COLOUR;
+    }
+
+    /**
+     * {@link #latency(List)} for any rows, with the legend's words for the red and the green
+     * colour.
+     */
+    static String latency(List<LatencyRow> results, String title, String redLegend, String greenLegend) {
         int height = ROW * results.size() + 30;
-        StringBuilder svg = open("latency", height, "Client-observed latency distribution per strategy");
+        StringBuilder svg = open("latency", height, title);
         for (int i = 0; i < results.size(); i++) {
-            StrategyResult r = results.get(i);
+            LatencyRow r = results.get(i);
             int y = 10 + i * ROW;
             svg.append(text(LABEL - 8, y + ROW / 2 + 4, "end", r.label()));
-            List<LatencyBucket> buckets = r.latencyHistogram();
+            List<LatencyBucket> buckets = r.buckets();
             long tallest = Math.max(
                     1, buckets.stream().mapToLong(LatencyBucket::count).max().orElse(1));
             double slot = (double) PLOT / LATENCY_SLOTS;
@@ -120,7 +143,7 @@ final class SvgCharts {
                             y + ROW - 4 - h,
                             slot - 2,
                             h,
-                            colour(r),
+                            r.colour(),
                             Html.escape(r.label()),
                             Numbers.count(bucket.count()),
                             Numbers.micros(lower),
@@ -136,9 +159,9 @@ final class SvgCharts {
         }
         int axisY = 10 + results.size() * ROW + 14;
         axis(svg, axisY, "", "");
-        legend(svg, axisY);
+        legend(svg, axisY, redLegend, greenLegend);
         if (!results.isEmpty()) {
-            List<LatencyBucket> buckets = results.get(0).latencyHistogram();
+            List<LatencyBucket> buckets = results.get(0).buckets();
             for (int b = 0; b < Math.min(buckets.size(), LATENCY_SLOTS - 1); b++) {
                 long upTo = buckets.get(b).upToMicros();
                 if (upTo == 1_000 || upTo == 10_000 || upTo == 100_000 || upTo == 1_000_000 || upTo == 10_000_000) {
@@ -249,6 +272,10 @@ final class SvgCharts {
 
     /** Which colour is which family. */
     private static void legend(StringBuilder svg, int y) {
+        legend(svg, y, "naive", "dupguard");
+    }
+
+    private static void legend(StringBuilder svg, int y, String red, String green) {
         int x = LABEL + PLOT + 8;
         svg.append(String.format(
                 Locale.ROOT,
@@ -256,14 +283,14 @@ final class SvgCharts {
                 x,
                 y - 9,
                 NAIVE_COLOUR));
-        svg.append(text(x + 14, y, "start", "naive"));
+        svg.append(text(x + 14, y, "start", red));
         svg.append(String.format(
                 Locale.ROOT,
                 "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>",
                 x + 70,
                 y - 9,
                 DUPGUARD_COLOUR));
-        svg.append(text(x + 84, y, "start", "dupguard"));
+        svg.append(text(x + 84, y, "start", green));
     }
 
     private static void axis(StringBuilder svg, int y, String left, String right) {

@@ -39,7 +39,7 @@ public final class TextReport {
             for (StrategyResult s : w.strategies()) {
                 rows.add(row(s));
             }
-            printAligned(rows, out);
+            printAligned(rows, 2, out);
             int width = w.strategies().stream()
                     .mapToInt(s -> s.label().length())
                     .max()
@@ -120,9 +120,9 @@ public final class TextReport {
         };
     }
 
-    /** First two columns left-aligned, numbers right-aligned. */
-    private static void printAligned(List<String[]> rows, PrintWriter out) {
-        int[] width = new int[HEADERS.length];
+    /** The first {@code left} columns left-aligned, the rest (numbers) right-aligned. */
+    static void printAligned(List<String[]> rows, int left, PrintWriter out) {
+        int[] width = new int[rows.get(0).length];
         for (String[] r : rows) {
             for (int i = 0; i < r.length; i++) {
                 width[i] = Math.max(width[i], r[i].length());
@@ -131,14 +131,14 @@ public final class TextReport {
         for (String[] r : rows) {
             StringBuilder line = new StringBuilder();
             for (int i = 0; i < r.length; i++) {
-                String cell = i < 2 ? pad(r[i], width[i], false) : pad(r[i], width[i], true);
+                String cell = pad(r[i], width[i], i >= left);
                 line.append(i == 0 ? "  " : "  ").append(cell);
             }
             out.println(line.toString().stripTrailing());
         }
     }
 
-    private static String pad(String s, int width, boolean right) {
+    static String pad(String s, int width, boolean right) {
         String spaces = " ".repeat(width - s.length());
         return right ? spaces + s : s + spaces;
     }

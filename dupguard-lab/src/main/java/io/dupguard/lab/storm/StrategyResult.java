@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.HistogramIterationValue;
 
 /**
  * One row of the report: what the client saw and what the checker found for one strategy (under
@@ -52,10 +51,6 @@ public record StrategyResult(
     public static final String DUPLICATE_EFFECTS = "duplicateEffects";
     /** {@link #count(String)}: attempts that failed with an error (not a refusal). */
     public static final String ERRORS = "errors";
-
-    private static final long[] EDGES_MILLIS = {
-        1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10_000
-    };
 
     public StrategyResult {
         violations = List.copyOf(violations);
@@ -130,9 +125,9 @@ public record StrategyResult(
                 found.lost(),
                 seen.refused(),
                 seconds > 0 ? seen.acknowledged() / seconds : 0,
-                percentile(h, 50),
-                percentile(h, 99),
-                percentile(h, 90),
+                LatencyBucket.percentile(h, 50),
+                LatencyBucket.percentile(h, 99),
+                LatencyBucket.percentile(h, 90),
                 h.getTotalCount() == 0 ? 0 : h.getMaxValue(),
                 seen.acknowledged(),
                 seen.attempts(),
@@ -148,7 +143,7 @@ public record StrategyResult(
                 violations,
                 found.metrics(),
                 violations.isEmpty(),
-                buckets(h),
+                LatencyBucket.of(h),
                 fault,
                 durable,
                 List.of(),
@@ -214,28 +209,5 @@ public record StrategyResult(
         if (n > 0) {
             out.add(n + " " + what);
         }
-    }
-
-    private static long percentile(Histogram h, double p) {
-        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(p);
-    }
-
-    private static List<LatencyBucket> buckets(Histogram h) {
-        long[] counts = new long[EDGES_MILLIS.length + 1];
-        for (HistogramIterationValue v : h.recordedValues()) {
-            int i = 0;
-            while (i < EDGES_MILLIS.length && v.getValueIteratedTo() > EDGES_MILLIS[i] * 1000) {
-                i++;
-            }
-            counts[i] += v.getCountAddedInThisIterationStep();
-        }
-        List<LatencyBucket> out = new ArrayList<>();
-        for (int i = 0; i < EDGES_MILLIS.length; i++) {
-            out.add(new LatencyBucket(EDGES_MILLIS[i] * 1000, counts[i]));
-        }
-        if (counts[EDGES_MILLIS.length] > 0) {
-            out.add(new LatencyBucket(h.getMaxValue(), counts[EDGES_MILLIS.length]));
-        }
-        return out;
     }
 }

@@ -1,0 +1,316 @@
+package io.dupguard.lab.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.dupguard.lab.LabCli;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code dupguard probe http} against two services of the test's own on one JDK {@link HttpServer}
+ * and PostgreSQL: {@code /naive} checks for the key and inserts if absent (select-then-insert, 300
+ * ms of work between the two, no dupguard, no unique key), {@code /safe} claims the key with a
+ * primary key ({@code insert … on conflict do nothing}), replays the stored answer and refuses a
+ * changed body with 422.
+ */
+class ProbeIT {
+    static final String PG =
+            System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+    static final String SUFFIX = UUID.randomUUID().toString().substring(0, 8);
+    static final String NAIVE = "probe_it_naive_" + SUFFIX;
+    static final String SAFE = "probe_it_safe_" + SUFFIX;
+    static final String BODY = "{\"ref\":\"{{key}}\",\"n\":{{n}},\"amount\":\"25.00\"}";
+    static final Pattern REF = Pattern.compile("\"ref\":\"([^\"]*)\"");
+
+    static HttpServer server;
+    static ExecutorService pool;
+    static final AtomicInteger requests = new AtomicInteger();
+
+    @BeforeAll
+    static void start() throws Exception {
+        try (Connection c = DriverManager.getConnection(PG);
+                Statement s = c.createStatement()) {
+            s.execute("create table " + NAIVE + " (id bigserial primary key, request_key text, ref text, body text)");
+            s.execute("create table " + SAFE + " (request_key text primary key, ref text, body text, id bigserial)");
+        }
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+        pool = Executors.newFixedThreadPool(48);
+        server.setExecutor(pool);
+        server.createContext("/naive", ex -> handle(ex, ProbeIT::naive));
+        server.createContext("/safe", ex -> handle(ex, ProbeIT::safe));
+        server.start();
+    }
+
+    @AfterAll
+    static void stop() throws SQLException {
+        server.stop(0);
+        pool.shutdownNow();
+        try (Connection c = DriverManager.getConnection(PG);
+                Statement s = c.createStatement()) {
+            s.execute("drop table if exists " + NAIVE);
+            s.execute("drop table if exists " + SAFE);
+        }
+    }
+
+    interface Handler {
+        String[] answer(String key, String ref, String body) throws Exception; // {status, body}
+    }
+
+    static void handle(HttpExchange ex, Handler h) throws IOException {
+        requests.incrementAndGet();
+        String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        Matcher m = REF.matcher(body);
+        String ref = m.find() ? m.group(1) : "";
+        String[] answer;
+        try {
+            answer = h.answer(ex.getRequestHeaders().getFirst("Idempotency-Key"), ref, body);
+        } catch (Exception e) {
+            answer = new String[] {"500", "{\"error\":\"" + e.getClass().getSimpleName() + "\"}"};
+        }
+        byte[] bytes = answer[1].getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        try {
+            ex.sendResponseHeaders(Integer.parseInt(answer[0]), bytes.length);
+            ex.getResponseBody().write(bytes);
+        } catch (IOException clientGone) {
+            // the probe cut the connection: the work above is done all the same
+        } finally {
+            ex.close();
+        }
+    }
+
+    /** Select, work, insert: what seed 003's service did. */
+    static String[] naive(String key, String ref, String body) throws Exception {
+        try (Connection c = DriverManager.getConnection(PG)) {
+            if (key != null) {
+                try (PreparedStatement ps = c.prepareStatement("select id from " + NAIVE + " where request_key = ?")) {
+                    ps.setString(1, key);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            return new String[] {"200", "{\"id\":" + rs.getLong(1) + "}"};
+                        }
+                    }
+                }
+            }
+            Thread.sleep(300); // the service's slow work between its check and its insert
+            try (PreparedStatement ps = c.prepareStatement(
+                    "insert into " + NAIVE + " (request_key, ref, body) values (?, ?, ?) returning id")) {
+                ps.setString(1, key);
+                ps.setString(2, ref);
+                ps.setString(3, body);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new String[] {"201", "{\"id\":" + rs.getLong(1) + "}"};
+                }
+            }
+        }
+    }
+
+    /** The key claimed by a primary key; the stored answer replayed; another body with the key refused. */
+    static String[] safe(String key, String ref, String body) throws Exception {
+        if (key == null) {
+            return new String[] {"400", "{\"error\":\"Idempotency-Key required\"}"};
+        }
+        try (Connection c = DriverManager.getConnection(PG)) {
+            try (PreparedStatement ps = c.prepareStatement("insert into " + SAFE
+                    + " (request_key, ref, body) values (?, ?, ?) on conflict (request_key) do nothing")) {
+                ps.setString(1, key);
+                ps.setString(2, ref);
+                ps.setString(3, body);
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement("select id, body from " + SAFE + " where request_key = ?")) {
+                ps.setString(1, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (!rs.getString(2).equals(body)) {
+                        return new String[] {"422", "{\"error\":\"key reused with another body\"}"};
+                    }
+                    return new String[] {"201", "{\"id\":" + rs.getLong(1) + "}"};
+                }
+            }
+        }
+    }
+
+    static String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    static List<String> args(String path, String table, String... more) {
+        List<String> a = new ArrayList<>(List.of(
+                "probe",
+                "http",
+                "--url",
+                url(path),
+                "--body",
+                BODY,
+                "--effects-jdbc-url",
+                PG,
+                "--effects-sql",
+                "select count(*) from " + table + " where ref = :key",
+                "--concurrency",
+                "8",
+                "--keys",
+                "1",
+                "--cut-after",
+                "10ms,1s",
+                "--settle",
+                "500ms"));
+        a.addAll(List.of(more));
+        return a;
+    }
+
+    @Test
+    void findsTheNaiveServicesDuplicatesAndNamesTheKeys(@TempDir Path dir) throws IOException {
+        Path html = dir.resolve("probe.html");
+        LabCli.Result r =
+                LabCli.run(args("/naive", NAIVE, "--html", html.toString()).toArray(String[]::new));
+
+        System.out.println(r.out()); // the report docs/probe.md shows, in the test's output
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isEqualTo(1);
+        assertThat(line(r.out(), "  sequential-retry ")).contains("PASS");
+        assertThat(line(r.out(), "  concurrent-duplicates ")).contains("FAIL");
+        assertThat(line(r.out(), "  cut-connection ")).contains("FAIL");
+        // The 10 ms cut duplicates; the 1 s timeout outlasts the 300 ms of work, so nothing is cut.
+        assertThat(r.out())
+                .containsPattern("FAIL  concurrent-duplicates: probe-\\S+-\\d+: [2-8] effects \\(duplicate\\)")
+                .containsPattern(
+                        "FAIL  cut-connection: probe-\\S+-\\d+: 2 effects \\(duplicate\\); answers cut after 10ms")
+                .containsPattern("note  cut-connection: probe-\\S+: answered 201 within the 1000 ms timeout")
+                .contains("FAILED: keys with duplicate or lost effects:");
+        // Keyless: every request took effect, reported but not judged.
+        assertThat(line(r.out(), "  no-key ")).contains("INFO");
+        assertThat(r.out()).contains("(without a key each request took effect)");
+        assertThat(Files.readString(html))
+                .contains("<h1>dupguard probe</h1>", "Keys with duplicate or lost effects", "concurrent-duplicates")
+                .contains("<svg class=\"chart latency\"");
+    }
+
+    @Test
+    void aServiceThatTakesEachKeyOncePassesEveryScenario() {
+        ProbeReport report = Probe.http(url("/safe"))
+                .body(BODY)
+                .effects(PG, "select count(*) from " + SAFE + " where ref = :key")
+                .concurrency(8)
+                .keys(1)
+                .cutTimeouts(Duration.ofMillis(10))
+                .settle(Duration.ofMillis(200), Duration.ofSeconds(2))
+                .run();
+
+        assertThat(report.brokenKeys()).isEmpty();
+        assertThat(report.ok()).isTrue();
+        assertThat(report.scenarios())
+                .extracting(ScenarioVerdict::name)
+                .containsExactly(
+                        "sequential-retry",
+                        "concurrent-duplicates",
+                        "cut-connection",
+                        "changed-body",
+                        "no-key",
+                        "replay");
+        for (String judged :
+                List.of("sequential-retry", "concurrent-duplicates", "cut-connection", "changed-body", "replay")) {
+            ScenarioVerdict v = report.scenario(judged);
+            assertThat(v.verdict()).as("%s: %s", judged, v).isEqualTo(ScenarioVerdict.PASS);
+            assertThat(v.keys()).allSatisfy(k -> assertThat(k.effects()).containsOnly(1L));
+        }
+        assertThat(report.scenario("concurrent-duplicates").answers()).containsEntry("201", 8L);
+        assertThat(report.scenario("changed-body").answers()).containsEntry("422", 1L);
+        assertThat(report.scenario("no-key").answers()).containsOnlyKeys("400");
+        assertThat(report.scenario("no-key").verdict()).isEqualTo(ScenarioVerdict.INFO);
+    }
+
+    @Test
+    void jsonForMachinesAndExitZero() throws IOException {
+        LabCli.Result r =
+                LabCli.run(args("/safe", SAFE, "--json", "--cut-after", "10ms").toArray(String[]::new));
+
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        assertThat(json.get("ok").asBoolean()).isTrue();
+        assertThat(json.get("target").asText()).isEqualTo("POST " + url("/safe"));
+        JsonNode concurrent = json.get("scenarios").get(1);
+        assertThat(concurrent.get("name").asText()).isEqualTo("concurrent-duplicates");
+        assertThat(concurrent.get("verdict").asText()).isEqualTo("PASS");
+        assertThat(concurrent.get("keys").get(0).get("effects").get(0).asLong()).isEqualTo(1);
+        assertThat(concurrent.get("p99Micros").asLong()).isPositive();
+    }
+
+    @Test
+    void badInputExitsTwoBeforeAnyRequest() throws IOException {
+        int before = requests.get();
+        String sql = "select count(*) from " + NAIVE + " where ref = :key";
+
+        LabCli.Result noKey = LabCli.run(replace(args("/naive", NAIVE), sql, "select count(*) from " + NAIVE));
+        assertThat(noKey.status()).isEqualTo(2);
+        assertThat(noKey.err()).contains("--effects-sql: the query must contain :key");
+
+        int closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = s.getLocalPort();
+        }
+        LabCli.Result down =
+                LabCli.run(replace(args("/naive", NAIVE), url("/naive"), "http://127.0.0.1:" + closed + "/x"));
+        assertThat(down.status()).isEqualTo(2);
+        assertThat(down.err()).contains("--url http://127.0.0.1:" + closed + "/x: cannot connect");
+
+        LabCli.Result noDb =
+                LabCli.run(replace(args("/naive", NAIVE), PG, "jdbc:postgresql://127.0.0.1:1/test?user=postgres"));
+        assertThat(noDb.status()).isEqualTo(2);
+        assertThat(noDb.err())
+                .contains("--effects-jdbc-url jdbc:postgresql://127.0.0.1:1/test")
+                .contains("cannot count effects");
+
+        LabCli.Result remote =
+                LabCli.run(replace(args("/naive", NAIVE), url("/naive"), "http://192.0.2.10:8080/payments"));
+        assertThat(remote.status()).isEqualTo(2);
+        assertThat(remote.err())
+                .contains("192.0.2.10 is not a loopback address")
+                .contains("--allow-remote");
+
+        LabCli.Result json = LabCli.run(replace(args("/naive", NAIVE), BODY, "{\"ref\":{{key}}}"));
+        assertThat(json.status()).isEqualTo(2);
+        assertThat(json.err()).contains("--body: not valid JSON once {{key}}").contains("{\"ref\":probe-check-key}");
+
+        assertThat(requests.get()).as("requests the service received").isEqualTo(before);
+    }
+
+    private static String[] replace(List<String> args, String from, String to) {
+        return args.stream().map(a -> a.equals(from) ? to : a).toArray(String[]::new);
+    }
+
+    private static String line(String out, String start) {
+        return out.lines()
+                .filter(l -> l.startsWith(start))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no line starting with '" + start + "' in:\n" + out));
+    }
+}
