@@ -138,8 +138,13 @@ public final class DeliveryBatch<M> {
     private final List<Boolean> skipped = new ArrayList<>();
 
     private final Map<IdempotencyKey, Fingerprint> seen = new HashMap<>();
+    /** Position of the first delivery of each key. */
+    private final Map<IdempotencyKey, Integer> firstAt = new HashMap<>();
+
     private int refusedAt = -1;
     private RuntimeException refusal;
+    /** What the listener got in its last call: the list its failure names a delivery of. */
+    private List<M> lastCall = List.of();
 
     /**
      * Adds a delivery. A later copy of a key already added is left out when its fingerprint is the
@@ -156,7 +161,9 @@ public final class DeliveryBatch<M> {
             return;
         }
         Fingerprint first = seen.putIfAbsent(key, fingerprint);
-        if (first != null) {
+        if (first == null) {
+            firstAt.put(key, i);
+        } else {
             if (first.equals(fingerprint)) {
                 skipped.set(i, true);
             } else {
@@ -277,14 +284,20 @@ public final class DeliveryBatch<M> {
             throws Exception {
         M unfinished;
         try {
-            unfinished = listener.accept(List.copyOf(fresh));
+            unfinished = accept(listener, fresh);
         } catch (Exception e) {
-            return failedAt(execution, listener, locate, e, fresh, end, true); // no claims, nothing rolled back
+            return failedAt(execution, listener, locate, e, end, true); // no claims, nothing rolled back
         }
         if (unfinished == null) {
             return null;
         }
         return new Unfinished<>(indexOf(unfinished), unfinished);
+    }
+
+    /** Calls the listener, remembering what it got. */
+    private M accept(Listener<M> listener, List<M> fresh) throws Exception {
+        lastCall = List.copyOf(fresh);
+        return listener.accept(lastCall);
     }
 
     /**
@@ -297,11 +310,10 @@ public final class DeliveryBatch<M> {
             Listener<M> listener,
             BiFunction<Exception, List<M>, M> locate,
             Exception e,
-            List<M> fresh,
             int end,
             boolean prefixKept)
             throws Exception {
-        M at = locate.apply(e, List.copyOf(fresh));
+        M at = locate.apply(e, lastCall);
         int k = at == null ? -1 : indexOf(at);
         if (k < 0 || k >= end) {
             throw e;
@@ -343,13 +355,13 @@ public final class DeliveryBatch<M> {
                 }
                 int doneBefore;
                 try {
-                    M unfinished = listener.accept(List.copyOf(fresh));
+                    M unfinished = accept(listener, fresh);
                     doneBefore = unfinished == null ? end : indexOf(unfinished);
                     if (unfinished != null) {
                         stopped.v = new Unfinished<>(doneBefore, unfinished);
                     }
                 } catch (Exception e) {
-                    M at = store ? locate.apply(e, List.copyOf(fresh)) : null;
+                    M at = store ? locate.apply(e, lastCall) : null;
                     int k = at == null ? -1 : indexOf(at);
                     if (k < 0 || k >= end) {
                         throw e;
@@ -379,8 +391,7 @@ public final class DeliveryBatch<M> {
                 Stop<M> earlier = unclaimedBefore.isEmpty() ? null : check(execution, unclaimedBefore);
                 return earlier != null ? earlier : f;
             }
-            List<M> fresh = new ArrayList<>(deliveries.subList(0, end));
-            return failedAt(execution, listener, locate, e, fresh, end, false);
+            return failedAt(execution, listener, locate, e, end, false);
         }
         if (!called[0]) { // nothing claimed: the keyless deliveries alone
             List<M> keylessOnes = new ArrayList<>();
@@ -413,12 +424,8 @@ public final class DeliveryBatch<M> {
     }
 
     private int indexOfKey(IdempotencyKey key, int end) {
-        for (int i = 0; i < end; i++) {
-            if (key.equals(keys.get(i)) && !skipped.get(i)) {
-                return i;
-            }
-        }
-        return -1;
+        Integer i = firstAt.get(key);
+        return i == null || i >= end ? -1 : i;
     }
 
     /**
@@ -450,7 +457,7 @@ public final class DeliveryBatch<M> {
         Slot<M> unfinished = new Slot<>();
         try {
             execution.execute(keys.get(i), fingerprints.get(i), Void.class, () -> {
-                M u = listener.accept(List.of(m));
+                M u = accept(listener, List.of(m));
                 if (u != null) {
                     unfinished.v = new Unfinished<>(i, m);
                     throw new UnfinishedException();
@@ -492,7 +499,6 @@ public final class DeliveryBatch<M> {
             IdempotentExecution execution, Listener<M> listener, BiFunction<Exception, List<M>, M> locate, int end)
             throws Exception {
         Slot<M> stop = new Slot<>();
-        List<M> all = new ArrayList<>();
         try {
             nested(execution, listener, 0, end, List.of(), stop);
         } catch (UnfinishedException e) {
@@ -500,10 +506,7 @@ public final class DeliveryBatch<M> {
             Stop<M> earlier = stop.v.index() > 0 ? runRange(execution, listener, locate, stop.v.index()) : null;
             return earlier != null ? earlier : stop.v;
         } catch (Exception e) {
-            for (int i = 0; i < end; i++) {
-                all.add(deliveries.get(i));
-            }
-            return failedAt(execution, listener, locate, e, all, end, false);
+            return failedAt(execution, listener, locate, e, end, false);
         }
         return stop.v;
     }
@@ -513,7 +516,7 @@ public final class DeliveryBatch<M> {
             throws Exception {
         if (i == end) {
             if (!fresh.isEmpty()) {
-                M u = listener.accept(List.copyOf(fresh));
+                M u = accept(listener, fresh);
                 if (u != null) {
                     stop.v = new Unfinished<>(indexOf(u), u);
                     throw new UnfinishedException(); // releases every claim; the framework redelivers

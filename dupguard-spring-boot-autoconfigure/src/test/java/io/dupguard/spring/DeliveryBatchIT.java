@@ -219,4 +219,26 @@ class DeliveryBatchIT {
         assertThat(run(batch(p + "a", p + "b", p + "c", p + "d"), idem, again)).isNull();
         assertThat(again).containsExactly(List.of(p + "c", p + "d"));
     }
+
+    @Test
+    void aListenerFailureNamesTheDeliveryOfTheListWhichTheListenerGotNotOfTheBatch() throws Exception {
+        String p = UUID.randomUUID() + "-";
+        Idempotency idem = idempotency(Duration.ofMillis(200));
+        RuntimeException failure = new IllegalStateException("failed at the third record it got");
+        DeliveryBatch<String> b = batch(p + "a");
+        b.add(p + "a copy", key(p + "a"), Fingerprint.ofString(p + "a")); // left out
+        b.add(p + "b", key(p + "b"), Fingerprint.ofString(p + "b"));
+        b.add(p + "c", key(p + "c"), Fingerprint.ofString(p + "c"));
+        List<List<String>> calls = new CopyOnWriteArrayList<>();
+        DeliveryBatch.Stop<String> stop = b.run(
+                IdempotentExecution.store(idem),
+                fresh -> {
+                    calls.add(fresh);
+                    throw failure;
+                },
+                (e, fresh) -> e == failure ? fresh.get(2) : null);
+        assertThat(calls).containsExactly(List.of(p + "a", p + "b", p + "c"));
+        assertThat(stop.delivery()).isEqualTo(p + "c");
+        assertThat(stop.index()).isEqualTo(3);
+    }
 }
