@@ -1,5 +1,6 @@
 package io.dupguard.spring.amqp;
 
+import com.rabbitmq.client.Channel;
 import io.dupguard.InvalidIdentifierException;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
@@ -8,10 +9,9 @@ import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.idempotency.RequestInFlightException;
 import io.dupguard.spring.DeliveryBatch;
 import io.dupguard.spring.IdempotentExecution;
-import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Function;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -51,14 +51,19 @@ import org.springframework.amqp.core.Message;
  * </ul>
  *
  * <p><b>Batch listeners</b> (a {@code List<Message>} per call: {@code consumerBatchEnabled}, {@code
- * batchListener}): each message of the batch is claimed by its key; the listener is called once with
- * the messages that are new (duplicates, and later copies of a key within the batch, are left out;
- * a batch of nothing but duplicates does not call it); when it returns, every claimed key is
- * recorded and the batch acknowledged. If it throws, every key of the batch is released and the
- * container's policy acts on the whole batch. A message still in flight elsewhere requeues the
- * whole batch (its new messages' claims released), and a key reused with a different body rejects
- * the whole batch without requeue (dead-lettered where a DLX exists) — the container acknowledges
- * or rejects a batch as one. Thread-safe.
+ * batchListener}): each message of the batch is claimed by its key ({@link DeliveryBatch}); the
+ * listener is called with the messages that are new (duplicates, and later copies of a key with the
+ * same body, are left out; a batch of nothing but duplicates does not call it); when it returns,
+ * every claimed key is recorded. A message that cannot run — no key, an invalid key, a body that
+ * differs from its key's, or still in flight elsewhere after the in-flight wait — is settled alone on
+ * the consumer's channel (rejected without requeue, dead-lettered where a DLX exists; or requeued),
+ * the rest of the batch runs (the messages after it in a listener call of their own) and the
+ * container acknowledges what remains unsettled with its multiple ack of the batch's last delivery
+ * tag (acknowledge mode AUTO, the default). When that last message is the one that cannot run, the
+ * others are acknowledged one by one and the exception for it goes to the container, whose reject
+ * then covers only it. Without the channel in the advised call the container
+ * settles the whole batch (rejected or requeued). If the listener throws, every key of the call is
+ * released and the container's policy acts on the whole batch. Thread-safe.
  */
 public class IdempotentMessageInterceptor implements MethodInterceptor {
     private static final Logger LOG = LoggerFactory.getLogger(IdempotentMessageInterceptor.class);
@@ -164,44 +169,117 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
     }
 
     private Object invokeBatch(MethodInvocation invocation, Object[] args, List<?> batch) throws Throwable {
-        DeliveryBatch<Message> deliveries = new DeliveryBatch<>();
-        Set<IdempotencyKey> seen = new HashSet<>();
+        List<Message> messages = new ArrayList<>();
         for (Object o : batch) {
             if (!(o instanceof Message m)) {
                 return invocation.proceed(); // not a batch of messages: nothing to deduplicate by
             }
-            String k = key.apply(m);
-            IdempotencyKey ik = null;
-            if (k == null || k.isBlank()) {
-                if (rejectWithoutKey) {
-                    throw keyless(m, "batch with a message");
-                }
-            } else {
-                try {
-                    ik = IdempotencyKey.of(scope, k);
-                } catch (InvalidIdentifierException e) {
-                    throw new AmqpRejectAndDontRequeueException("batch message key refused: " + e.getMessage(), e);
-                }
-                if (!seen.add(ik)) {
-                    LOG.debug("later copy of {} in one batch left out", ik);
+            messages.add(m);
+        }
+        Channel channel = args[0] instanceof Channel c ? c : null;
+        List<Message> rejected = new ArrayList<>();
+        List<Message> requeued = new ArrayList<>();
+        RuntimeException lastRefusal = null;
+        RequestInFlightException lastInFlight = null;
+        List<Message> rest = messages;
+        while (!rest.isEmpty()) {
+            DeliveryBatch<Message> deliveries = new DeliveryBatch<>();
+            for (Message m : rest) {
+                String k = key.apply(m);
+                if (k == null || k.isBlank()) {
+                    if (rejectWithoutKey) {
+                        deliveries.refuse(m, keyless(m, "batch message"));
+                    } else {
+                        deliveries.add(m, null, Fingerprint.none());
+                    }
                     continue;
                 }
+                try {
+                    deliveries.add(m, IdempotencyKey.of(scope, k), body(m));
+                } catch (InvalidIdentifierException e) {
+                    deliveries.refuse(
+                            m,
+                            new AmqpRejectAndDontRequeueException("batch message key refused: " + e.getMessage(), e));
+                }
             }
-            deliveries.add(m, ik, Fingerprint.of(m.getBody() == null ? new byte[0] : m.getBody()));
+            DeliveryBatch.Stop<Message> stop = deliveries.run(
+                    execution,
+                    fresh -> {
+                        args[1] = fresh;
+                        DeliveryBatch.proceed(invocation);
+                        return null;
+                    },
+                    (e, fresh) -> null);
+            if (stop == null) {
+                break;
+            }
+            if (stop instanceof DeliveryBatch.InFlight<Message> f) {
+                LOG.debug(
+                        "batch message {} is still processing elsewhere; requeued alone",
+                        f.cause().key());
+                requeued.add(f.delivery());
+                lastInFlight = f.cause();
+            } else if (stop instanceof DeliveryBatch.Refused<Message> f) {
+                lastRefusal = f.reason() instanceof PayloadMismatchException m
+                        ? new AmqpRejectAndDontRequeueException(
+                                "batch message " + m.key() + " was already processed with a different body", m)
+                        : f.reason();
+                LOG.warn("batch message rejected alone: {}", lastRefusal.getMessage());
+                rejected.add(f.delivery());
+            } else {
+                throw new IllegalStateException("unexpected batch outcome " + stop);
+            }
+            rest = rest.subList(stop.index() + 1, rest.size());
         }
-        try {
-            deliveries.run(execution, fresh -> {
-                args[1] = fresh;
-                DeliveryBatch.proceed(invocation);
-            });
+        args[1] = batch;
+        if (rejected.isEmpty() && requeued.isEmpty()) {
             return null;
-        } catch (RequestInFlightException e) {
-            LOG.debug("batch holds a duplicate of {} still processing elsewhere; the batch is requeued", e.key());
-            throw new ImmediateRequeueAmqpException("batch holds a duplicate still processing; requeued", e);
-        } catch (PayloadMismatchException e) {
-            throw new AmqpRejectAndDontRequeueException(
-                    "batch message " + e.key() + " was already processed with a different body", e);
         }
+        Message last = messages.get(0); // the container settles the batch by its highest delivery tag
+        for (Message m : messages) {
+            if (m.getMessageProperties().getDeliveryTag()
+                    > last.getMessageProperties().getDeliveryTag()) {
+                last = m;
+            }
+        }
+        if (channel == null) { // no channel to settle single messages on: the container settles the batch
+            if (!rejected.isEmpty()) {
+                throw new AmqpRejectAndDontRequeueException("batch holds a message dupguard refused", lastRefusal);
+            }
+            throw new ImmediateRequeueAmqpException("batch holds a duplicate still processing; requeued", lastInFlight);
+        }
+        // Each refused or in-flight message is settled alone; the container settles the last delivery
+        // tag of the batch with multiple=true, which then covers only the last message.
+        for (Message m : rejected) {
+            if (m != last) {
+                channel.basicNack(m.getMessageProperties().getDeliveryTag(), false, false);
+            }
+        }
+        for (Message m : requeued) {
+            if (m != last) {
+                channel.basicNack(m.getMessageProperties().getDeliveryTag(), false, true);
+            }
+        }
+        if (rejected.contains(last) || requeued.contains(last)) {
+            // the container's multiple reject of the last tag would take the unsettled messages with it
+            for (Message m : messages) {
+                if (!rejected.contains(m) && !requeued.contains(m)) {
+                    channel.basicAck(m.getMessageProperties().getDeliveryTag(), false);
+                }
+            }
+        }
+        if (rejected.contains(last)) {
+            throw new AmqpRejectAndDontRequeueException("last message of the batch refused", lastRefusal);
+        }
+        if (requeued.contains(last)) {
+            throw new ImmediateRequeueAmqpException(
+                    "last message of the batch still processing; requeued", lastInFlight);
+        }
+        return null;
+    }
+
+    private static Fingerprint body(Message m) {
+        return Fingerprint.of(m.getBody() == null ? new byte[0] : m.getBody());
     }
 
     /** Rejects a keyless delivery without requeue (no hot loop), naming its queue. */

@@ -7,6 +7,7 @@ import io.dupguard.idempotency.PayloadMismatchException;
 import io.dupguard.spring.DeliveryBatch;
 import io.dupguard.spring.IdempotentExecution;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -23,6 +24,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.kafka.listener.BatchListenerFailedException;
+import org.springframework.kafka.support.Acknowledgment;
 
 /**
  * Consumer-side deduplication for Spring Kafka listener containers: add it to a container's advice
@@ -48,10 +51,43 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p><b>Batch listeners</b> ({@code List<ConsumerRecord>} or {@code ConsumerRecords}) receive only
- * the new records: every key of the batch is claimed (in the transactional modes in one transaction
- * with the listener's writes), later copies of a key within the batch and duplicates are left out,
- * and a batch of nothing but duplicates does not call the listener. If the listener throws, every
- * claim of the batch is released.
+ * the new records of the poll in one call ({@link DeliveryBatch}): every key is claimed (in the
+ * transactional modes in one transaction with the listener's writes), duplicates and later copies
+ * of a key with the same value are left out, and a poll of nothing but duplicates does not call the
+ * listener. A record that cannot run is mapped onto Spring Kafka's partial-batch protocol: a {@link
+ * BatchListenerFailedException} naming that record of the poll, so the error handler ({@code
+ * DefaultErrorHandler}) commits the offsets before it, retries or recovers that record alone (e.g.
+ * to a dead-letter topic) and seeks back to the ones after it. Per record:
+ *
+ * <ul>
+ *   <li>no key ({@code reject-without-key=true}), an invalid key, a later copy of a key in the poll
+ *       with another value, or a key already processed with another value: the records before it
+ *       run and are recorded; it fails alone with an {@link UndeduplicableRecordException} cause
+ *       (not retried by the starter-configured handlers: recovered at once); the ones after it are
+ *       redelivered by the seek (those that ran already are duplicates then);
+ *   <li>in flight on another consumer: after the rest of the poll it is claimed alone, waiting as the
+ *       executor's in-flight policy says ({@code dupguard.kafka.in-flight-wait}); still in flight, it
+ *       fails alone with a {@link io.dupguard.idempotency.RequestInFlightException} cause: the error
+ *       handler retries it from there after its back-off, then recovers it;
+ *   <li>the listener throws {@link BatchListenerFailedException} for one of the records it got (by
+ *       record, or by index into its list): that record fails alone, named by its place in the
+ *       poll; the records before it stay done with their records — in store mode they are recorded
+ *       as they ran, in the transactional and backstop modes (whose transaction the failure rolled
+ *       back) the listener is called once more with them alone and they commit;
+ *   <li>the listener throws anything else: every claim of the poll is released (transactional: with
+ *       its writes) and the error handler acts on the whole poll — in store mode a retry repeats the
+ *       effects the listener had made before it threw;
+ *   <li>{@link Acknowledgment#nack(int, Duration)} with an index into the listener's list: the records
+ *       before it are recorded, the claims from it on are released, and the nack reaches the
+ *       container as the index of that record in the poll; {@code acknowledge()} reaches it only when
+ *       the whole poll is done;
+ *   <li>no key with {@code reject-without-key=false}: runs in the listener call with the others, at
+ *       least once — again when the poll stopped at a record before it;
+ *   <li>a listener method returning a {@code CompletableFuture} or {@code Mono}: its records are
+ *       recorded when the method returns, before the asynchronous work ends; a failure of that work
+ *       leaves them recorded, so its redelivery is a duplicate. Asynchronous batch listeners are not
+ *       supported.
+ * </ul>
  *
  * <p>Thread-safe.
  */
@@ -216,27 +252,132 @@ public class IdempotentKafkaInterceptor implements MethodInterceptor {
     private Object invokeBatch(MethodInvocation invocation, Object[] args, List<?> batch, ConsumerRecords<?, ?> polled)
             throws Throwable {
         DeliveryBatch<ConsumerRecord<?, ?>> deliveries = new DeliveryBatch<>();
-        Set<IdempotencyKey> seen = new HashSet<>();
         for (Object o : batch) {
             if (!(o instanceof ConsumerRecord<?, ?> r)) {
                 return invocation.proceed(); // a batch of converted payloads: nothing to deduplicate by
             }
-            IdempotencyKey k = keyOf(r);
-            if (k != null && !seen.add(k)) {
-                LOG.debug("later copy of {} in one batch left out", k);
+            IdempotencyKey k;
+            try {
+                k = keyOf(r);
+            } catch (UndeduplicableRecordException e) {
+                deliveries.refuse(r, e);
                 continue;
             }
             deliveries.add(r, k, fingerprint(r));
         }
-        try {
-            deliveries.run(execution, fresh -> {
-                args[0] = polled == null ? fresh : polledOf(fresh, polled);
-                DeliveryBatch.proceed(invocation);
-            });
+        int ackAt = -1;
+        for (int i = 1; i < args.length; i++) {
+            if (args[i] instanceof Acknowledgment) {
+                ackAt = i;
+            }
+        }
+        Acknowledgment ack = ackAt < 0 ? null : (Acknowledgment) args[ackAt];
+        DeferredAck deferred = ack == null ? null : new DeferredAck();
+        int ackIndex = ackAt;
+        DeliveryBatch.Stop<ConsumerRecord<?, ?>> stop = deliveries.run(
+                execution,
+                fresh -> {
+                    args[0] = polled == null ? fresh : polledOf(fresh, polled);
+                    if (deferred != null) {
+                        deferred.fresh = fresh;
+                        deferred.nackedAt = -1;
+                        args[ackIndex] = deferred;
+                    }
+                    DeliveryBatch.proceed(invocation);
+                    return deferred == null || deferred.nackedAt < 0 ? null : fresh.get(deferred.nackedAt);
+                },
+                IdempotentKafkaInterceptor::failedRecord);
+        if (ackIndex >= 0) {
+            args[ackIndex] = ack;
+        }
+        if (stop == null) {
+            if (deferred != null && deferred.acknowledged) {
+                ack.acknowledge();
+            }
             return null;
-        } catch (PayloadMismatchException e) {
-            throw new UndeduplicableRecordException(
-                    "batch record " + e.key() + " was already processed with a different value", e);
+        }
+        ConsumerRecord<?, ?> r = stop.delivery();
+        String where = r.topic() + "-" + r.partition() + "@" + r.offset();
+        if (stop instanceof DeliveryBatch.Unfinished<ConsumerRecord<?, ?>> u) {
+            ack.nack(u.index(), deferred.sleep);
+            return null;
+        }
+        if (stop instanceof DeliveryBatch.Refused<ConsumerRecord<?, ?>> f) {
+            RuntimeException reason = f.reason() instanceof PayloadMismatchException m
+                    ? new UndeduplicableRecordException(
+                            "record " + where + " (" + m.key() + ") was already processed with a different value", m)
+                    : f.reason();
+            LOG.warn("batch record {} refused ({}); the records before it are done", where, reason.getMessage());
+            throw new BatchListenerFailedException(reason.getMessage(), reason, r);
+        }
+        if (stop instanceof DeliveryBatch.InFlight<ConsumerRecord<?, ?>> f) {
+            LOG.debug("batch record {} is still processing elsewhere; redelivered from it", where);
+            throw new BatchListenerFailedException("record " + where + " is still processing elsewhere", f.cause(), r);
+        }
+        Exception failure = ((DeliveryBatch.Failed<ConsumerRecord<?, ?>>) stop).cause();
+        BatchListenerFailedException named = named(failure);
+        Throwable cause = named != null && named.getCause() != null ? named.getCause() : failure;
+        throw new BatchListenerFailedException(
+                "listener failed at record " + where + ": " + cause.getMessage(), cause, r);
+    }
+
+    /** The record of {@code fresh} a listener's {@link BatchListenerFailedException} names (by record or index). */
+    private static ConsumerRecord<?, ?> failedRecord(Exception e, List<ConsumerRecord<?, ?>> fresh) {
+        BatchListenerFailedException named = named(e);
+        if (named == null) {
+            return null;
+        }
+        ConsumerRecord<?, ?> r = named.getRecord();
+        if (r != null) {
+            for (ConsumerRecord<?, ?> f : fresh) {
+                if (f == r
+                        || (f.topic().equals(r.topic())
+                                && f.partition() == r.partition()
+                                && f.offset() == r.offset())) {
+                    return f;
+                }
+            }
+            return null;
+        }
+        int i = named.getIndex();
+        return i >= 0 && i < fresh.size() ? fresh.get(i) : null;
+    }
+
+    private static BatchListenerFailedException named(Throwable e) {
+        Set<Throwable> seen = new HashSet<>();
+        for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+            if (t instanceof BatchListenerFailedException b) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The listener's {@link Acknowledgment}: {@code acknowledge()} is passed on when the whole poll is
+     * done (otherwise the error handler commits the offsets before the failed record), and {@code
+     * nack(index)} — an index into the records the listener got — is passed on as the index of that
+     * record in the poll, after the claims from it on were released.
+     */
+    private static final class DeferredAck implements Acknowledgment {
+        List<ConsumerRecord<?, ?>> fresh = List.of();
+        int nackedAt = -1;
+        Duration sleep = Duration.ZERO;
+        boolean acknowledged;
+
+        @Override
+        public void acknowledge() {
+            acknowledged = true;
+        }
+
+        @Override
+        public void nack(int index, Duration sleep) {
+            if (index < 0 || index >= fresh.size()) {
+                throw new IllegalArgumentException(
+                        "index must be in [0, " + fresh.size() + ") (the records the listener got), was " + index);
+            }
+            this.nackedAt = index;
+            this.sleep = Objects.requireNonNull(sleep, "sleep");
         }
     }
 

@@ -63,19 +63,58 @@ class RabbitBatchDedupIT {
             return new Queue("it.dupguard.batch." + SUFFIX, false, false, true);
         }
 
+        /** Dead letters of {@link #dlxQueue}. */
+        @Bean
+        Queue deadQueue() {
+            return new Queue("it.dupguard.batch.dead." + SUFFIX, false, false, true);
+        }
+
+        /** A queue whose rejected messages go to {@link #deadQueue}. */
+        @Bean
+        Queue dlxQueue() {
+            return new Queue(
+                    "it.dupguard.batch.dlx." + SUFFIX,
+                    false,
+                    false,
+                    true,
+                    java.util.Map.of(
+                            "x-dead-letter-exchange",
+                            "",
+                            "x-dead-letter-routing-key",
+                            "it.dupguard.batch.dead." + SUFFIX));
+        }
+
+        /** One consumer, batches of 8: a message's place in its batch follows the publishing order. */
+        @Bean
+        SimpleRabbitListenerContainerFactory dlxFactory(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer,
+                ConnectionFactory connectionFactory,
+                IdempotentMessageInterceptor dedup) {
+            return batchesOf8(configurer, connectionFactory, dedup, 1, 500L);
+        }
+
         @Bean
         SimpleRabbitListenerContainerFactory batchFactory(
                 SimpleRabbitListenerContainerFactoryConfigurer configurer,
                 ConnectionFactory connectionFactory,
                 IdempotentMessageInterceptor dedup) {
+            return batchesOf8(configurer, connectionFactory, dedup, 2, 100L);
+        }
+
+        private static SimpleRabbitListenerContainerFactory batchesOf8(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer,
+                ConnectionFactory connectionFactory,
+                IdempotentMessageInterceptor dedup,
+                int consumers,
+                long receiveTimeout) {
             SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
             configurer.configure(f, connectionFactory);
-            f.setConcurrentConsumers(2);
+            f.setConcurrentConsumers(consumers);
             f.setBatchListener(true);
             f.setConsumerBatchEnabled(true);
             f.setBatchSize(8);
             f.setPrefetchCount(8);
-            f.setReceiveTimeout(100L);
+            f.setReceiveTimeout(receiveTimeout);
             f.setAdviceChain(dedup);
             return f;
         }
@@ -86,6 +125,11 @@ class RabbitBatchDedupIT {
 
         Listener(JdbcTemplate jdbc) {
             this.jdbc = jdbc;
+        }
+
+        @RabbitListener(queues = "#{dlxQueue.name}", containerFactory = "dlxFactory")
+        public void onDlxBatch(List<Message> batch) {
+            onBatch(batch);
         }
 
         @RabbitListener(queues = "#{batchQueue.name}", containerFactory = "batchFactory")
@@ -130,11 +174,50 @@ class RabbitBatchDedupIT {
         io.dupguard.spring.EffectRows.drop(cleanup, EFFECTS, IDEM);
     }
 
+    @Autowired
+    Queue dlxQueue;
+
+    @Autowired
+    Queue deadQueue;
+
     private void publish(String id, String body) {
-        rabbit.convertAndSend("", batchQueue.getName(), body, m -> {
+        publish(batchQueue.getName(), id, body);
+    }
+
+    private void publish(String queue, String id, String body) {
+        rabbit.convertAndSend("", queue, body, m -> {
             m.getMessageProperties().setMessageId(id);
             return m;
         });
+    }
+
+    private int count(Queue q) {
+        return (int) admin.getQueueInfo(q.getName()).getMessageCount();
+    }
+
+    private int effectsOf(String id) {
+        return io.dupguard.spring.EffectRows.of(jdbc, EFFECTS, id);
+    }
+
+    @Test
+    void aKeylessOrMismatchedMessageIsDeadLetteredAloneAndTheRestOfItsBatchTakesEffect() {
+        String p = "x-" + UUID.randomUUID() + "-";
+        publish(dlxQueue.getName(), p + 5, "first body");
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effectsOf(p + 5) == 1);
+        int deadBefore = count(deadQueue);
+        // 2 batches of 8: a mismatch in the middle of the first, a keyless message last in the second
+        for (int i = 0; i < 16; i++) {
+            publish(dlxQueue.getName(), i == 15 ? null : p + i, "credit " + i);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> count(deadQueue) >= deadBefore + 2);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(dlxQueue) == 0);
+        for (int i = 0; i < 15; i++) {
+            assertThat(effectsOf(p + i)).as(p + i).isEqualTo(1);
+        }
+        Awaitility.await()
+                .during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> count(deadQueue) == deadBefore + 2 && effects(p) == 15);
     }
 
     private int effects(String prefix) {

@@ -53,16 +53,7 @@ class KafkaDedupIT {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
         KafkaItBroker.topics(RECORDS, BATCHES);
-        r.add("spring.kafka.bootstrap-servers", KafkaItBroker::bootstrapServers);
-        r.add("spring.kafka.consumer.auto-offset-reset", () -> "earliest");
-        r.add("spring.kafka.consumer.group-id", () -> "it-" + SUFFIX);
-        r.add(
-                "spring.datasource.url",
-                () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
-        r.add("spring.datasource.hikari.maximum-pool-size", () -> "8");
-        r.add("dupguard.jdbc.idempotency-table", () -> IDEM);
-        r.add("dupguard.http.enabled", () -> "false");
-        r.add("dupguard.kafka.key", () -> "header");
+        KafkaItBroker.register(r, "it-" + SUFFIX, IDEM, 8);
         r.add("it.kafka.records", () -> RECORDS);
         r.add("it.kafka.batches", () -> BATCHES);
     }

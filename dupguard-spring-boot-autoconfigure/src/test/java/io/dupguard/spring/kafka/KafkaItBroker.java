@@ -39,6 +39,24 @@ final class KafkaItBroker {
         return broker.getBrokersAsString();
     }
 
+    /**
+     * The properties every Kafka IT context shares: this broker, PostgreSQL for the store and the
+     * effects, the dedup keyed by the {@link #MESSAGE_ID} header.
+     */
+    static void register(
+            org.springframework.test.context.DynamicPropertyRegistry r, String groupId, String idemTable, int pool) {
+        r.add("spring.kafka.bootstrap-servers", KafkaItBroker::bootstrapServers);
+        r.add("spring.kafka.consumer.auto-offset-reset", () -> "earliest");
+        r.add("spring.kafka.consumer.group-id", () -> groupId);
+        r.add(
+                "spring.datasource.url",
+                () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        r.add("spring.datasource.hikari.maximum-pool-size", () -> String.valueOf(pool));
+        r.add("dupguard.jdbc.idempotency-table", () -> idemTable);
+        r.add("dupguard.http.enabled", () -> "false");
+        r.add("dupguard.kafka.key", () -> "header");
+    }
+
     /** Creates topics of 4 partitions. */
     static void topics(String... names) {
         bootstrapServers();
