@@ -80,7 +80,8 @@ import org.springframework.kafka.support.Acknowledgment;
  *   <li>{@link Acknowledgment#nack(int, Duration)} with an index into the listener's list: the records
  *       before it are recorded, the claims from it on are released, and the nack reaches the
  *       container as the index of that record in the poll; {@code acknowledge()} reaches it only when
- *       the whole poll is done;
+ *       the whole poll is done; {@code acknowledge(index)} is refused ({@link
+ *       UnsupportedOperationException});
  *   <li>no key with {@code reject-without-key=false}: runs in the listener call with the others, at
  *       least once — again when the poll stopped at a record before it;
  *   <li>a listener method returning a {@code CompletableFuture} or {@code Mono}: its records are
@@ -368,6 +369,19 @@ public class IdempotentKafkaInterceptor implements MethodInterceptor {
         @Override
         public void acknowledge() {
             acknowledged = true;
+        }
+
+        /**
+         * Not supported: a partial acknowledgment would commit offsets before the records' dedup rows
+         * commit.
+         *
+         * @throws UnsupportedOperationException always
+         */
+        @Override
+        public void acknowledge(int index) {
+            throw new UnsupportedOperationException("acknowledge(index) is not supported behind dupguard's batch"
+                    + " dedup (the offsets would commit before the records' dedup rows): use acknowledge(), or"
+                    + " nack(index, sleep) for the records from index on");
         }
 
         @Override

@@ -75,6 +75,8 @@ class KafkaBatchMatrixIT {
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
     /** Ids that always fail in the listener. */
     static final Set<String> FAIL_ALWAYS = ConcurrentHashMap.newKeySet();
+    /** Ids whose next delivery fails the listener with a plain exception (no record named). */
+    static final Set<String> THROW_ONCE = ConcurrentHashMap.newKeySet();
     /** Ids the listener nacks once. */
     static final Set<String> NACK_ONCE = ConcurrentHashMap.newKeySet();
     /** Dead-lettered records by value. */
@@ -185,6 +187,9 @@ class KafkaBatchMatrixIT {
                 String id = KafkaItBroker.messageId(r);
                 if (id != null && (FAIL_ONCE.remove(id) || FAIL_ALWAYS.contains(id))) {
                     throw new BatchListenerFailedException("listener failed at " + id, i);
+                }
+                if (id != null && THROW_ONCE.remove(id)) {
+                    throw new IllegalStateException("listener failed at " + id + " without naming it");
                 }
                 if (ack != null && id != null && NACK_ONCE.remove(id)) {
                     ack.nack(i, Duration.ZERO);
@@ -365,5 +370,19 @@ class KafkaBatchMatrixIT {
         assertThat(NACK_ONCE).doesNotContain(p + 6);
         assertThat(seen("v-" + p + 6)).isGreaterThanOrEqualTo(2);
         assertThat(seen("v-" + p + 0)).isEqualTo(1);
+    }
+
+    @Test
+    void aListenerFailureThatNamesNoRecordRollsThePollBackAndItsRetryTakesEffectOncePerRecord() {
+        String p = "dt-" + SUFFIX + "-";
+        THROW_ONCE.add(p + 9);
+        for (int i = 0; i < 20; i++) {
+            send(WITH_DLT, p + i, "v-" + p + i);
+        }
+        kafka.flush();
+        eachOnce(p, 20, Set.of());
+        assertThat(THROW_ONCE).doesNotContain(p + 9);
+        assertThat(seen("v-" + p + 0)).isGreaterThanOrEqualTo(2); // ran, rolled back, ran again
+        assertThat(deadLike("v-" + p)).isZero();
     }
 }
