@@ -85,8 +85,15 @@ public final class TokenClaim implements AutoCloseable {
         long pause = MIN_POLL_NANOS;
         while (true) {
             Optional<TokenClaim> claim = tokens.claim(scope, subject, token, lease);
-            if (claim.isPresent() || !tokens.leased(scope, token)) {
+            if (claim.isPresent()) {
                 return claim;
+            }
+            if (!tokens.leased(scope, token)) {
+                // Released between the two reads, or spent: one more claim tells which.
+                claim = tokens.claim(scope, subject, token, lease);
+                if (claim.isPresent() || !tokens.leased(scope, token)) {
+                    return claim;
+                }
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
