@@ -454,7 +454,7 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
     @ExpectedWarnings("renewals fail while the store is cut off, and the pool or driver reports the outage")
     public void renewalSurvivesAStoreBlipAndNoDuplicateRuns() throws Exception {
         StoreOutage.Fixture<IdempotencyStore> f = outageFixture();
-        Duration lease = Duration.ofSeconds(2);
+        Duration lease = Duration.ofSeconds(3);
         LeaseLossCounter losses = new LeaseLossCounter();
         Idempotency owner = Idempotency.of(
                 f.store(),
@@ -469,11 +469,9 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
         Future<Outcome<String>> first =
                 pool.submit(() -> owner.execute(key("blip"), Fingerprint.none(), String.class, () -> {
                     effects.incrementAndGet();
-                    // The first renewal (at L/3, 667 ms) falls inside it; the retries reach the store
-                    // again with more than a second of the lease left.
-                    f.outage().begin(Duration.ofMillis(800));
+                    f.outage().begin(Duration.ofMillis(1200)); // the first renewal (at 1 s) falls inside it
                     running.countDown();
-                    workFor(lease.plusMillis(1000)); // far past the lease: only renewal keeps the claim
+                    workFor(lease.plusMillis(1500)); // far past the lease: only renewal keeps the claim
                     return "charged";
                 }));
         running.await(20, TimeUnit.SECONDS);
