@@ -96,12 +96,12 @@ class MariaDbReadOnlyReplicaIT extends AbstractReadOnlyReplicaIT {
             IdempotencyKey key = IdempotencyKey.of("demoted", "order-1");
             String result = idempotency
                     .execute(key, Fingerprint.none(), String.class, () -> {
-                runs.incrementAndGet();
-                copyTable(primary, table, newPrimary); // the new primary has the claim
-                setReadOnly(primary, 1); // demoted, with the pool's connection open
-                address.set(newPrimary);
-                return "charged";
-            })
+                        runs.incrementAndGet();
+                        copyTable(primary, table, newPrimary); // the new primary has the claim
+                        setReadOnly(primary, 1); // demoted, with the pool's connection open
+                        address.set(newPrimary);
+                        return "charged";
+                    })
                     .value();
             assertThat(result).isEqualTo("charged");
             assertThat(opened).as("connections the pool opened").hasValue(2);
@@ -199,7 +199,11 @@ class MariaDbReadOnlyReplicaIT extends AbstractReadOnlyReplicaIT {
                                 .tableName(table)
                                 .createSchemaIfMissing(true)
                                 .build()
-                                .claim(IdempotencyKey.of("k7", "off"), Fingerprint.none(), "owner", Duration.ofSeconds(30)))
+                                .claim(
+                                        IdempotencyKey.of("k7", "off"),
+                                        Fingerprint.none(),
+                                        "owner",
+                                        Duration.ofSeconds(30)))
                         .isInstanceOf(ReadOnlyStoreException.class)
                         .hasMessageContaining(ds == replica ? "replicates from " + HOSTS[0] : "Slaves_running = 1")
                         .hasMessageContaining("must write to the primary");

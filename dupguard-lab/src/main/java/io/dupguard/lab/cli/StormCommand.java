@@ -53,7 +53,8 @@ final class StormCommand implements Callable<Integer> {
             names = "--workload",
             split = ",",
             paramLabel = "NAME",
-            description = "Workloads to run: ${COMPLETION-CANDIDATES}, or all (default: all but account-credit and lock-backends)",
+            description =
+                    "Workloads to run: ${COMPLETION-CANDIDATES}, or all (default: all but account-credit and lock-backends)",
             completionCandidates = WorkloadNames.class)
     private List<String> workloads = List.of();
 
@@ -114,7 +115,7 @@ final class StormCommand implements Callable<Integer> {
             paramLabel = "URL",
             description = "Where the second application instance (instance-crash, galera-node-kill) connects: another"
                     + " node of --jdbc-url's database, e.g. a second Galera node"
-                    + " jdbc:mariadb:sequential://127.0.0.1:3327,127.0.0.1:3326/test?user=root (default: --jdbc-url)")
+                    + " jdbc:mariadb:sequential://127.0.0.1:3327,127.0.0.1:3326/test?user=root&sessionVariables=wsrep_sync_wait=7 (default: --jdbc-url)")
     private String jdbcUrl2;
 
     @Option(
