@@ -18,8 +18,8 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
-import org.HdrHistogram.Recorder;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -58,9 +58,12 @@ public final class ShedLockAdapterBench {
                     .withTableName(TABLE)
                     .usingDbTime()
                     .build());
-            LockProvider adapter = DupguardShedLockProvider.create(
-                    JdbcLockProvider.builder(dupPool).createSchemaIfMissing(true).build());
-            String[] names = {"ShedLock JdbcTemplateLockProvider (usingDbTime)", "DupguardShedLockProvider on JdbcLockProvider"};
+            LockProvider adapter = DupguardShedLockProvider.create(JdbcLockProvider.builder(dupPool)
+                    .createSchemaIfMissing(true)
+                    .build());
+            String[] names = {
+                "ShedLock JdbcTemplateLockProvider (usingDbTime)", "DupguardShedLockProvider on JdbcLockProvider"
+            };
             LockProvider[] providers = {shedlock, adapter};
             // Warm-up: JIT, pools, the first INSERT per name.
             for (int i = 0; i < 2; i++) {
@@ -70,11 +73,16 @@ public final class ShedLockAdapterBench {
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < 2; i++) {
                     Histogram h = run(providers[i], threads, seconds);
-                    results.get(i).add(new Result(names[i], h.getTotalCount() / (double) seconds,
-                            h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0));
+                    results.get(i)
+                            .add(new Result(
+                                    names[i],
+                                    h.getTotalCount() / (double) seconds,
+                                    h.getValueAtPercentile(50) / 1000.0,
+                                    h.getValueAtPercentile(99) / 1000.0));
                 }
             }
-            System.out.println("| provider | executions/s (median round) | p50 lock+unlock (µs) | p99 (µs) | rounds (executions/s) |");
+            System.out.println(
+                    "| provider | executions/s (median round) | p50 lock+unlock (µs) | p99 (µs) | rounds (executions/s) |");
             System.out.println("|---|---|---|---|---|");
             double[] medians = new double[2];
             for (int i = 0; i < 2; i++) {
@@ -84,13 +92,24 @@ public final class ShedLockAdapterBench {
                 medians[i] = median.perSecond();
                 StringBuilder all = new StringBuilder();
                 for (Result x : results.get(i)) {
-                    all.append(all.length() == 0 ? "" : " · ").append(String.format(Locale.ROOT, "%,.0f", x.perSecond()));
+                    all.append(all.length() == 0 ? "" : " · ")
+                            .append(String.format(Locale.ROOT, "%,.0f", x.perSecond()));
                 }
-                System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %s |%n",
-                        names[i], median.perSecond(), median.p50Micros(), median.p99Micros(), all);
+                System.out.printf(
+                        Locale.ROOT,
+                        "| %s | %,.0f | %,.0f | %,.0f | %s |%n",
+                        names[i],
+                        median.perSecond(),
+                        median.p50Micros(),
+                        median.p99Micros(),
+                        all);
             }
-            System.out.printf(Locale.ROOT, "%nadapter ÷ ShedLock JDBC = %.2f× (%d threads, own names, %d s rounds)%n",
-                    medians[1] / medians[0], threads, seconds);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%nadapter ÷ ShedLock JDBC = %.2f× (%d threads, own names, %d s rounds)%n",
+                    medians[1] / medians[0],
+                    threads,
+                    seconds);
         }
     }
 
@@ -115,7 +134,8 @@ public final class ShedLockAdapterBench {
                 try {
                     while (System.nanoTime() < end) {
                         long start = System.nanoTime();
-                        SimpleLock lock = provider.lock(new LockConfiguration(ClockProvider.now(), name, AT_MOST, Duration.ZERO))
+                        SimpleLock lock = provider.lock(
+                                        new LockConfiguration(ClockProvider.now(), name, AT_MOST, Duration.ZERO))
                                 .orElse(null);
                         if (lock == null) {
                             refused.incrementAndGet();
