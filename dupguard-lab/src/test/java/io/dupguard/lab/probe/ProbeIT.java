@@ -36,8 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code dupguard probe http} against two services of the test's own on one JDK {@link HttpServer}
- * and PostgreSQL: {@code /naive} checks for the key and inserts if absent (select-then-insert, 300
- * ms of work between the two, no dupguard, no unique key), {@code /safe} claims the key with a
+ * and PostgreSQL: {@code /naive} checks for the key and inserts if absent (select-then-insert, 1
+ * s of work between the two, no dupguard, no unique key), {@code /safe} claims the key with a
  * primary key ({@code insert … on conflict do nothing}), replays the stored answer and refuses a
  * changed body with 422.
  */
@@ -120,7 +120,7 @@ class ProbeIT {
                     }
                 }
             }
-            Thread.sleep(300); // the service's slow work between its check and its insert
+            Thread.sleep(1000); // the service's slow work between its check and its insert: a retry arrives within it
             try (PreparedStatement ps = c.prepareStatement(
                     "insert into " + NAIVE + " (request_key, ref, body) values (?, ?, ?) returning id")) {
                 ps.setString(1, key);
@@ -181,7 +181,7 @@ class ProbeIT {
                 "--keys",
                 "1",
                 "--cut-after",
-                "10ms,1s",
+                "10ms,3s",
                 "--settle",
                 "500ms"));
         a.addAll(List.of(more));
@@ -199,12 +199,12 @@ class ProbeIT {
         assertThat(line(r.out(), "  sequential-retry ")).contains("PASS");
         assertThat(line(r.out(), "  concurrent-duplicates ")).contains("FAIL");
         assertThat(line(r.out(), "  cut-connection ")).contains("FAIL");
-        // The 10 ms cut duplicates; the 1 s timeout outlasts the 300 ms of work, so nothing is cut.
+        // The 10 ms cut duplicates; the 3 s timeout outlasts the 1 s of work, so nothing is cut.
         assertThat(r.out())
                 .containsPattern("FAIL  concurrent-duplicates: probe-\\S+-\\d+: [2-8] effects \\(duplicate\\)")
                 .containsPattern(
                         "FAIL  cut-connection: probe-\\S+-\\d+: 2 effects \\(duplicate\\); answers cut after 10ms")
-                .containsPattern("note  cut-connection: probe-\\S+: answered 201 within the 1000 ms timeout")
+                .containsPattern("note  cut-connection: probe-\\S+: answered 201 within the 3000 ms timeout")
                 .contains("FAILED: keys with duplicate or lost effects:");
         // Keyless: every request took effect, reported but not judged.
         assertThat(line(r.out(), "  no-key ")).contains("INFO");
