@@ -1,9 +1,15 @@
 package io.dupguard.lab.probe;
 
+import io.dupguard.lab.env.UnreachableException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -61,6 +67,52 @@ public record EffectsQuery(String sql, String jdbcSql, int parameters) {
                 }
                 return n;
             }
+        }
+    }
+
+    /** Opens a connection to the database the effects land in. */
+    interface Connections {
+        Connection open() throws SQLException;
+    }
+
+    /**
+     * Every key's count of every query, after {@code settle} (attempts whose clients gave up may
+     * still be running); keys whose 0 would be lost ({@code keys} value true) are counted again
+     * every 250 ms while one of their counts is 0, until {@code lostAfter}: effects that land
+     * asynchronously (an outbox, a listener).
+     */
+    static Map<String, List<Long>> countAll(
+            Connections db,
+            List<EffectsQuery> queries,
+            Map<String, Boolean> keys,
+            Duration settle,
+            Duration lostAfter) {
+        Map<String, List<Long>> effects = new LinkedHashMap<>();
+        try {
+            Thread.sleep(settle.toMillis()); // the service may still be working on what the probe sent
+            long deadline = System.nanoTime() + lostAfter.toNanos();
+            try (Connection c = db.open()) {
+                while (true) {
+                    boolean missing = false;
+                    for (Map.Entry<String, Boolean> key : keys.entrySet()) {
+                        List<Long> counts = new ArrayList<>();
+                        for (EffectsQuery q : queries) {
+                            counts.add(q.count(c, key.getKey()));
+                        }
+                        effects.put(key.getKey(), counts);
+                        missing |= key.getValue() && counts.contains(0L);
+                    }
+                    if (!missing || System.nanoTime() > deadline) {
+                        return effects;
+                    }
+                    Thread.sleep(250); // effects that have not landed yet
+                }
+            }
+        } catch (SQLException e) {
+            throw new UnreachableException("counting the effects failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
         }
     }
 }

@@ -668,38 +668,13 @@ public final class HttpProbe {
     // ---- counting ----------------------------------------------------------------------------
 
     private List<ScenarioVerdict> count(List<EffectsQuery> queries, List<Scenario> scenarios) {
-        try {
-            Thread.sleep(settle.toMillis()); // attempts whose clients gave up may still be running in the service
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-        long deadline = System.nanoTime() + lostAfter.toNanos();
-        Map<String, List<Long>> effects = new LinkedHashMap<>();
-        try (Connection c = connection()) {
-            while (true) {
-                boolean missing = false;
-                for (Scenario s : scenarios) {
-                    for (String key : s.keys.keySet()) {
-                        List<Long> counts = new ArrayList<>();
-                        for (EffectsQuery q : queries) {
-                            counts.add(q.count(c, key));
-                        }
-                        effects.put(key, counts);
-                        missing |= s.succeeded(key) && counts.contains(0L);
-                    }
-                }
-                if (!missing || System.nanoTime() > deadline) {
-                    break;
-                }
-                Thread.sleep(250); // effects that land asynchronously (an outbox, a listener)
+        Map<String, Boolean> keys = new LinkedHashMap<>();
+        for (Scenario s : scenarios) {
+            for (String key : s.keys.keySet()) {
+                keys.put(key, s.succeeded(key));
             }
-        } catch (SQLException e) {
-            throw new UnreachableException("counting the effects failed: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
+        Map<String, List<Long>> effects = EffectsQuery.countAll(this::connection, queries, keys, settle, lostAfter);
         return scenarios.stream().map(s -> s.verdict(effects)).toList();
     }
 

@@ -332,33 +332,14 @@ public final class RabbitProbe {
     }
 
     private List<ScenarioVerdict> count(List<EffectsQuery> queries, List<Scenario> scenarios) {
-        Map<String, List<Long>> effects = new LinkedHashMap<>();
-        try (Connection c = DriverManager.getConnection(jdbcUrl)) {
-            Thread.sleep(settle.toMillis()); // the listener works asynchronously; copies may still be in flight
-            long deadline = System.nanoTime() + lostAfter.toNanos();
-            while (true) {
-                boolean missing = false;
-                for (Scenario s : scenarios) {
-                    for (String key : s.keys.keySet()) {
-                        List<Long> counts = new ArrayList<>();
-                        for (EffectsQuery q : queries) {
-                            counts.add(q.count(c, key));
-                        }
-                        effects.put(key, counts);
-                        missing |= s.judged && counts.contains(0L);
-                    }
-                }
-                if (!missing || System.nanoTime() > deadline) {
-                    break;
-                }
-                Thread.sleep(250); // effects that have not landed yet
+        Map<String, Boolean> keys = new LinkedHashMap<>();
+        for (Scenario s : scenarios) {
+            for (String key : s.keys.keySet()) {
+                keys.put(key, s.judged);
             }
-        } catch (SQLException e) {
-            throw new UnreachableException("counting the effects failed: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
+        Map<String, List<Long>> effects =
+                EffectsQuery.countAll(() -> DriverManager.getConnection(jdbcUrl), queries, keys, settle, lostAfter);
         return scenarios.stream().map(s -> s.verdict(effects)).toList();
     }
 
