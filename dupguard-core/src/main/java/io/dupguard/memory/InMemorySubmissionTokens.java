@@ -113,11 +113,10 @@ public final class InMemorySubmissionTokens implements SubmissionTokens {
     @Override
     public boolean completeLease(String scope, String token, String owner) {
         boolean[] completed = {false};
+        // The owner's work ran: the token is spent whoever holds it now, so no later attempt runs
+        // the work again. True only if the lease was this owner's, or nobody's.
         tokens.computeIfPresent(scope + ':' + token, (k, v) -> {
-            if (!owner.equals(v.owner)) {
-                return v;
-            }
-            completed[0] = true;
+            completed[0] = v.owner == null || owner.equals(v.owner);
             return null;
         });
         return completed[0];

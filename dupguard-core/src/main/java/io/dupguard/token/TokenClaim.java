@@ -113,8 +113,16 @@ public final class TokenClaim implements AutoCloseable {
      */
     public void complete() {
         end();
-        Watchdog.retryWithinLease(renewal.validUntilNanos(), lease, () -> {
-            if (!tokens.completeLease(scope, token, owner)) {
+        long validUntil = renewal.validUntilNanos();
+        boolean[] sent = {false};
+        Watchdog.retryWithinLease(validUntil, lease, () -> {
+            boolean resent = sent[0];
+            sent[0] = true;
+            if (!tokens.completeLease(scope, token, owner)
+                    // A completion sent again after an attempt whose answer was lost finds the
+                    // token gone: while the lease holds nobody else can spend it, so that attempt
+                    // deleted it.
+                    && !(resent && System.nanoTime() - validUntil < 0)) {
                 throw new LeaseLostException(
                         scope, "the submission token's lease ran out and another submit took it over");
             }
@@ -164,10 +172,12 @@ public final class TokenClaim implements AutoCloseable {
         try {
             value = work.call();
         } catch (Throwable failure) {
+            end();
             try {
-                release();
+                // Once: the work's own failure is what the caller must see, now; if the store does
+                // not answer, the lease runs out and frees the token anyway.
+                tokens.releaseLease(scope, token, owner);
             } catch (RuntimeException storeFailure) {
-                // The work's own failure is what the caller must see; the lease then simply runs out.
                 failure.addSuppressed(storeFailure);
             }
             throw TokenClaim.<RuntimeException>sneaky(failure);

@@ -151,7 +151,10 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
      * @param token the token as received; may be null or malformed (then false)
      * @return true if this transaction deleted the token
      * @throws io.dupguard.InvalidIdentifierException for a bad scope or subject
-     * @throws io.dupguard.StoreUnavailableException the statement failed (the caller rolls back)
+     * @throws io.dupguard.StoreUnavailableException the statement failed (the caller rolls back);
+     *     also a duplicate that waited on the row lock longer than the database's lock timeout, or,
+     *     under PostgreSQL's {@code REPEATABLE READ} / {@code SERIALIZABLE}, a serialization failure
+     *     (SQLState 40001): the transaction that holds the token decides, a retry then sees it
      */
     public boolean consume(Connection connection, String scope, String subject, String token) {
         Objects.requireNonNull(connection, "connection");
@@ -172,7 +175,10 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
      * Runs {@code work} and consumes the token in one transaction of this store's data source,
      * which it commits, or rolls back if anything throws: the token is deleted exactly when the
      * work's rows commit. A crash or failure at any point leaves the token usable for a retry. The
-     * work must not commit, roll back or close the connection.
+     * work must not commit, roll back or close the connection, and must keep to SQL on it: after a
+     * rollback the database reports as transient (a deadlock, a serialization failure, a Galera
+     * certification conflict) the whole transaction, the work included, runs again (up to 16
+     * times).
      *
      * @param <T> the result type
      * @param <E> the checked exception {@code work} may throw
@@ -274,7 +280,22 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
         if (!Tokens.wellFormed(token)) {
             return false;
         }
-        return ownerWrite("complete token", "DELETE FROM " + access.table(), scope, token, owner);
+        // The owner's work ran: the token is spent whoever holds it now (a taker that released it
+        // must not let a third attempt run the work again). True if the lease was this owner's or
+        // nobody's.
+        String delete = "DELETE FROM " + access.table();
+        return access.withConnectionRetryingTransient(
+                "complete token",
+                null,
+                c -> {
+                    ready(c);
+                    if (keyedWrite(c, delete, " AND (lease_owner = ? OR lease_owner IS NULL)", scope, token, owner)) {
+                        return true;
+                    }
+                    keyedWrite(c, delete, "", scope, token);
+                    return false;
+                },
+                TRANSIENT_ATTEMPTS);
     }
 
     @Override
@@ -295,15 +316,22 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
                 null,
                 c -> {
                     ready(c);
-                    try (PreparedStatement ps =
-                            c.prepareStatement(write + " WHERE scope = ? AND token_hash = ? AND lease_owner = ?")) {
-                        ps.setString(1, scope);
-                        ps.setString(2, hash(token));
-                        ps.setString(3, owner);
-                        return ps.executeUpdate() == 1;
-                    }
+                    return keyedWrite(c, write, " AND lease_owner = ?", scope, token, owner);
                 },
                 TRANSIENT_ATTEMPTS);
+    }
+
+    /** Runs {@code write} on the token's row ({@code condition} and its {@code more} values added); true if it changed one. */
+    private boolean keyedWrite(Connection c, String write, String condition, String scope, String token, String... more)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(write + " WHERE scope = ? AND token_hash = ?" + condition)) {
+            ps.setString(1, scope);
+            ps.setString(2, hash(token));
+            for (int i = 0; i < more.length; i++) {
+                ps.setString(3 + i, more[i]);
+            }
+            return ps.executeUpdate() == 1;
+        }
     }
 
     /** Deletes the token if it is live, this subject's and not leased; true if this call deleted it. */
@@ -341,6 +369,11 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
             return;
         }
         String table = access.table();
+        if (!TableLayout.exists(c, d, table)) {
+            // No table at all: the statement that follows fails as a store failure, naming it;
+            // checked again on the next call.
+            return;
+        }
         if (!TableLayout.hasColumn(c, d, table, "lease_owner") || !TableLayout.hasColumn(c, d, table, "lease_until")) {
             List<String> alter = leaseColumns(d, table);
             if (!access.createsSchema()) {

@@ -1,5 +1,8 @@
 package io.dupguard.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.jdbc.TestDatabases.MachinePools;
 import io.dupguard.jdbc.TestDatabases.Servers;
@@ -9,10 +12,22 @@ import io.dupguard.test.AbstractSubmitThrottleContractTest;
 import io.dupguard.token.PreparedSubmissions;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
+import io.dupguard.token.TokenRefusedException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /** Tokens, throttle and prepared submissions on one database; two pools stand in for two machines. */
@@ -73,6 +88,73 @@ abstract class AbstractJdbcSubmissionIT {
         @Override
         protected SubmissionTokens unreachableTokens() {
             return JdbcSubmissionTokens.create(unreachable, JdbcSubmissionTokens.DEFAULT_TABLE, true);
+        }
+
+        /**
+         * The caller's-transaction form: the token's deletion rolls back with the transaction (the
+         * token is usable again) and commits with it (spent for every machine).
+         *
+         * @throws SQLException the test's own transaction control failed: the test fails
+         */
+        @Test
+        void aConsumeInTheCallersTransactionRollsBackAndCommitsWithIt() throws SQLException {
+            String token = a.issue("jdbc-tx", "ivan", Duration.ofMinutes(5));
+            try (Connection c = machineA.getConnection()) {
+                c.setAutoCommit(false);
+                assertThat(a.consume(c, "jdbc-tx", "ivan", token)).isTrue();
+                c.rollback();
+                assertThat(b.leased("jdbc-tx", token)).isFalse();
+                assertThat(a.consume(c, "jdbc-tx", "ivan", token))
+                        .as("usable after the rollback")
+                        .isTrue();
+                c.commit();
+            }
+            assertThat(b.consume("jdbc-tx", "ivan", token))
+                    .as("spent with the commit")
+                    .isFalse();
+            assertThat(b.claim("jdbc-tx", "ivan", token)).isEmpty();
+        }
+
+        /**
+         * {@code executeInTransaction}: a failed work leaves the token usable; of 16 concurrent
+         * submits on two machines exactly one commits; a spent token is refused.
+         *
+         * @throws Exception a worker thread failed: the test fails
+         */
+        @Test
+        void executeInTransactionCommitsOnceAndAFailedWorkLeavesTheTokenUsable() throws Exception {
+            String token = a.issue("jdbc-tx", "jane", Duration.ofMinutes(5));
+            assertThatThrownBy(() -> a.executeInTransaction("jdbc-tx", "jane", token, c -> {
+                        throw new IllegalStateException("work failed");
+                    }))
+                    .isInstanceOf(IllegalStateException.class);
+
+            ExecutorService threads = Executors.newFixedThreadPool(16);
+            try {
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Boolean>> submits = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    JdbcSubmissionTokens machine = i % 2 == 0 ? a : b;
+                    submits.add(threads.submit(() -> {
+                        start.await();
+                        try {
+                            return machine.executeInTransaction("jdbc-tx", "jane", token, c -> true);
+                        } catch (TokenRefusedException refused) {
+                            return false;
+                        }
+                    }));
+                }
+                start.countDown();
+                int committed = 0;
+                for (Future<Boolean> submit : submits) {
+                    committed += submit.get(60, TimeUnit.SECONDS) ? 1 : 0;
+                }
+                assertThat(committed).isEqualTo(1);
+            } finally {
+                threads.shutdownNow();
+            }
+            assertThatThrownBy(() -> b.executeInTransaction("jdbc-tx", "jane", token, c -> true))
+                    .isInstanceOf(TokenRefusedException.class);
         }
     }
 

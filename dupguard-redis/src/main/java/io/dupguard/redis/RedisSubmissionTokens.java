@@ -38,7 +38,8 @@ import java.util.function.Supplier;
  * <p>With {@link Builder#replicaAcks replicaAcks}, an issue, a claim and a one-call consume each
  * wait for replicas; if too few acknowledge, an issued token is deleted again, a claim released and
  * a consumed token put back with its remaining TTL (best effort), and the call throws {@link
- * StoreUnavailableException}. A completion does not wait.
+ * StoreUnavailableException}. A two-phase completion waits too, and is sent again within the lease
+ * when too few replicas acknowledge.
  *
  * <p>A store failure throws {@link StoreUnavailableException}. Thread-safe; {@link #close()} closes
  * the connection it opened, not the client.
@@ -88,19 +89,21 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
             """);
 
     /**
-     * KEYS: token, lease. ARGV: owner. Deletes the token if the owner holds it, or if its lease ran
-     * out and nobody holds it now (the owner's work ran); 0 if another owner holds or spent it.
+     * KEYS: token, lease. ARGV: owner. The owner's work ran, so the token is deleted whoever holds it
+     * now (no later attempt may run the work again); 1 if the owner held it, or nobody did and the
+     * token was still there; 0 if another owner holds it or it was already spent.
      */
     private static final RedisScript COMPLETE = RedisScript.of(
             "complete token",
             """
             local holder = redis.call('GET', KEYS[2])
+            local existed = redis.call('DEL', KEYS[1])
             if holder == ARGV[1] then
-              redis.call('DEL', KEYS[1], KEYS[2])
+              redis.call('DEL', KEYS[2])
               return 1
             end
             if not holder then
-              return redis.call('DEL', KEYS[1])
+              return existed
             end
             return 0
             """);
@@ -270,8 +273,17 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
         if (!Tokens.wellFormed(token)) {
             return false;
         }
-        Long completed = redis.eval(
-                COMPLETE, ScriptOutputType.INTEGER, keys(key(scope, token)), owner.getBytes(StandardCharsets.UTF_8));
+        // With replicaAcks the deletion waits for the replicas too: a failover that lost it would
+        // bring the token back, and with it a second run of the work. Nothing to undo if too few
+        // acknowledge; the completion is sent again within the lease.
+        Long completed = redis.evalAcked(
+                COMPLETE,
+                ScriptOutputType.INTEGER,
+                keys(key(scope, token)),
+                acks,
+                answer -> true,
+                c -> {},
+                owner.getBytes(StandardCharsets.UTF_8));
         return completed != null && completed > 0;
     }
 

@@ -260,6 +260,29 @@ public abstract class AbstractSubmissionTokensContractTest {
     }
 
     /**
+     * An owner whose lease ran out while its work still ran, then completed: another submit took
+     * the token over and failed (released it). The late completion still spends the token, since
+     * the work ran: no third attempt may run it again.
+     */
+    @Test
+    public void aLateCompletionAfterATakeoverThatFailedStillSpendsTheToken() {
+        String token = tokens().issue(scope, "hugo", Duration.ofMinutes(5));
+        assertThat(tokens().tryLease(scope, "hugo", token, "slow-owner", SubmissionTokens.MIN_LEASE))
+                .isTrue();
+        TokenClaim[] taken = new TokenClaim[1];
+        await().atMost(Duration.ofSeconds(8))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() ->
+                        (taken[0] = otherMachine().claim(scope, "hugo", token).orElse(null)) != null);
+        taken[0].release();
+
+        tokens().completeLease(scope, token, "slow-owner");
+
+        assertThat(otherMachine().claim(scope, "hugo", token)).as("spent").isEmpty();
+        assertThat(otherMachine().consume(scope, "hugo", token)).as("spent").isFalse();
+    }
+
+    /**
      * A retry that waits for the attempt in flight runs once that attempt failed, and is refused
      * once it completed.
      *

@@ -113,9 +113,10 @@ final class StormCommand implements Callable<Integer> {
     @Option(
             names = "--jdbc-url-2",
             paramLabel = "URL",
-            description = "Where the second application instance (instance-crash, galera-node-kill) connects: another"
-                    + " node of --jdbc-url's database, e.g. a second Galera node"
-                    + " jdbc:mariadb:sequential://127.0.0.1:3327,127.0.0.1:3326/test?user=root&sessionVariables=wsrep_sync_wait=7 (default: --jdbc-url)")
+            description =
+                    "Where the second application instance (instance-crash, galera-node-kill) connects: another"
+                            + " node of --jdbc-url's database, e.g. a second Galera node"
+                            + " jdbc:mariadb:sequential://127.0.0.1:3327,127.0.0.1:3326/test?user=root&sessionVariables=wsrep_sync_wait=7 (default: --jdbc-url)")
     private String jdbcUrl2;
 
     @Option(

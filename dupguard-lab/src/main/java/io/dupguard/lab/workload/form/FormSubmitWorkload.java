@@ -112,9 +112,9 @@ public final class FormSubmitWorkload implements Workload {
     /**
      * {@code token} deletes the token in the post's transaction and {@code prepared} binds the post
      * in it: both commit together. {@code token-redis} inserts the post, then deletes the token: an
-     * instance that dies between the two leaves the token under its lease, and once the lease ran
-     * out a retry would insert a second post; while the lease holds (2 s), the retries of the cut
-     * submit are refused as "already submitted".
+     * instance that dies between the two leaves the token under its lease; its retries wait for
+     * the attempt in flight, and once the lease (2 s) ran out they take the token over and insert a
+     * second post: not durable under {@code instance-crash}.
      */
     @Override
     public boolean effectCommitsWithRecord(Strategy strategy) {
