@@ -2,7 +2,7 @@ package io.dupguard;
 
 /**
  * The store answers, but only reads: a database replica or standby, a read-only session, a server
- * started read-only (SPEC K7). dupguard refuses to work there, before any work runs: a replica lags
+ * started read-only (guarantee K7). dupguard refuses to work there, before any work runs: a replica lags
  * behind its primary, so a key recorded a moment ago may be missing on it, and answering from it
  * could let a duplicate through.
  *

@@ -30,7 +30,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Benchmark of {@code dupguard dedupe} (SPEC C1) on PostgreSQL and MariaDB, for tables of 1 M and
+ * Benchmark of {@code dupguard dedupe} (guarantee C1) on PostgreSQL and MariaDB, for tables of 1 M and
  * 10 M rows with 3 % duplicates (groups of 2–5, a third of the extras differing only by case),
  * while 4 naive writers (own pool each, select-then-insert, 3 % concurrent duplicates) keep
  * inserting. Measures scan rows/s, apply rows/s at the default rate and without a limit, the

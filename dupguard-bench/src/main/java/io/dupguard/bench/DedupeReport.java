@@ -23,7 +23,8 @@ final class DedupeReport {
             throws IOException {
         StringBuilder md = new StringBuilder();
         md.append("## Duplicate clean-up\n\n");
-        md.append("`dupguard dedupe` (SPEC C1, [dedupe.md](dedupe.md)) on a table of N rows with 3 % duplicates in")
+        md.append(
+                        "`dupguard dedupe` (guarantee C1, [dedupe.md](dedupe.md)) on a table of N rows with 3 % duplicates in")
                 .append(" groups of 2–5 (a third differing only by case; `--compare ignore-case`, `--keep")
                 .append(" oldest:created_at`), while 4 naive writers (one connection each, select-then-insert,")
                 .append(" 3 % concurrent duplicates) keep inserting. Written by `scripts/bench-dedupe`.\n\n");

@@ -81,7 +81,7 @@ public sealed interface BatchResult<T>
     record InFlight<T>(BatchEntry entry) implements BatchResult<T> {}
 
     /**
-     * The key was used with a different fingerprint (SPEC K3).
+     * The key was used with a different fingerprint (guarantee K3).
      *
      * @param <T> the result type
      * @param entry the entry

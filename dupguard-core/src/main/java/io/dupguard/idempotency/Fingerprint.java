@@ -17,7 +17,7 @@ import java.util.TreeMap;
 /**
  * SHA-256 of a request's canonical bytes. A second request with the same {@link IdempotencyKey}
  * but a different fingerprint (say, a different amount) is refused with {@link
- * PayloadMismatchException} instead of replaying the first result (SPEC K3).
+ * PayloadMismatchException} instead of replaying the first result (guarantee K3).
  *
  * <p>{@link #none()} opts out of the check. Instances are immutable and thread-safe.
  */

@@ -12,7 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Runs a piece of work at most once per {@link IdempotencyKey} (SPEC K1–K9).
+ * Runs a piece of work at most once per {@link IdempotencyKey} (guarantees K1–K9).
  *
  * <pre>{@code
  * Idempotency idempotency = Idempotency.of(store);

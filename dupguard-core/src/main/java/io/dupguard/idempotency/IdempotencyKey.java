@@ -6,7 +6,7 @@ import java.text.Normalizer;
 import java.util.Locale;
 
 /**
- * Identifies one operation: the same scope and key mean the same operation (SPEC K1).
+ * Identifies one operation: the same scope and key mean the same operation (guarantee K1).
  *
  * <p>The <b>scope</b> separates namespaces, tenants or callers ({@code "payments"}, {@code
  * "tenant-42.orders"}): 1–{@value #MAX_SCOPE_LENGTH} characters of {@code [A-Za-z0-9._-]}. The
@@ -16,7 +16,7 @@ import java.util.Locale;
  * InvalidIdentifierException}.
  *
  * <p>Comparison is exact by default, so {@code DB00x} and {@code Db00X} are different operations
- * (SPEC K6). {@link #ofIgnoringCase} folds the key to lower case (locale-independent) for
+ * (guarantee K6). {@link #ofIgnoringCase} folds the key to lower case (locale-independent) for
  * identifiers that are case-insensitive by nature. The stores compare keys byte for byte (binary
  * collation in the shipped DDL), so the choice made here is the one that counts.
  *

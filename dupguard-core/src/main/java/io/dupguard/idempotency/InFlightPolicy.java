@@ -4,7 +4,7 @@ import io.dupguard.internal.Checks;
 import java.time.Duration;
 
 /**
- * What a duplicate does while the first request with its key is still running (SPEC K4).
+ * What a duplicate does while the first request with its key is still running (guarantee K4).
  *
  * <ul>
  *   <li>{@link #reject()} (default): throw {@link RequestInFlightException} at once — right for a

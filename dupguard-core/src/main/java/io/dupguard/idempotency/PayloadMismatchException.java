@@ -3,7 +3,7 @@ package io.dupguard.idempotency;
 import io.dupguard.DupguardException;
 
 /**
- * The key was used before with a different request payload (SPEC K3): say, the same request id
+ * The key was used before with a different request payload (guarantee K3): say, the same request id
  * with a different amount. This is a client error, never a silent success. HTTP layers usually map
  * it to {@code 422 Unprocessable Entity}.
  */

@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * A held distributed lock. Close it in {@code finally} or try-with-resources.
  *
- * <p>The {@link #fencingToken()} lets the protected resource reject a stale holder (SPEC L5): a
+ * <p>The {@link #fencingToken()} lets the protected resource reject a stale holder (guarantee L5): a
  * holder that paused past its lease (GC, slow I/O) may still believe it holds the lock; if every
  * write carries the token and the resource refuses tokens lower than the highest it has seen (see
  * {@code io.dupguard.jdbc.Fence}), the stale write is rejected.
@@ -53,7 +53,7 @@ public interface Lease extends AutoCloseable {
     boolean isHeld();
 
     /**
-     * Releases the lock if this lease still holds it; never deletes another holder's lock (SPEC L3).
+     * Releases the lock if this lease still holds it; never deletes another holder's lock (guarantee L3).
      * Reentrant acquisitions release on the outermost close. Idempotent; does not throw for a lease
      * that was lost (a store failure is logged).
      */

@@ -3,7 +3,7 @@ package io.dupguard.lock;
 import java.util.Optional;
 
 /**
- * Mutual exclusion across threads, processes and machines (SPEC L1–L7).
+ * Mutual exclusion across threads, processes and machines (guarantees L1–L7).
  *
  * <pre>{@code
  * try (Lease lease = locks.acquire("account:" + accountId, LockOptions.ofDefaults())) {

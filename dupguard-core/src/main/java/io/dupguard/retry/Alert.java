@@ -3,7 +3,7 @@ package io.dupguard.retry;
 import java.util.Objects;
 
 /**
- * What an {@link AlertSink} is told: a task needs a person (SPEC R2, R3).
+ * What an {@link AlertSink} is told: a task needs a person (guarantees R2, R3).
  *
  * @param reason why the alert fired
  * @param taskId the task's id, or 0 if the failure could not be recorded

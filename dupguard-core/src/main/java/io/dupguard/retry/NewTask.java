@@ -7,7 +7,7 @@ import java.util.UUID;
 
 /**
  * A task about to be recorded: its type, payload, optional dedup key and the task key generated
- * <b>before</b> anything runs (SPEC K8), so the inline run and every retry pass the same key
+ * <b>before</b> anything runs (guarantee K8), so the inline run and every retry pass the same key
  * downstream. Validated on construction; immutable (the payload is copied).
  *
  * @param type the task type, naming its handler: 1–{@value #MAX_TYPE_LENGTH} characters, no control

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Says whether a handler's failure may be retried (SPEC R3). A failure that may not goes to a
+ * Says whether a handler's failure may be retried (guarantee R3). A failure that may not goes to a
  * person at once (BLOCKED and an alert). Implementations must be thread-safe, fast and must not
  * throw; the lab's payment platform, for example, classifies by the platform's error code.
  */

@@ -1,7 +1,7 @@
 package io.dupguard.retry;
 
 /**
- * Hooks reporting what happens to tasks, for metrics and for callers that wait on an outcome (SPEC
+ * Hooks reporting what happens to tasks, for metrics and for callers that wait on an outcome (guarantee
  * R6: a failed task is reported as failed). Called on worker threads (or the caller's, for {@link
  * RetryLog#run}); implementations must be thread-safe, fast, and must not throw. All methods default
  * to no-op.

@@ -9,7 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The retry log (SPEC R1–R6): failed steps are recorded, re-run on a schedule by workers, and end
+ * The retry log (guarantees R1–R6): failed steps are recorded, re-run on a schedule by workers, and end
  * SUCCEEDED, or BLOCKED with an alert for a person.
  *
  * <ol>

@@ -3,12 +3,12 @@ package io.dupguard.retry;
 import java.time.Duration;
 
 /**
- * When a failed task runs again, and how many runs it gets before it is parked for a person (SPEC
- * R2). Implementations are immutable and thread-safe: {@link SteppedSchedule} (阶梯重试, the seed's
+ * When a failed task runs again, and how many runs it gets before it is parked for a person (guarantee
+ * R2). Implementations are immutable and thread-safe: {@link SteppedSchedule} (阶梯重试, stepped
  * fixed steps) and {@link ExponentialSchedule} (growing with jitter, capped).
  */
 public interface RetrySchedule {
-    /** The seed's steps: 10 s, 30 s, 1 min, 5 min, 30 min, 2 h; seven runs in all. */
+    /** Stepped retries: 10 s, 30 s, 1 min, 5 min, 30 min, 2 h; seven runs in all. */
     RetrySchedule DEFAULT = stepped(
             Duration.ofSeconds(10),
             Duration.ofSeconds(30),

@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What {@link RetryLog#run} did (SPEC R6: the caller learns the outcome; a failure is never left
+ * What {@link RetryLog#run} did (guarantee R6: the caller learns the outcome; a failure is never left
  * looking like success).
  *
  * @param outcome the outcome

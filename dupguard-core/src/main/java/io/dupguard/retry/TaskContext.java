@@ -31,7 +31,7 @@ public interface TaskContext {
 
     /**
      * The key to pass downstream as the idempotency key: generated before the first run and the same
-     * on every retry (SPEC K8).
+     * on every retry (guarantee K8).
      *
      * @return the task key; never null, the same on every run of the task
      */

@@ -1,7 +1,7 @@
 package io.dupguard.retry;
 
 /**
- * The one piece of code that performs a task type's step (SPEC R4): {@link RetryLog#run} calls it
+ * The one piece of code that performs a task type's step (guarantee R4): {@link RetryLog#run} calls it
  * inline on the normal path and the workers call it for every retry, so a retry is never a copy.
  *
  * <p>Returning normally means the step took effect; throwing means it did not, and the type's

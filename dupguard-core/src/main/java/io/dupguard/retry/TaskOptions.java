@@ -56,7 +56,7 @@ public final class TaskOptions {
     }
 
     /**
-     * Money-related types alert on their first failure as well as when blocked (SPEC R2).
+     * Money-related types alert on their first failure as well as when blocked (guarantee R2).
      *
      * @return true if the type is money-related
      */
@@ -97,7 +97,7 @@ public final class TaskOptions {
         }
 
         /**
-         * Alert on the first failure too, not only when blocked (SPEC R2); false by default.
+         * Alert on the first failure too, not only when blocked (guarantee R2); false by default.
          *
          * @param moneyRelated whether the type moves money
          * @return this builder

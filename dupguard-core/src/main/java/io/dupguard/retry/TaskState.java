@@ -1,7 +1,7 @@
 package io.dupguard.retry;
 
 /**
- * Life cycle of a retry task (SPEC R1–R6):
+ * Life cycle of a retry task (guarantees R1–R6):
  *
  * <pre>
  * PENDING ──claim──▶ RUNNING ──▶ SUCCEEDED

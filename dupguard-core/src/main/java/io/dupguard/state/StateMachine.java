@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Declared transitions and terminal states of an entity's status (SPEC O3): an order goes READY →
+ * Declared transitions and terminal states of an entity's status (guarantee O3): an order goes READY →
  * PAYING → SUCCESS | FAIL and never back. Stores apply a transition with a guarded update ({@code
  * … WHERE id = ? AND status = ?}), so of many concurrent duplicates exactly one applies it.
  *

@@ -3,7 +3,7 @@ package io.dupguard.state;
 import java.util.Objects;
 
 /**
- * What a guarded state transition did (SPEC O3). Contention and duplicates are results, not
+ * What a guarded state transition did (guarantee O3). Contention and duplicates are results, not
  * exceptions.
  *
  * @param <S> the enum of states

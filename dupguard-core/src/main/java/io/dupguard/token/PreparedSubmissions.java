@@ -4,7 +4,7 @@ import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.idempotency.Outcome;
 
 /**
- * Pre-generated submission ids (SPEC T2, seed 000's "blog double-save" fix): opening the form
+ * Pre-generated submission ids (guarantee T2): opening the form
  * records {@code (subject, preId)}; saving binds exactly one business id to the pre-id. A second
  * save of the same form — double click, retry after a timeout — gets the id bound by the first
  * instead of creating a second business row.

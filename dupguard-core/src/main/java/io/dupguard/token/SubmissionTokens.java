@@ -9,7 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One-time submission tokens against duplicate form submits (SPEC T1).
+ * One-time submission tokens against duplicate form submits (guarantee T1).
  *
  * <p>The server issues a token when it renders the form; the submit carries it. Two ways to spend
  * it:

@@ -3,7 +3,7 @@ package io.dupguard.token;
 import java.time.Duration;
 
 /**
- * At most one submit per subject per window (SPEC T3): the seed's "one order per user every 5
+ * At most one submit per subject per window (guarantee T3): "one order per user every 5
  * seconds". The first {@link #tryAcquire} in a window wins; the rest of the window is refused. The
  * window is measured by the store's clock. Thread-safe; a store outage throws {@link
  * io.dupguard.StoreUnavailableException} — it never reads as "allowed".

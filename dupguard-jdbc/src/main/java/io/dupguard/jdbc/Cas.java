@@ -6,12 +6,12 @@ import java.sql.SQLException;
 import java.util.Objects;
 
 /**
- * Optimistic, replay-safe updates on the application's own tables (SPEC O1, O2, O4). Each is one
+ * Optimistic, replay-safe updates on the application's own tables (guarantees O1, O2, O4). Each is one
  * guarded {@code UPDATE}; {@code true} means this caller's write happened, {@code false} that the
  * guard failed (lost the race, not enough stock, stale balance) — nothing was changed. Table and
  * column names must be plain identifiers; values are always bound. A connection to a read-only
  * server (a replica or standby) is refused with {@link io.dupguard.ReadOnlyStoreException}: asked
- * once per physical connection, and mapped from the write error after that (SPEC K7).
+ * once per physical connection, and mapped from the write error after that (guarantee K7).
  *
  * <p>In autocommit, an update the database rolls back as transient — a deadlock victim, or on a
  * Galera cluster a write that lost certification to another node's — runs again, guard and all, a

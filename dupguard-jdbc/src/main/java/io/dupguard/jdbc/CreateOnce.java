@@ -20,8 +20,8 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
- * Create a row once — a balance initialised on first use, an account binding (SPEC K2, K3, L6, L8,
- * seed 000 schemes 1–6). The default strategy needs a unique key on {@link Builder#keyColumns}:
+ * Create a row once — a balance initialised on first use, an account binding (guarantees K2, K3, L6, L8,
+ * naive schemes 1–6). The default strategy needs a unique key on {@link Builder#keyColumns}:
  *
  * <ol>
  *   <li>Insert-if-absent ({@code ON CONFLICT DO NOTHING}; elsewhere a plain insert where only a

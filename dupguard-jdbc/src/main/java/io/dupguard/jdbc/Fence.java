@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * Guards a write to a row of your own table with a lock's fencing token, so a holder that paused
- * past its lease cannot overwrite the work of the holder that came after it (SPEC L5).
+ * past its lease cannot overwrite the work of the holder that came after it (guarantee L5).
  *
  * <pre>{@code
  * Fence accounts = Fence.on("accounts", "id", "fence");   // once; identifiers are validated
@@ -39,7 +39,7 @@ import java.util.Objects;
  * assignments with {@code ?} placeholders ({@code "balance = ?, updated_at = ?"}), never values
  * concatenated from input. The table and column names must be plain identifiers. A connection to
  * a read-only server (a replica or standby) is refused with {@link
- * io.dupguard.ReadOnlyStoreException} (SPEC K7). Immutable and thread-safe.
+ * io.dupguard.ReadOnlyStoreException} (guarantee K7). Immutable and thread-safe.
  */
 public final class Fence {
     private final String table;

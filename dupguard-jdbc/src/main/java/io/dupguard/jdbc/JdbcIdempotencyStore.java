@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>Insert an in-progress row ({@code ON CONFLICT DO NOTHING} on PostgreSQL; elsewhere a plain
- *       insert where only a unique violation means "exists" — SPEC K2, K5). Inserted ⇒ claimed.
+ *       insert where only a unique violation means "exists" — guarantees K2, K5). Inserted ⇒ claimed.
  *   <li>Otherwise re-read the row with the database's own "is it live" verdict. Live ⇒ existing.
  *   <li>Expired ⇒ take it over with an update guarded by {@code expires_at <= now}; one racer wins.
  *   <li>Row gone (released between the steps, or invisible to a stale snapshot) ⇒ start again.
@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * <p>Every {@link SQLException} except a unique violation during the claim insert surfaces as
  * {@link StoreUnavailableException} naming the operation and SQLState — or, for a write the server
  * refuses as read-only, {@link io.dupguard.ReadOnlyStoreException}. Before its first statement the
- * store asks the server whether it takes writes and refuses a replica or standby (SPEC K7). The
+ * store asks the server whether it takes writes and refuses a replica or standby (guarantee K7). The
  * dialect is detected on first use; the table can be created from the shipped DDL ({@link Builder#createSchemaIfMissing}).
  * For one transaction spanning claim, the caller's SQL and completion use {@link
  * JdbcTransactionalIdempotency}. Thread-safe.

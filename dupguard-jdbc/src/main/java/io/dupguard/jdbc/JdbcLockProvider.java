@@ -11,8 +11,8 @@ import javax.sql.DataSource;
 
 /**
  * {@link LockProvider} on a SQL table (H2, PostgreSQL, MySQL/MariaDB): one row per lock name with
- * the owner token, {@code lease_until} in <b>database</b> time and a {@code fence} counter (SPEC L2,
- * L3, L5, L7). It fixes the seed's {@code myLock} table: locks expire, only the owner releases, and
+ * the owner token, {@code lease_until} in <b>database</b> time and a {@code fence} counter (guarantee L2,
+ * L3, L5, L7). It fixes the naive {@code myLock} table: locks expire, only the owner releases, and
  * acquisition is reentrant per owner ({@link AbstractLockProvider}).
  *
  * <p>Acquire, on one connection from the pool per attempt, in autocommit:

@@ -15,7 +15,7 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
- * {@link PreparedSubmissions} in a SQL table (SPEC T2, seed 000).
+ * {@link PreparedSubmissions} in a SQL table (guarantee T2).
  *
  * <p>Commit, in one transaction:
  *

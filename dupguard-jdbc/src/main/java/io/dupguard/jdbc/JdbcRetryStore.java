@@ -34,7 +34,7 @@ import javax.sql.DataSource;
  * <ol>
  *   <li>Enqueue inserts a PENDING row due now, with the caller's dedup key unique per type
  *       (PostgreSQL {@code ON CONFLICT DO NOTHING}; elsewhere only a unique violation means "exists",
- *       SPEC K5) and re-reads the existing row's id. {@link #enqueue(Connection, NewTask)} does so in
+ *       guarantee K5) and re-reads the existing row's id. {@link #enqueue(Connection, NewTask)} does so in
  *       the caller's transaction (the outbox rule, R5).
  *   <li>Claim takes the earliest due rows with {@code FOR UPDATE SKIP LOCKED} — PENDING rows whose
  *       time has come and RUNNING rows whose lease ended (a crashed worker's) — and sets them
@@ -54,7 +54,7 @@ import javax.sql.DataSource;
  *
  * <p>Every {@link SQLException} surfaces as {@link StoreUnavailableException}, except a write the
  * server refuses as read-only: {@link io.dupguard.ReadOnlyStoreException}, as on a replica or
- * standby, which the store also refuses before its first statement (SPEC K7). Thread-safe.
+ * standby, which the store also refuses before its first statement (guarantee K7). Thread-safe.
  */
 public final class JdbcRetryStore implements RetryStore {
     /** Default table name. */
@@ -127,7 +127,7 @@ public final class JdbcRetryStore implements RetryStore {
     }
 
     /**
-     * Records {@code task} in the caller's open transaction on {@code connection} (SPEC R5): it
+     * Records {@code task} in the caller's open transaction on {@code connection} (guarantee R5): it
      * commits with the caller's own writes or not at all, and workers run it after the commit. Never
      * commits, rolls back or changes the connection's settings. A task of the same type with the same
      * dedup key is returned instead of recording another.

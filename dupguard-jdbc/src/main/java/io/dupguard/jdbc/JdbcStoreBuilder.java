@@ -73,7 +73,7 @@ public abstract class JdbcStoreBuilder<B extends JdbcStoreBuilder<B, T>, T> {
     /**
      * Builds the store. Opens no connection: on first use the dialect is detected, the server is
      * asked whether it takes writes — a read-only replica or standby is refused with {@link
-     * io.dupguard.ReadOnlyStoreException} (SPEC K7) — and the table is created (if asked).
+     * io.dupguard.ReadOnlyStoreException} (guarantee K7) — and the table is created (if asked).
      *
      * @return the store, thread-safe
      */

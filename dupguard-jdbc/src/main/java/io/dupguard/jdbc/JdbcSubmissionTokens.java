@@ -19,7 +19,7 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
- * {@link SubmissionTokens} in a SQL table (SPEC T1).
+ * {@link SubmissionTokens} in a SQL table (guarantee T1).
  *
  * <ol>
  *   <li>Issue: insert {@code (scope, sha256(token), subject, expires_at = now + ttl)} — only the

@@ -10,7 +10,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 /**
- * {@link SubmitThrottle} in a SQL table, windows measured by the database clock (SPEC T3).
+ * {@link SubmitThrottle} in a SQL table, windows measured by the database clock (guarantee T3).
  *
  * <ol>
  *   <li>{@code UPDATE … SET window_end = now + window WHERE scope = ? AND subject = ? AND

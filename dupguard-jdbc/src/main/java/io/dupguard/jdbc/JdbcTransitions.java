@@ -9,7 +9,7 @@ import java.sql.SQLException;
 import java.util.Objects;
 
 /**
- * Guarded state transitions on the application's own table (SPEC O3).
+ * Guarded state transitions on the application's own table (guarantee O3).
  *
  * <ol>
  *   <li>Refuse a transition the {@link StateMachine} does not declare, before touching the
@@ -24,7 +24,7 @@ import java.util.Objects;
  * <p>Of any number of concurrent callers applying the same transition, exactly one gets {@code
  * Applied}: the database serialises the guarded updates on the row. Runs on the caller's connection
  * and transaction; statuses are stored as the enum's {@code name()}. A connection to a read-only
- * server (a replica or standby) is refused with {@link io.dupguard.ReadOnlyStoreException} (SPEC
+ * server (a replica or standby) is refused with {@link io.dupguard.ReadOnlyStoreException} (guarantee
  * K7). Immutable and thread-safe.
  *
  * @param <S> the enum of states

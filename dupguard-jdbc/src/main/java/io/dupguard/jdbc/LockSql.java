@@ -125,7 +125,7 @@ final class LockSql {
 
     /**
      * No free row: the name is new or someone holds it. Only the insert can tell, and only a unique
-     * violation means "held" (SPEC K5). Updating first keeps re-used names at one statement.
+     * violation means "held" (guarantee K5). Updating first keeps re-used names at one statement.
      */
     private OptionalLong insertNew(Connection c, String name, String token, long leaseMillis) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(insert)) {
@@ -269,7 +269,7 @@ final class LockSql {
         bindName(ps, 3, name);
     }
 
-    /** MySQL/MariaDB store the name as VARBINARY, so it is compared byte for byte (SPEC K6, {@link JdbcText}). */
+    /** MySQL/MariaDB store the name as VARBINARY, so it is compared byte for byte (guarantee K6, {@link JdbcText}). */
     private void bindName(PreparedStatement ps, int index, String name) throws SQLException {
         JdbcText.bind(ps, index, name, dialect);
     }

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.WeakHashMap;
 
 /**
- * Keeps dupguard off read-only servers (SPEC K7), in two steps:
+ * Keeps dupguard off read-only servers (guarantee K7), in two steps:
  *
  * <ol>
  *   <li>Before the first statement — once per store, or once per physical connection for the

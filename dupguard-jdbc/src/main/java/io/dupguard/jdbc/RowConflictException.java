@@ -2,7 +2,7 @@ package io.dupguard.jdbc;
 
 import io.dupguard.DupguardException;
 
-/** A row with the same key exists but differs in a verified column (SPEC K3). */
+/** A row with the same key exists but differs in a verified column (guarantee K3). */
 public class RowConflictException extends DupguardException {
     private static final long serialVersionUID = 1L;
 

@@ -58,7 +58,7 @@ public enum SqlDialect {
      * Whether an insert can skip an existing key without an error ({@code ON CONFLICT DO NOTHING}).
      * Needed on PostgreSQL, where any error aborts the surrounding transaction. MySQL's {@code
      * INSERT IGNORE} is not used because it also turns NOT NULL and other errors into warnings
-     * (SPEC K5); there and on H2 a plain insert is tried and only a unique violation means "exists".
+     * (guarantee K5); there and on H2 a plain insert is tried and only a unique violation means "exists".
      */
     boolean onConflictDoNothing() {
         return onConflictDoNothing;

@@ -7,7 +7,7 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * "At most one unfinished task of this kind" without a business id (SPEC O6, seed 002 §5.1: same
+ * "At most one unfinished task of this kind" without a business id (guarantee O6: same
  * day + region + type while one is unfinished). A check-then-insert alone races, so the check runs
  * while holding a row lock on a guard row for the kind:
  *

@@ -3,7 +3,7 @@ package io.dupguard.jdbc;
 import java.sql.SQLException;
 
 /**
- * Recognises a unique-key violation — and nothing else (SPEC K5). NOT NULL, foreign-key and check
+ * Recognises a unique-key violation — and nothing else (guarantee K5). NOT NULL, foreign-key and check
  * violations share SQLState class 23 with it, so the SQLState alone is not enough on MySQL/MariaDB
  * (they report 23000 for all of them); the vendor code decides there.
  */

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * SPEC K7 on a real replicated pair started by {@code scripts/services}: every JDBC store and helper
+ * guarantee K7 on a real replicated pair started by {@code scripts/services}: every JDBC store and helper
  * pointed at the replica refuses with {@link ReadOnlyStoreException} before it writes anything —
  * asked as the administrator, whom MariaDB would let write past {@code read_only} — and a store that
  * met the primary maps the read-only write error of a later failover to the same exception.

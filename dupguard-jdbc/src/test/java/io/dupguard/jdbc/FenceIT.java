@@ -23,7 +23,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** A stale holder's fenced write is rejected by the database row itself (SPEC L5). */
+/** A stale holder's fenced write is rejected by the database row itself (guarantee L5). */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FenceIT {
     private static final Fence ACCOUNTS = Fence.on("dupguard_fence_accounts", "id", "fence");

@@ -36,7 +36,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** JDBC-only lock behaviour: the lock row, restarts, outages, schema, and the seed's myLock flaws. */
+/** JDBC-only lock behaviour: the lock row, restarts, outages, schema, and the naive myLock table's flaws. */
 class JdbcLockProviderIT {
     private static final Duration SHORT = Duration.ofMillis(400);
     private static final LockOptions NO_WAIT =

@@ -12,11 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seed 002 §3 (SPEC K7) on a real streaming standby: the lab pauses WAL replay on the standby of
+ * Seed 002 §3 (guarantee K7) on a real streaming standby: the lab pauses WAL replay on the standby of
  * {@code scripts/services} (127.0.0.1:5443, primary 5442) for each run and resumes it after. The
  * naive {@code replica-check} charges again whatever the standby has not replayed; dupguard, on the
  * primary only, holds. A quarter of the requests is delivered again after its answer, so even a
- * slow machine sends the naive row enough redeliveries to show the seed's failure. A server that
+ * slow machine sends the naive row enough redeliveries to show the naive failure. A server that
  * cannot be reached fails the test.
  */
 class StormReplicaLagIT {

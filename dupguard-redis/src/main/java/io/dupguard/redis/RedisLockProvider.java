@@ -347,7 +347,7 @@ public final class RedisLockProvider extends AbstractLockProvider implements Aut
          * runs out.
          *
          * <p>What it buys: a lock that was granted is on at least {@code replicas} replicas, so a
-         * failover to one of them keeps the holder (seed 004: without it, a lock taken just before
+         * failover to one of them keeps the holder (without it, a lock taken just before
          * the master fails can be missing on the promoted replica, and a second caller gets it).
          * What it does not: {@code WAIT} makes no write synchronous. Sentinel promotes the replica
          * with the best replication offset, which has every acknowledged write only as long as an

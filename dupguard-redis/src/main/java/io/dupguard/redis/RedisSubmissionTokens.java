@@ -17,7 +17,7 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * {@link SubmissionTokens} in Redis (SPEC T1), standalone, Sentinel or Cluster.
+ * {@link SubmissionTokens} in Redis (guarantee T1), standalone, Sentinel or Cluster.
  *
  * <ol>
  *   <li>Issue: {@code SET <prefix>{<scope>:<sha256(token)>} <subject> NX PX <ttl>} — only the hash of

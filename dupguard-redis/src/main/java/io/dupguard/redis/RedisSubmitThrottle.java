@@ -15,7 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
 /**
- * {@link SubmitThrottle} in Redis (SPEC T3): {@code SET <prefix>{<scope>:<subject>} 1 NX PX <window>}
+ * {@link SubmitThrottle} in Redis (guarantee T3): {@code SET <prefix>{<scope>:<subject>} 1 NX PX <window>}
  * — the first submit of a window creates the key, every other submit finds it; Redis expires it when
  * the window ends. One round trip, standalone, Sentinel or Cluster. A store failure throws {@link
  * StoreUnavailableException}, never "allowed". Thread-safe.

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Behaviour every {@link LockProvider} must show against its real server (SPEC L1–L5). "Machines"
+ * Behaviour every {@link LockProvider} must show against its real server (guarantees L1–L5). "Machines"
  * are provider instances on separate connections. Waits use latches and Awaitility.
  */
 public abstract class AbstractLockProviderContractTest {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Behaviour every {@link PreparedSubmissions} backend must show (SPEC T2). */
+/** Behaviour every {@link PreparedSubmissions} backend must show (guarantee T2). */
 public abstract class AbstractPreparedSubmissionsContractTest {
     private static final int THREADS = 32;
     /** Well-formed (27 URL-safe characters, the shape of an issued id) but never issued. */

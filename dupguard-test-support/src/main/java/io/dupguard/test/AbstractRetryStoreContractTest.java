@@ -34,7 +34,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Behaviour every {@link RetryStore} must show against its real server (SPEC R1–R6). "Machines" are
+ * Behaviour every {@link RetryStore} must show against its real server (guarantees R1–R6). "Machines" are
  * store instances on separate connection pools sharing one table. Task types carry a random prefix
  * per test, so tests never see each other's tasks; waits use Awaitility.
  */

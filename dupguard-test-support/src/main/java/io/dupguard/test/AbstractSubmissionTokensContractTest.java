@@ -25,7 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Behaviour every {@link SubmissionTokens} backend must show against its real server (SPEC T1). */
+/** Behaviour every {@link SubmissionTokens} backend must show against its real server (guarantee T1). */
 public abstract class AbstractSubmissionTokensContractTest {
     private static final int THREADS = 64;
     /** Well-formed (27 URL-safe characters, the shape of an issued token) but never issued. */

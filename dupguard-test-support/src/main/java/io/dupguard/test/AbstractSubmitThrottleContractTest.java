@@ -18,7 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Behaviour every {@link SubmitThrottle} backend must show against its real server (SPEC T3). */
+/** Behaviour every {@link SubmitThrottle} backend must show against its real server (guarantee T3). */
 public abstract class AbstractSubmitThrottleContractTest {
     private static final int THREADS = 32;
 

@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * How two key values are compared when looking for duplicates (SPEC K6). Exact is the default; the
+ * How two key values are compared when looking for duplicates (guarantee K6). Exact is the default; the
  * others can be combined ({@code trim,ignore-case}). Comparisons apply to character columns only;
  * other columns always compare exactly.
  */

@@ -15,7 +15,7 @@ import javax.sql.DataSource;
 
 /**
  * Cleans the duplicates an existing table already has, then adds the unique key — online,
- * throttled, nothing lost (SPEC C1). The phases:
+ * throttled, nothing lost (guarantee C1). The phases:
  *
  * <ul>
  *   <li>{@link #scan()} — read-only report of the duplicate groups under the chosen {@link

@@ -165,7 +165,7 @@ final class Guard {
                 if (t.dialect() == SqlDialect.MYSQL && col.isText() && col.caseInsensitiveCollation()) {
                     throw DedupeException.badInput("guard: column '" + col.name() + "' has the case-insensitive"
                             + " collation " + col.collation() + ", so a unique index would refuse 'DB00x' next to"
-                            + " 'Db00X' although --compare exact keeps both (SPEC K6). Use --compare ignore-case if"
+                            + " 'Db00X' although --compare exact keeps both (guarantee K6). Use --compare ignore-case if"
                             + " that is what the key means, or give the column a binary collation first (ALTER TABLE "
                             + t.table() + " MODIFY " + col.name() + " ... COLLATE utf8mb4_bin).");
                 }

@@ -86,7 +86,7 @@ final class Target {
         if (d == SqlDialect.MYSQL) {
             // On MySQL/MariaDB the column's collation decides equality. A case-insensitive collation
             // is what "ignore-case" means there (and exactly what a unique index on it enforces);
-            // "exact" compares the bytes (SPEC K6).
+            // "exact" compares the bytes (guarantee K6).
             if (compare.contains(Comparison.IGNORE_CASE)) {
                 return column.caseInsensitiveCollation() ? x : "LOWER(" + x + ")";
             }

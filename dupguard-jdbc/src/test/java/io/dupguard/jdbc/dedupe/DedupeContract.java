@@ -20,7 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** What every database must do for {@code dedupe}, on the seed's {@code t_account} table (12 rows). */
+/** What every database must do for {@code dedupe}, on a {@code t_account} table (12 rows). */
 abstract class DedupeContract {
     static final String TABLE = "t_account";
     static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");

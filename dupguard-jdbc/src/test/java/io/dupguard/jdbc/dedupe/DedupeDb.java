@@ -8,7 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The test servers (URLs from the build's system properties) and the seed's {@code t_account} table. */
+/** The test servers (URLs from the build's system properties) and a {@code t_account} table. */
 final class DedupeDb {
     private static final AtomicInteger POOLS = new AtomicInteger();
 
@@ -36,7 +36,7 @@ final class DedupeDb {
         return new HikariDataSource(config);
     }
 
-    /** Drops the table and everything dupguard keeps next to it, then creates the seed's table. */
+    /** Drops the table and everything dupguard keeps next to it, then creates the {@code t_account} table. */
     static void createAccounts(Connection c, SqlDialect dialect, String table) throws SQLException {
         try (Statement s = c.createStatement()) {
             for (String t : new String[] {table + "_dedupe_backup", table + "_dedupe_plan", table}) {

@@ -19,7 +19,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The seed's service: each writer (its own pool, standing in for its own machine) checks whether
+ * The naive service: each writer (its own pool, standing in for its own machine) checks whether
  * an account exists, then inserts it — the naive select-then-insert that made the duplicates. Half
  * the keys are fresh; the other half are "hot" keys that several writers try at about the same time
  * in varying letter case, so the naive path keeps creating duplicates until the index exists.

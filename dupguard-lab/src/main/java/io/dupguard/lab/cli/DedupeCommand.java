@@ -21,7 +21,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code dupguard dedupe}: clean the duplicates a table already has, then add the unique key (SPEC
+ * {@code dupguard dedupe}: clean the duplicates a table already has, then add the unique key (guarantee
  * C1). Exit status: 0 the phase reached its goal; 1 it did not (a stopped apply, no valid index, a
  * database failure — the message says which; the open batch rolled back); 2 bad input, a missing
  * privilege or an unreachable server, nothing deleted; 3 an unexpected failure.

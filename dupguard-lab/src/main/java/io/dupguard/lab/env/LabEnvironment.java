@@ -279,7 +279,7 @@ public final class LabEnvironment implements AutoCloseable {
 
     /**
      * A fresh lock provider for one run: dupguard's {@link JdbcLockProvider} on a new lock table in
-     * the lab's database, so the lock lives where the seed's lock table would.
+     * the lab's database, so the lock lives where a hand-made lock table would.
      */
     public LockProvider newLockProvider(String table) throws SQLException {
         LabSql.recreate(database.dataSource, new String[] {table});

@@ -9,7 +9,7 @@ import javax.sql.DataSource;
 /**
  * The few SQL differences of the lab's own tables. The embedded H2 runs in PostgreSQL mode, so H2
  * and PostgreSQL share {@code ON CONFLICT DO NOTHING}; MySQL/MariaDB get {@code INSERT IGNORE} and
- * binary collation so keys compare exactly (SPEC K6).
+ * binary collation so keys compare exactly (guarantee K6).
  */
 public final class LabSql {
     private final SqlDialect dialect;

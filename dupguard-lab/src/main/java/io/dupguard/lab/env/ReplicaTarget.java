@@ -14,7 +14,7 @@ import javax.sql.DataSource;
 
 /**
  * The PostgreSQL streaming hot standby of {@code --jdbc-replica-url}: where the naive {@code
- * replica-check} strategy looks for duplicates (seed 002 §3, SPEC K7), and what the {@code
+ * replica-check} strategy looks for duplicates (guarantee K7), and what the {@code
  * replica-lag} fault holds back ({@code pg_wal_replay_pause()}). Opening checks that it is a
  * standby of the lab's database (same {@code system_identifier}), so a lag the lab induces is the
  * lag of that database.

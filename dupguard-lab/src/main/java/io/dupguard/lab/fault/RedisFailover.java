@@ -22,7 +22,7 @@ import java.util.SplittableRandom;
  * </ul>
  *
  * <p>Replication is asynchronous: a claim, lock or token the master acknowledged but had not yet
- * sent to the promoted replica is gone after the failover (seed 004: the lock taken on the master,
+ * sent to the promoted replica is gone after the failover (the lock taken on the master,
  * lost in the failover, gives two holders). So every row is {@code durable: false} — duplicate
  * effects or exclusion violations are the honest result; fenced writes must still be refused.
  *

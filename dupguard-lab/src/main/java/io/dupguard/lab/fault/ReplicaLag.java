@@ -13,7 +13,7 @@ import java.util.SplittableRandom;
  * run ({@code pg_wal_replay_pause()}; {@code pg_wal_replay_resume()} when the run ends, in a {@code
  * finally}). It keeps receiving WAL and answering reads — from a snapshot that grows older every
  * millisecond, as a standby behind a slow disk or a long replay conflict does. A duplicate check
- * answered there says "not processed" for everything done since (seed 002 §3, SPEC K7).
+ * answered there says "not processed" for everything done since (guarantee K7).
  *
  * <p>Runs every strategy of the workloads that have a strategy reading the standby, so the naive
  * row stands next to the dupguard rows, which read and write the primary only and must hold.

@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /** Which side of the comparison a strategy is on. */
 public enum Family {
-    /** What the seeds did before they were bitten: expected to show duplicate effects. */
+    /** What naive code does: expected to show duplicate effects. */
     NAIVE,
     /** The dupguard way: must show zero duplicate effects and zero lost requests. */
     DUPGUARD;

@@ -6,7 +6,7 @@ import java.util.SplittableRandom;
 /**
  * Heavy-tailed service latency: log-normal around {@code median}, clamped to {@code [min, max]}.
  * With the defaults (6 ms median, σ 0.85, 2–80 ms) about 1.3 % of attempts outlast a 40 ms client
- * timeout — the slow tail that made the seed's clients retry.
+ * timeout — the slow tail that makes clients retry.
  *
  * @param median the 50th percentile
  * @param sigma standard deviation of the logarithm; larger means a heavier tail

@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
- * Runs one {@link Trial} the way seed 003's duplicates arose.
+ * Runs one {@link Trial} the way duplicates arise in production.
  *
  * <ol>
  *   <li>{@code clients} threads each send one logical request after another until the duration

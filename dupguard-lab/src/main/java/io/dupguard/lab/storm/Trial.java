@@ -29,7 +29,7 @@ public interface Trial extends AutoCloseable {
 
     /**
      * A tampered duplicate of an acknowledged request: the same key with a different payload, which
-     * must be refused (SPEC K3). Null if the workload has no such thing.
+     * must be refused (guarantee K3). Null if the workload has no such thing.
      */
     default Request tamper(Request original, SplittableRandom random) {
         return null;
@@ -54,7 +54,7 @@ public interface Trial extends AutoCloseable {
 
     /**
      * Runs what the service itself does once the requests have stopped and every attempt has
-     * finished — a retry scheduler working off its retry log (SPEC R1) — before {@link #check}.
+     * finished — a retry scheduler working off its retry log (guarantee R1) — before {@link #check}.
      */
     default void settle() throws Exception {}
 

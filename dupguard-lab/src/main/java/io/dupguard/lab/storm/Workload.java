@@ -4,7 +4,7 @@ import io.dupguard.lab.env.LabEnvironment;
 import java.util.List;
 
 /**
- * A scenario from the seeds that the storm runs with each of its strategies. To add one, implement
+ * A scenario that the storm runs with each of its strategies. To add one, implement
  * this (usually with a {@link StrategyCatalog}) and list it in {@link Workloads}.
  */
 public interface Workload {

@@ -19,7 +19,7 @@ public final class LabIdempotency {
 
     /**
      * A retry that arrives while its first attempt still runs waits for it and replays its answer
-     * (SPEC K4, "wait"): what a retrying client wants. Records are kept just long enough for a run.
+     * (guarantee K4, "wait"): what a retrying client wants. Records are kept just long enough for a run.
      */
     public static final IdempotencyConfig CONFIG = IdempotencyConfig.custom()
             .retention(Duration.ofMinutes(10))

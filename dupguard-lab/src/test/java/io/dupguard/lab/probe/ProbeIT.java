@@ -107,7 +107,7 @@ class ProbeIT {
         }
     }
 
-    /** Select, work, insert: what seed 003's service did. */
+    /** Select, work, insert: what a naive service does. */
     static String[] naive(String key, String ref, String body) throws Exception {
         try (Connection c = DriverManager.getConnection(PG)) {
             if (key != null) {

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The driver makes duplicates the way seed 003 describes, and counts what the client sees. */
+/** The driver makes duplicates the way they arise in production, and counts what the client sees. */
 class StormDriverTest {
 
     /** A service that records concurrency per key; answers are what {@code answer} says. */

@@ -15,8 +15,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * dupguard.store=redis in an application with a DataSource: Redis for speed, the database for truth
- * (seed 004 §5). The integrations in backstop mode claim in Redis first and then write the key's row
+ * dupguard.store=redis in an application with a DataSource: Redis for speed, the database for truth.
+ * The integrations in backstop mode claim in Redis first and then write the key's row
  * of the jdbc idempotency table ({@code dupguard.jdbc.idempotency-table}) in the application's
  * transaction, with its writes; that row decides after a crash or a Redis failover. The table is
  * created on first use (dupguard.jdbc.create-schema) and purged like the jdbc store's.

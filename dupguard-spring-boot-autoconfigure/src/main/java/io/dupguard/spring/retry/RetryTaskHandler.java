@@ -5,7 +5,7 @@ import io.dupguard.retry.TaskOptions;
 
 /**
  * A {@link TaskHandler} bean with its task type: the starter registers every bean of this type with
- * the auto-configured {@link io.dupguard.retry.RetryLog} (one handler per type, SPEC R4). The retry
+ * the auto-configured {@link io.dupguard.retry.RetryLog} (one handler per type, guarantee R4). The retry
  * log is created only when at least one such bean exists, because workers without a handler for a
  * type would block that type's tasks.
  *

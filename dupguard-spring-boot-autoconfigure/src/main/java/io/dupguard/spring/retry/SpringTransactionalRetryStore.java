@@ -21,7 +21,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 /**
  * A {@link JdbcRetryStore} whose {@link #enqueue(NewTask)} joins the caller's Spring-managed
- * transaction on the store's {@link DataSource} (the outbox rule, SPEC R5): called from a
+ * transaction on the store's {@link DataSource} (the outbox rule, guarantee R5): called from a
  * {@code @Transactional} method, {@code RetryLog.enqueue} records the task with the caller's own
  * writes, so a rollback removes it and the workers never run it; after the commit they do. Without
  * such a transaction the task is recorded in a transaction of its own, as by the plain store.

@@ -4,12 +4,12 @@ import io.dupguard.lab.storm.Request;
 
 /**
  * "Operate on this account", which needs its balance row: the first use of an account creates it
- * (seed 000's {@code user_balance}, one row per user).
+ * ({@code user_balance}, one row per user).
  *
  * @param requestId the logical request; attempts and duplicates share it
  * @param account the account whose balance row must exist exactly once
  * @param currency the balance's currency; a row with the same account and another currency is a
- *     conflict (SPEC K3)
+ *     conflict (guarantee K3)
  */
 record BalanceInit(String requestId, String account, String currency) implements Request {
     @Override

@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The strategies of the balance workload: seed 000's schemes 1 and 2 (5 and 6 are {@link
+ * The strategies of the balance workload: naive schemes 1 and 2 (5 and 6 are {@link
  * RetryLockStrategy}), then dupguard's CreateOnce.
  */
 final class BalanceStrategies {

@@ -12,7 +12,7 @@ import javax.sql.DataSource;
 
 /**
  * Seed 000's {@code user_balance}: one row per account, with the balance id the service generated
- * for it (before inserting, SPEC K8), the currency and the amount. The index on {@code account} is
+ * for it (before inserting, guarantee K8), the currency and the amount. The index on {@code account} is
  * unique only for the strategies that rely on it. Reached through {@link SlowInserts}, in
  * autocommit, one pooled connection per statement.
  */

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
- * Seed 000 (SPEC K2, K3, L6, L8): an account's balance row is created on its first use. Every
+ * Seed 000 (guarantees K2, K3, L6, L8): an account's balance row is created on its first use. Every
  * {@value #USES_PER_ACCOUNT} consecutive requests of the storm use the same fresh account, so
  * different requests — not only retries — reach a missing row at once. The checker counts rows
  * per account, answers that are not the account's row, and requests that were refused although
@@ -66,13 +66,13 @@ public final class BalanceWorkload implements Workload {
             .add(
                     Strategy.naive(
                             "unique-key-no-reread",
-                            "seed 000 scheme 1: the same on UNIQUE(account); the violation surfaces, no currency check"),
+                            "naive scheme 1: the same on UNIQUE(account); the violation surfaces, no currency check"),
                     BalanceStrategies.UniqueKeyNoReread::new)
             .add(
-                    Strategy.naive("retry-lock", "seed 000 scheme 5: try-lock 6 x 5 ms, then fail; no unique index"),
+                    Strategy.naive("retry-lock", "naive scheme 5: try-lock 6 x 5 ms, then fail; no unique index"),
                     RetryLockStrategy::retryLock)
             .add(
-                    Strategy.naive("retry-lock-requery", "seed 000 scheme 6: scheme 5, re-SELECT before failing"),
+                    Strategy.naive("retry-lock-requery", "naive scheme 6: scheme 5, re-SELECT before failing"),
                     RetryLockStrategy::retryLockRequery)
             .add(
                     Strategy.dupguard(
@@ -93,7 +93,7 @@ public final class BalanceWorkload implements Workload {
     @Override
     public String summary() {
         return "create an account's balance row on first use, " + USES_PER_ACCOUNT
-                + " requests at once per account (seed 000 schemes 1-6, K2/K3/L6/L8)";
+                + " requests at once per account (naive schemes 1-6, K2/K3/L6/L8)";
     }
 
     @Override

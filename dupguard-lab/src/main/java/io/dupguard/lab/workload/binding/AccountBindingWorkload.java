@@ -20,7 +20,7 @@ import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 
 /**
- * Seed 003 (SPEC F1, E3): on every app start the client binds the account's OpenID to the device;
+ * Seed 003 (guarantees F1, E3): on every app start the client binds the account's OpenID to the device;
  * the server looks the OpenID up and inserts it if absent. Client timeouts and retries made about
  * 3 % of OpenIDs appear twice or more, with the same creation time and consecutive ids. The
  * checker counts rows per OpenID in the table itself.
@@ -31,9 +31,7 @@ public final class AccountBindingWorkload implements Workload {
     private static final StrategyCatalog<BindingStrategy.Context, BindingStrategy> CATALOG = new StrategyCatalog<
                     BindingStrategy.Context, BindingStrategy>()
             .add(
-                    Strategy.naive(
-                            "select-then-insert",
-                            "SELECT by open_id, then INSERT if absent; no unique index (seed 003)"),
+                    Strategy.naive("select-then-insert", "SELECT by open_id, then INSERT if absent; no unique index"),
                     BindingStrategies.SelectThenInsert::new)
             .add(
                     Strategy.dupguard(
@@ -63,7 +61,7 @@ public final class AccountBindingWorkload implements Workload {
 
     @Override
     public String summary() {
-        return "bind an OpenID to a device on every app start (F1, E3; seed 003: ~3% duplicate OpenIDs)";
+        return "bind an OpenID to a device on every app start (F1, E3; ~3% duplicate OpenIDs)";
     }
 
     @Override
@@ -115,7 +113,7 @@ public final class AccountBindingWorkload implements Workload {
             return new Effects(duplicates, lost, 0, evidence(byOpenId));
         }
 
-        /** The largest duplicate group, described the way seed 003 noticed it. */
+        /** The largest duplicate group, described the way an operator notices it. */
         private String evidence(Map<String, List<AccountTable.Row>> byOpenId) {
             return byOpenId.values().stream()
                     .filter(rows -> rows.size() > 1)

@@ -12,7 +12,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * The seed's {@code t_account}: an auto-increment id, the OpenID, the local identifier and the
+ * A typical {@code t_account}: an auto-increment id, the OpenID, the local identifier and the
  * creation time, with an index on {@code open_id} that is unique only for the strategies that rely
  * on it. Every statement runs in autocommit on its own pooled connection, as a plain DAO would.
  */

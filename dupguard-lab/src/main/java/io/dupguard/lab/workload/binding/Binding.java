@@ -3,7 +3,7 @@ package io.dupguard.lab.workload.binding;
 import io.dupguard.lab.storm.Request;
 
 /**
- * "Bind this account's OpenID to this device": what the seed's client sent on every app start.
+ * "Bind this account's OpenID to this device": what a mobile client sends on every app start.
  *
  * @param openId the account identifier; must end up in exactly one row
  * @param localId the device's local identifier

@@ -13,12 +13,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 
-/** The strategies of the account-binding workload, from the seed's code to dupguard. */
+/** The strategies of the account-binding workload, from naive code to dupguard. */
 final class BindingStrategies {
     private BindingStrategies() {}
 
     /**
-     * The seed's code: look the OpenID up, and insert if absent. Two attempts that both look before
+     * The naive code: look the OpenID up, and insert if absent. Two attempts that both look before
      * either inserts both insert (F1).
      */
     static long selectThenInsert(AccountTable table, Binding b, Service service) throws SQLException {
@@ -30,7 +30,7 @@ final class BindingStrategies {
         return table.insert(b);
     }
 
-    /** {@link #selectThenInsert} on a table without a unique index: the failure of seed 003. */
+    /** {@link #selectThenInsert} on a table without a unique index: the classic duplicate-OpenID failure. */
     static final class SelectThenInsert implements BindingStrategy {
         private final AccountTable table;
 
@@ -44,7 +44,7 @@ final class BindingStrategies {
         }
     }
 
-    /** The seed's fix 3.1: the same code on {@code UNIQUE(open_id)}; the loser re-reads (K2, K5). */
+    /** The usual first fix: the same code on {@code UNIQUE(open_id)}; the loser re-reads (K2, K5). */
     static final class UniqueKeyCatch implements BindingStrategy {
         private final AccountTable table;
 
@@ -92,9 +92,9 @@ final class BindingStrategies {
     }
 
     /**
-     * The seed's chosen fix 3.2/5.2: a distributed lock named after the OpenID around the unchanged
+     * The usual second fix: a distributed lock named after the OpenID around the unchanged
      * select-then-insert, on the table without a unique index. Duplicates wait for the holder
-     * instead of being discarded, so they answer with the holder's id. Unlike the seed's fixed 3 s
+     * instead of being discarded, so they answer with the holder's id. Unlike a fixed 3 s
      * expiry, the lease is renewed while the holder lives (L5): a stalled holder keeps its lock.
      */
     static final class LockAround implements BindingStrategy {
@@ -116,7 +116,7 @@ final class BindingStrategies {
             try {
                 return selectThenInsert(table, b, service);
             } finally {
-                lease.close(); // releases only if still ours (L3), unlike the seed's plain DEL
+                lease.close(); // releases only if still ours (L3), unlike a plain DEL
             }
         }
     }

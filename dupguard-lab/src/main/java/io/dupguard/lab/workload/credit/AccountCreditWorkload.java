@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Seed 002 §6.2 (SPEC E2, O4, R1–R4): deposits to 16 accounts; some attempts fail before writing,
+ * Seed 002 §6.2 (guarantees E2, O4, R1–R4): deposits to 16 accounts; some attempts fail before writing,
  * some lose their answer after the write committed, a few can never succeed. Failures go to a retry
  * log that is worked off after the storm. The checker: every balance equals the sum of the
  * distinct credits applied to it, no credit applied twice, every credit that can succeed applied
@@ -43,7 +43,7 @@ public final class AccountCreditWorkload implements Workload {
             .add(
                     Strategy.dupguard(
                             "dedup-table",
-                            "SPEC E4: lock on the credit id, processed-marker check, dedup-table insert + marker +"
+                            "guarantee E4: lock on the credit id, processed-marker check, dedup-table insert + marker +"
                                     + " increment rolled back together; failures to the RetryLog"),
                     CreditStrategies.LockCasRetryLog::dedupTable);
 
@@ -54,7 +54,7 @@ public final class AccountCreditWorkload implements Workload {
 
     @Override
     public String summary() {
-        return "credit accounts through failures and retries; balance = sum of unique credits (E2, seed 002 6.2)";
+        return "credit accounts through failures and retries; balance = sum of unique credits (E2)";
     }
 
     /** Runs with {@code --workload all} or by name. */

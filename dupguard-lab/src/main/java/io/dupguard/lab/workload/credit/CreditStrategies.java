@@ -28,14 +28,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** The strategies of the account-credit workload (SPEC E2, O4, R1–R4). */
+/** The strategies of the account-credit workload (guarantees E2, O4, R1–R4). */
 final class CreditStrategies {
     private static final Service NO_PAUSE = () -> {};
 
     private CreditStrategies() {}
 
     /**
-     * The seed's warning (002 §6.2): {@code amount = amount + x}, no lock, no marker; a failure is
+     * The classic mistake: {@code amount = amount + x}, no lock, no marker; a failure is
      * logged and the retry job replays the same increment — twice for a credit whose first write
      * committed but whose answer was lost, and every client retry adds it again.
      */
@@ -87,7 +87,7 @@ final class CreditStrategies {
     }
 
     /**
-     * SPEC E2 with dupguard: blocking lock on the account, a processed marker per credit, read the
+     * guarantee E2 with dupguard: blocking lock on the account, a processed marker per credit, read the
      * balance, absolute CAS ({@code SET amount = new WHERE amount = old}, O4) with the marker and the
      * task's completion in one transaction; every failure goes to the retry log, whose workers run
      * the same handler on a stepped schedule and block the credit with an alert at max attempts.
@@ -108,7 +108,7 @@ final class CreditStrategies {
         }
 
         /**
-         * SPEC E4 instead: the lock is on the credit's unique id, and the credit is a dedup-table insert
+         * guarantee E4 instead: the lock is on the credit's unique id, and the credit is a dedup-table insert
          * (unique credit id) + processed marker + balance update rolled back together — a replay fails
          * on the unique key and changes nothing.
          */

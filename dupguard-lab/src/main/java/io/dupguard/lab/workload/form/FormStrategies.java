@@ -15,7 +15,7 @@ import io.dupguard.token.TokenRefusedException;
 import java.sql.SQLException;
 import java.time.Duration;
 
-/** The strategies of the form-submit workload: nothing, then seed 000/001's three tools (T1–T3). */
+/** The strategies of the form-submit workload: nothing, then the three tools (T1–T3). */
 final class FormStrategies {
     static final String SCOPE = "post";
     static final Duration TOKEN_TTL = Duration.ofMinutes(30);

@@ -22,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * Seeds 000 and 001 (SPEC T1–T3): users submit forms — every submit a different one — and double
+ * Seeds 000 and 001 (guarantees T1–T3): users submit forms — every submit a different one — and double
  * clicks and browser retries repeat a submit. One post per logical submit, and no submit lost. The
  * users are {@value #USERS} people, drawn at random, so now and then one submits two different forms
  * within a second.
@@ -90,7 +90,7 @@ public final class FormSubmitWorkload implements Workload {
 
     @Override
     public String summary() {
-        return "one post per submitted form under double clicks and browser retries (T1-T3, seeds 000/001)";
+        return "one post per submitted form under double clicks and browser retries (T1-T3)";
     }
 
     @Override

@@ -12,7 +12,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * The business rows a submit creates (seed 000's blog posts). {@code submit_id} is there for the
+ * The business rows a submit creates (blog posts). {@code submit_id} is there for the
  * checker; no strategy deduplicates on it.
  */
 final class PostTable {

@@ -8,7 +8,7 @@ import io.dupguard.memory.InMemoryLockProvider;
 import java.util.Locale;
 import java.util.Optional;
 
-/** The lock backends compared (SPEC L7), each with the server it needs beyond the database. */
+/** The lock backends compared (guarantee L7), each with the server it needs beyond the database. */
 enum Backend {
     MEMORY("InMemoryLockProvider (one JVM)", null),
     JDBC("JdbcLockProvider, a lock row per name in the lab's database", null),

@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * SPEC L5, L7: every lock backend, each with and without fencing. Writers take a resource's lock
+ * guarantees L5, L7: every lock backend, each with and without fencing. Writers take a resource's lock
  * with a fixed {@value #LEASE_MILLIS} ms lease, work, and write the resource row. Every client's
  * first request, and every {@value #STALL_ONE_IN}th after it, stalls {@value #STALL_MILLIS} ms while
  * holding the lock — past its lease —

@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Seed 002 §6.1 (SPEC E1, O3, R1–R5): the user pays an order; the payment platform is slow,
+ * Seed 002 §6.1 (guarantees E1, O3, R1–R5): the user pays an order; the payment platform is slow,
  * sometimes loses its answer after charging, times out, is busy or declines. Duplicates arrive
  * while the payment runs and after it finished. After the storm the service's retry job works off
  * its retry log; then the checker compares every order with the platform's ledger.
@@ -58,7 +58,7 @@ public final class OrderPaymentWorkload implements Workload {
     @Override
     public String summary() {
         return "pay an order once on a flaky payment platform; duplicates answered 'already processing' or"
-                + " 'already paid' (E1, seed 002 6.1)";
+                + " 'already paid' (E1)";
     }
 
     @Override
@@ -67,7 +67,7 @@ public final class OrderPaymentWorkload implements Workload {
     }
 
     /**
-     * Not under {@code instance-crash}: nothing in seed 002's design resumes an order a dead instance
+     * Not under {@code instance-crash}: nothing in the naive design resumes an order a dead instance
      * left PAYING (see {@link #notSharedBecause}), so the checker's "no order left PAYING" would fail
      * for a recovery job the workload does not have, not for a duplicate or a lost answer.
      */
@@ -75,7 +75,7 @@ public final class OrderPaymentWorkload implements Workload {
     public String notSharedBecause(Strategy strategy) {
         return "an order a dead instance left PAYING is resumed by nothing: RetryLog.run records only failures,"
                 + " the retry job works only off the retry log, and the clients' 3 attempts end within the order"
-                + " lock's lease (30 s watchdog); seed 002 has no sweep of stale PAYING orders: not run";
+                + " lock's lease (30 s watchdog); the naive design has no sweep of stale PAYING orders: not run";
     }
 
     @Override

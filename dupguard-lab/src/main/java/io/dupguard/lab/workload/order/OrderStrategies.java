@@ -11,13 +11,13 @@ import java.sql.SQLException;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** The strategies of the order-payment workload: a status check without guards, and seed 002 §6.1. */
+/** The strategies of the order-payment workload: a status check without guards, and the usual status machine. */
 final class OrderStrategies {
     private OrderStrategies() {}
 
     /**
      * Reads the status and acts on it with unguarded updates, no lock. A retryable platform failure
-     * marks the order FAIL and logs a retry (seed 002 §6.1's handleException), and a FAIL order is
+     * marks the order FAIL and logs a retry (a typical handleException), and a FAIL order is
      * paid again — without asking the platform whether the timed-out call charged.
      */
     static final class ReadThenUpdate implements OrderStrategy {

@@ -11,7 +11,7 @@ interface OrderStrategy {
 
     /**
      * Pays the order at most once and tells the user how it went. The same code serves the retry
-     * job (SPEC R4). Throw {@link io.dupguard.lab.storm.Refused} for "already processing".
+     * job (guarantee R4). Throw {@link io.dupguard.lab.storm.Refused} for "already processing".
      *
      * @param service the platform call spends its pause
      */

@@ -13,7 +13,7 @@ import javax.sql.DataSource;
 
 /**
  * The service's orders ({@code id}, {@code status}, the platform's {@code charge_id} once paid)
- * and its retry log (SPEC R1: one row per order whose payment failed retryably). Autocommit, one
+ * and its retry log (guarantee R1: one row per order whose payment failed retryably). Autocommit, one
  * pooled connection per statement.
  */
 final class OrderTable {

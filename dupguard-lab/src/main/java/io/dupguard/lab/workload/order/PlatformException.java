@@ -1,6 +1,6 @@
 package io.dupguard.lab.workload.order;
 
-/** The payment platform failed; {@link #retryable()} is the service's classification (SPEC R3). */
+/** The payment platform failed; {@link #retryable()} is the service's classification (guarantee R3). */
 final class PlatformException extends Exception {
     private static final long serialVersionUID = 1L;
 

@@ -26,7 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Seed 002 §6.1 through dupguard's retry log (SPEC E1, R1–R6): the request runs the payment step
+ * Seed 002 §6.1 through dupguard's retry log (guarantees E1, R1–R6): the request runs the payment step
  * ({@link OrderStrategies.LockAndTransitions}: try-lock, READY → PAYING, platform call, PAYING →
  * SUCCESS | FAIL) inline through {@link RetryLog#run}; a retryable platform error is recorded as a
  * task (dedup key = order id) and the log's workers run the very same handler later; a decline

@@ -4,7 +4,7 @@ import io.dupguard.lab.storm.Request;
 import java.math.BigDecimal;
 
 /**
- * "Charge this account this amount", identified by the client's request id (SPEC K1).
+ * "Charge this account this amount", identified by the client's request id (guarantee K1).
  *
  * @param requestId the idempotency key; at most one charge per id
  * @param account the account charged

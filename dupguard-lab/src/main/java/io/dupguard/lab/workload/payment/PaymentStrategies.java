@@ -44,7 +44,7 @@ final class PaymentStrategies {
         }
     }
 
-    /** Look for a charge with the request id, charge if none: races exactly like seed 003. */
+    /** Look for a charge with the request id, charge if none: races exactly like naive services do. */
     static final class SelectThenInsert implements PaymentStrategy {
         private final ChargeTable table;
 
@@ -64,7 +64,7 @@ final class PaymentStrategies {
     }
 
     /**
-     * Seed 002 §3 (SPEC K7): the duplicate check reads the standby (reads are "cheap" there), the
+     * Seed 002 §3 (guarantee K7): the duplicate check reads the standby (reads are "cheap" there), the
      * charge goes to the primary. A standby that has not replayed the first charge yet says "not
      * charged", and the retry charges again; the plain select-then-insert race comes on top.
      */

@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 
 /**
- * Payments keyed by a client request id (SPEC K1–K4): retries and double sends carry the same
+ * Payments keyed by a client request id (guarantees K1–K4): retries and double sends carry the same
  * amount and must charge once and answer with the same charge; a few tampered duplicates reuse an
  * acknowledged request id with another amount and must be refused, never charged.
  */

@@ -46,7 +46,7 @@ public class PaymentController {
 
     /**
      * The payment's reference: a name-based UUID of the client and its Idempotency-Key, so every
-     * retry of one payment derives the same reference before anything runs (SPEC K8) — the key sent
+     * retry of one payment derives the same reference before anything runs (guarantee K8) — the key sent
      * to the card network, the payment row's unique column and the credit's message-id.
      *
      * @param client the authenticated client
