@@ -211,7 +211,8 @@ public interface SubmissionTokens {
      * Store step of {@link #claim}: marks the token in use by {@code owner} until {@code lease} from
      * now, if it is live, issued to {@code subject}, and not in use under a lease that still holds.
      * Atomic: of concurrent callers at most one succeeds. A store keeps the token at least until
-     * the lease ends, even past its time-to-live, so the owner can still complete it.
+     * the lease ends, even past its time-to-live, so the owner can still complete it; released, the
+     * token expires at the end of its own time-to-live again (at once, if that has passed).
      *
      * @param scope the scope it was issued for; not null
      * @param subject the subject presenting it; not null

@@ -144,6 +144,11 @@ public final class JdbcSubmissionTokens implements SubmissionTokens {
      * method never does. Use {@code READ COMMITTED} (the default of PostgreSQL; MySQL/MariaDB's
      * {@code REPEATABLE READ} works too, the delete reads the newest row).
      *
+     * <p>The store's first call prepares its table (dialect, read-only check, lease columns) on a
+     * connection of its own from the store's data source, outside the caller's transaction; when the
+     * caller's connection comes from the same pool, the pool needs one more connection free at that
+     * moment. Any earlier call of the store (an {@code issue} when the form is rendered) does it.
+     *
      * @param connection the caller's connection, in a transaction (auto-commit off) to tie the token
      *     to the business rows; not null
      * @param scope the scope it was issued for; not null

@@ -60,13 +60,21 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
             return 0
             """);
 
-    /** KEYS: token, lease. ARGV: subject, owner, lease ms. Marks a free token of this subject in use. */
+    /**
+     * KEYS: token, lease, original expiry. ARGV: subject, owner, lease ms. Marks a free token of this
+     * subject in use. A token that would expire before the lease ends lives as long as the lease, and
+     * its own expiry (server time, ms) is kept beside it so a release gives it back.
+     */
     private static final RedisScript CLAIM = RedisScript.of(
             "claim token",
             """
             if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('EXISTS', KEYS[2]) == 0 then
               redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-              if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
+              local ttl = redis.call('PTTL', KEYS[1])
+              if ttl >= 0 and ttl < tonumber(ARGV[3]) then
+                local t = redis.call('TIME')
+                local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+                redis.call('SET', KEYS[3], tostring(now + ttl), 'PX', ARGV[3])
                 redis.call('PEXPIRE', KEYS[1], ARGV[3])
               end
               return 1
@@ -74,7 +82,7 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
             return 0
             """);
 
-    /** KEYS: token, lease. ARGV: owner, lease ms. Extends the owner's lease (and the token with it). */
+    /** KEYS: token, lease, original expiry. ARGV: owner, lease ms. Extends the owner's lease (and the token with it). */
     private static final RedisScript RENEW = RedisScript.of(
             "renew token lease",
             """
@@ -82,6 +90,9 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
               redis.call('PEXPIRE', KEYS[2], ARGV[2])
               if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
                 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+                if redis.call('EXISTS', KEYS[3]) == 1 then
+                  redis.call('PEXPIRE', KEYS[3], ARGV[2])
+                end
               end
               return 1
             end
@@ -98,6 +109,7 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
             """
             local holder = redis.call('GET', KEYS[2])
             local existed = redis.call('DEL', KEYS[1])
+            redis.call('DEL', KEYS[3])
             if holder == ARGV[1] then
               redis.call('DEL', KEYS[2])
               return 1
@@ -108,12 +120,28 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
             return 0
             """);
 
-    /** KEYS: token, lease. ARGV: owner. Deletes the owner's lease. */
+    /**
+     * KEYS: token, lease, original expiry. ARGV: owner. Deletes the owner's lease and gives the token
+     * back its own expiry (deleting it if that has passed while it was in use).
+     */
     private static final RedisScript RELEASE = RedisScript.of(
             "release token",
             """
             if redis.call('GET', KEYS[2]) == ARGV[1] then
-              return redis.call('DEL', KEYS[2])
+              redis.call('DEL', KEYS[2])
+              local deadline = redis.call('GET', KEYS[3])
+              if deadline then
+                redis.call('DEL', KEYS[3])
+                local t = redis.call('TIME')
+                local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+                local left = tonumber(deadline) - now
+                if left > 0 then
+                  redis.call('PEXPIRE', KEYS[1], left)
+                else
+                  redis.call('DEL', KEYS[1])
+                end
+              end
+              return 1
             end
             return 0
             """);
@@ -295,9 +323,9 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
         }
     }
 
-    /** The token's key and its lease key, in one hash slot. */
+    /** The token's key, its lease key and its original expiry while leased, in one hash slot. */
     private static String[] keys(String key) {
-        return new String[] {key, key + ":lease"};
+        return new String[] {key, key + ":lease", key + ":until"};
     }
 
     private String key(String scope, String token) {

@@ -296,9 +296,10 @@ public abstract class AbstractSubmissionTokensContractTest {
         assertThat(otherMachine().leased(scope, failing)).isTrue();
         Future<String> retry = pool.submit(() ->
                 otherMachine().execute(scope, "gina", failing, SubmissionTokens.DEFAULT_LEASE, wait, () -> "retried"));
-        assertThat(retry.isDone())
-                .as("waits while the first attempt holds the token")
-                .isFalse();
+        await().during(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(2))
+                .alias("waits while the first attempt holds the token")
+                .until(() -> !retry.isDone());
         first.release();
         assertThat(retry.get(30, TimeUnit.SECONDS)).isEqualTo("retried");
         assertThat(tokens().leased(scope, failing)).isFalse();
@@ -309,6 +310,26 @@ public abstract class AbstractSubmissionTokensContractTest {
                 otherMachine().execute(scope, "gina", succeeding, SubmissionTokens.DEFAULT_LEASE, wait, () -> "twice"));
         second.complete();
         assertThatThrownBy(() -> duplicate.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(TokenRefusedException.class);
+    }
+
+    /**
+     * A token claimed near the end of its life lives while the claim holds it; released, it gets its
+     * own expiry back instead of the lease's, so an abandoned form's token still expires on time.
+     */
+    @Test
+    public void aReleasedTokenKeepsItsOwnExpiry() {
+        String token = tokens().issue(scope, "ivan", Duration.ofMillis(300));
+        TokenClaim first = tokens().claim(scope, "ivan", token).orElseThrow();
+        first.release();
+
+        await().atMost(Duration.ofSeconds(8))
+                .pollInterval(Duration.ofMillis(20))
+                .alias("the token expires at its own end, not at the end of the released lease")
+                .until(() -> {
+                    java.util.Optional<TokenClaim> again = otherMachine().claim(scope, "ivan", token);
+                    again.ifPresent(TokenClaim::release);
+                    return again.isEmpty();
+                });
     }
 
     /** A completed token is never usable again, by any form, on any machine. */

@@ -1,6 +1,8 @@
 package io.dupguard.spring.metrics;
 
+import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.token.SubmissionTokens;
+import io.dupguard.token.TokenRefusedException;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -9,11 +11,15 @@ import java.util.Objects;
  * rejected) around a {@link SubmissionTokens}: a one-call {@code consume} counts as consumed or
  * rejected; a two-phase submit ({@code execute}, {@code claim}) counts as rejected when its claim is
  * refused and as consumed when it completes (a failed attempt, whose token is put back, counts
- * nowhere). A store failure is counted nowhere and propagates. Thread-safe.
+ * nowhere). The waiting {@code execute} counts once: consumed when its work completed, rejected when
+ * it gave up; the polls while another attempt holds the token count nowhere. A store failure is
+ * counted nowhere and propagates. Thread-safe.
  */
 public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredBean {
     private final SubmissionTokens target;
     private final DupguardMeters meters;
+    /** The waiting form's view: its refused polls count nowhere, its completion as consumed. */
+    private final SubmissionTokens waiting;
 
     /**
      * Counts the calls on {@code target}.
@@ -25,6 +31,7 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
     public MeteredSubmissionTokens(SubmissionTokens target, DupguardMeters meters) {
         this.target = Objects.requireNonNull(target, "target");
         this.meters = Objects.requireNonNull(meters, "meters");
+        this.waiting = new Waiting();
     }
 
     @Override
@@ -51,6 +58,25 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
     }
 
     @Override
+    public <T, E extends Exception> T execute(
+            String scope, String subject, String token, Duration lease, Duration maxWait, IdempotentWork<T, E> work)
+            throws E {
+        Objects.requireNonNull(work, "work");
+        boolean[] ran = {false};
+        try {
+            return waiting.execute(scope, subject, token, lease, maxWait, () -> {
+                ran[0] = true;
+                return work.call();
+            });
+        } catch (TokenRefusedException e) {
+            if (!ran[0]) {
+                meters.onTokenConsumed(false);
+            }
+            throw e;
+        }
+    }
+
+    @Override
     public boolean leased(String scope, String token) {
         return target.leased(scope, token);
     }
@@ -72,6 +98,44 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
     @Override
     public void releaseLease(String scope, String token, String owner) {
         target.releaseLease(scope, token, owner);
+    }
+
+    /** The store underneath, counting only completions. */
+    private final class Waiting implements SubmissionTokens {
+        @Override
+        public String issue(String scope, String subject, Duration ttl) {
+            return MeteredSubmissionTokens.this.issue(scope, subject, ttl);
+        }
+
+        @Override
+        public boolean consume(String scope, String subject, String token) {
+            return MeteredSubmissionTokens.this.consume(scope, subject, token);
+        }
+
+        @Override
+        public boolean tryLease(String scope, String subject, String token, String owner, Duration lease) {
+            return target.tryLease(scope, subject, token, owner, lease);
+        }
+
+        @Override
+        public boolean leased(String scope, String token) {
+            return target.leased(scope, token);
+        }
+
+        @Override
+        public boolean renewLease(String scope, String token, String owner, Duration lease) {
+            return target.renewLease(scope, token, owner, lease);
+        }
+
+        @Override
+        public boolean completeLease(String scope, String token, String owner) {
+            return MeteredSubmissionTokens.this.completeLease(scope, token, owner);
+        }
+
+        @Override
+        public void releaseLease(String scope, String token, String owner) {
+            target.releaseLease(scope, token, owner);
+        }
     }
 
     @Override

@@ -2,15 +2,21 @@ package io.dupguard.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.dupguard.memory.InMemorySubmissionTokens;
 import io.dupguard.spring.metrics.MeteredSubmitThrottle;
 import io.dupguard.token.SubmissionTokens;
 import io.dupguard.token.SubmitThrottle;
+import io.dupguard.token.TokenClaim;
 import io.dupguard.token.TokenRefusedException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -72,6 +78,50 @@ class TokenMetersTest {
             assertThat(count(meters, "dupguard.tokens.consumed", "rejected")).isEqualTo(2.0);
             assertThat(count(meters, "dupguard.throttle.calls", "allowed")).isEqualTo(1.0);
             assertThat(count(meters, "dupguard.throttle.calls", "refused")).isEqualTo(1.0);
+        });
+    }
+
+    @Test
+    void aWaitingSubmitCountsOnceWhateverItsPollsSaw() {
+        runner.run(ctx -> {
+            SubmissionTokens tokens = ctx.getBean(SubmissionTokens.class);
+            MeterRegistry meters = ctx.getBean(MeterRegistry.class);
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                String token = tokens.issue("checkout", "u1", Duration.ofMinutes(5));
+                TokenClaim first = tokens.claim("checkout", "u1", token).orElseThrow();
+                Future<String> retry = pool.submit(() -> tokens.execute(
+                        "checkout",
+                        "u1",
+                        token,
+                        SubmissionTokens.DEFAULT_LEASE,
+                        Duration.ofSeconds(20),
+                        () -> "order-1"));
+                await().during(Duration.ofMillis(300)) // polls while the first attempt holds the token
+                        .atMost(Duration.ofSeconds(2))
+                        .until(() -> !retry.isDone());
+                first.release();
+                assertThat(retry.get(30, TimeUnit.SECONDS)).isEqualTo("order-1");
+
+                String held = tokens.issue("checkout", "u1", Duration.ofMinutes(5));
+                TokenClaim holder = tokens.claim("checkout", "u1", held).orElseThrow();
+                assertThatThrownBy(() -> tokens.execute(
+                                "checkout",
+                                "u1",
+                                held,
+                                SubmissionTokens.DEFAULT_LEASE,
+                                Duration.ofMillis(300),
+                                () -> "x"))
+                        .isInstanceOf(TokenRefusedException.class);
+                holder.release();
+
+                assertThat(count(meters, "dupguard.tokens.consumed", "consumed"))
+                        .isEqualTo(1.0);
+                assertThat(count(meters, "dupguard.tokens.consumed", "rejected"))
+                        .isEqualTo(1.0);
+            } finally {
+                pool.shutdownNow();
+            }
         });
     }
 

@@ -203,8 +203,10 @@ public final class FormSubmitWorkload implements Workload {
             }
             List<String> violations = refusedOutright == 0
                     ? List.of()
-                    : List.of(refusedOutright + " different submits refused on every attempt: a rate limit cannot tell"
-                            + " a second form from a double click");
+                    : List.of(refusedOutright + " different submits refused on every attempt: "
+                            + (strategy instanceof FormStrategies.Throttle
+                                    ? "a rate limit cannot tell a second form from a double click"
+                                    : "refused although none of their attempts took effect"));
             return new Effects(
                     duplicates, lost, 0, evidence, violations, Map.of(DIFFERENT_SUBMITS_REFUSED, refusedOutright));
         }
