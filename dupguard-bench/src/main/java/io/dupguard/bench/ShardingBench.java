@@ -29,7 +29,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * What ShardingSphere-JDBC costs dupguard per request (docs/scaling.md): claim+complete on {@link
+ * What ShardingSphere-JDBC costs dupguard per request (docs/scaling-sharding.md): claim+complete on {@link
  * JdbcIdempotencyStore} and acquire+release on {@link JdbcLockProvider}, through ShardingSphere over
  * the two shard databases of an engine (the YAML the {@code Sharding*IT} load) and directly on the
  * first of them, PostgreSQL and MariaDB, in one JVM. After an unmeasured round, every round runs
@@ -94,7 +94,7 @@ public final class ShardingBench {
             }
             try {
                 for (HikariDataSource shard : shards) {
-                    // The schema on every shard directly, as docs/scaling.md says.
+                    // The schema on every shard directly, as docs/scaling-sharding.md says.
                     JdbcIdempotencyStore.builder(shard)
                             .createSchemaIfMissing(true)
                             .build()

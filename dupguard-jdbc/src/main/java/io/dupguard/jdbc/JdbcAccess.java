@@ -80,7 +80,7 @@ final class JdbcAccess {
 
     /**
      * Whether the data source is ShardingSphere-JDBC's, as the first {@link #dialect(Connection)}
-     * found: statements must then name each row's key (docs/scaling.md).
+     * found: statements must then name each row's key (docs/scaling-sharding.md).
      */
     boolean sharded() {
         return sharded;

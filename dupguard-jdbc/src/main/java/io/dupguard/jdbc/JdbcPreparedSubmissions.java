@@ -124,7 +124,7 @@ public final class JdbcPreparedSubmissions implements PreparedSubmissions {
      * @throws UnsupportedOperationException through ShardingSphere-JDBC, before the work runs: the
      *     binding row lives on the shard of its pre-id and the business row on its own, and
      *     ShardingSphere's local transactions commit shard by shard, so the two could commit apart
-     *     (docs/scaling.md); use {@link #commit(String, String, IdempotentWork)} there
+     *     (docs/scaling-sharding.md); use {@link #commit(String, String, IdempotentWork)} there
      */
     public <E extends Exception> Outcome<String> commit(String subject, String preId, SqlWork<String, E> work)
             throws E {

@@ -5,7 +5,7 @@ import java.sql.SQLException;
 
 /**
  * Whether a connection is a ShardingSphere-JDBC logical connection (also inside a pool that wraps
- * it). Through one, dupguard sends only statements that name a row's sharding key (docs/scaling.md,
+ * it). Through one, dupguard sends only statements that name a row's sharding key (docs/scaling-sharding.md,
  * "ShardingSphere-JDBC"): a statement that carries its keys in an array, or that picks rows by a
  * condition other than their key ({@code … LIMIT n FOR UPDATE SKIP LOCKED}), would be sent to every
  * shard, or fail in ShardingSphere's parser.

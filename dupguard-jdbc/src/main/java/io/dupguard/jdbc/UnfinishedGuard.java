@@ -107,7 +107,7 @@ public final class UnfinishedGuard {
             String insert = "INSERT INTO " + access.table() + " (guard_key) VALUES (?)";
             // Through ShardingSphere the key is the sharding value and must be a plain parameter:
             // the rewrite wraps it in IF(…), which it cannot route; the existing row is then a
-            // unique violation, caught below (docs/scaling.md).
+            // unique violation, caught below (docs/scaling-sharding.md).
             String sql = d == SqlDialect.MYSQL
                     ? access.sharded() ? insert : MysqlInsertIfAbsent.rewrite(insert, "guard_key")
                     : insert + (d.onConflictDoNothing() ? " ON CONFLICT DO NOTHING" : "");

@@ -73,7 +73,7 @@ abstract class AbstractShardedRetryStoreIT extends AbstractJdbcRetryStoreIT {
     }
 
     /**
-     * As the contract's, with the task key derived from the type and dedup key (docs/scaling.md):
+     * As the contract's, with the task key derived from the type and dedup key (docs/scaling-sharding.md):
      * the unique dedup index is per shard, so both enqueues must land on one shard.
      */
     @Test

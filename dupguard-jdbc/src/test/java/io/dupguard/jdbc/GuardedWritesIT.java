@@ -227,7 +227,7 @@ class GuardedWritesIT {
         UnfinishedGuard guard =
                 UnfinishedGuard.builder(ds).createSchemaIfMissing(true).build();
         // Through ShardingSphere the guard row goes on the business table's shard (dg_tasks, a single
-        // table on shard0): a commit is atomic on one shard only (docs/scaling.md).
+        // table on shard0): a commit is atomic on one shard only (docs/scaling-sharding.md).
         String kind = servers.sharded()
                 ? ShardedDatabases.keyOnShard("2026-11-22/east/settlement-" + servers + "-", 0)
                 : "2026-11-22/east/settlement-" + servers;

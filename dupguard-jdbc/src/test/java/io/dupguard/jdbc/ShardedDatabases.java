@@ -21,7 +21,7 @@ import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFac
 /**
  * ShardingSphere-JDBC data sources over the two shard databases of an engine ({@code
  * dupguard_shard0}, {@code dupguard_shard1}; scripts/services creates them), built from the YAML
- * that docs/scaling.md shows ({@code sharding/mariadb.yaml}, {@code sharding/postgresql.yaml} on
+ * that docs/scaling-sharding.md shows ({@code sharding/mariadb.yaml}, {@code sharding/postgresql.yaml} on
  * the test class path). One per engine and JVM: building one loads metadata from both shards, and
  * its own pools are the connections of every "machine" of the tests.
  */
@@ -132,7 +132,7 @@ final class ShardedDatabases {
     }
 
     /**
-     * dupguard's DDL on one shard, as docs/scaling.md says to: a store does not create its table
+     * dupguard's DDL on one shard, as docs/scaling-sharding.md says to: a store does not create its table
      * through ShardingSphere.
      */
     private static void createSchema(Db engine, String url, int shard, int shards) throws SQLException {

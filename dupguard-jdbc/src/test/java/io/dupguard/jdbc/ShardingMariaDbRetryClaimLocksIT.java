@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A claim of one task through ShardingSphere on MariaDB, held open at its commit, holds exactly
  * one due row locked over both shards: the candidates are read without a lock, and only those
- * are locked (docs/scaling.md).
+ * are locked (docs/scaling-sharding.md).
  */
 class ShardingMariaDbRetryClaimLocksIT {
     @Test

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Two JDBC behaviours of ShardingSphere-JDBC 5.5.2 that dupguard's statements avoid
- * (docs/scaling.md, "What dupguard does differently through ShardingSphere"), each next to the
+ * (docs/scaling-sharding.md, "What dupguard does differently through ShardingSphere"), each next to the
  * same calls on one database, where they work.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
