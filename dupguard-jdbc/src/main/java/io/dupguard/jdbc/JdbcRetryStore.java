@@ -430,12 +430,45 @@ public final class JdbcRetryStore implements RetryStore {
         return updateById("cancel retry task", id, s -> s.cancel);
     }
 
-    /** A guarded update of one task; false if the guard refused, {@link UnknownTaskException} if absent. */
+    /**
+     * A guarded update of one task; false if the guard refused, {@link UnknownTaskException} if absent.
+     * Through ShardingSphere an id alone reaches every shard, where ids repeat unless each shard has
+     * its own residue: the task is read first and the update names its task key too (one shard), and
+     * an id found on several shards is refused with nothing changed.
+     */
     private boolean updateById(String operation, long id, java.util.function.Function<RetrySql, String> statement) {
         Boolean exists = access.withConnection(operation, id, c -> {
             RetrySql s = sql(c);
-            try (PreparedStatement ps = c.prepareStatement(statement.apply(s))) {
+            String update = statement.apply(s);
+            String taskKey = null;
+            if (access.sharded()) {
+                List<String> keys = new ArrayList<>();
+                try (PreparedStatement ps =
+                        c.prepareStatement("SELECT task_key FROM " + access.table() + " WHERE id = ?")) {
+                    ps.setLong(1, id);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            keys.add(rs.getString(1));
+                        }
+                    }
+                }
+                if (keys.isEmpty()) {
+                    return false;
+                }
+                if (keys.size() > 1) {
+                    throw new IllegalStateException("retry task id " + id + " exists on " + keys.size()
+                            + " shards, so it names no one task: nothing was changed. Give each shard its own id"
+                            + " residue (docs/scaling-sharding.md, \"Retry task ids unique across shards\") and"
+                            + " address these tasks by their task keys " + keys);
+                }
+                taskKey = keys.get(0);
+                update = update + " AND task_key = ?";
+            }
+            try (PreparedStatement ps = c.prepareStatement(update)) {
                 ps.setLong(1, id);
+                if (taskKey != null) {
+                    ps.setString(2, taskKey);
+                }
                 if (ps.executeUpdate() == 1) {
                     return null;
                 }

@@ -1,6 +1,7 @@
 package io.dupguard.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dupguard.jdbc.TestDatabases.Db;
 import io.dupguard.retry.ClaimedTask;
@@ -113,6 +114,67 @@ abstract class AbstractShardedRetryStoreIT extends AbstractJdbcRetryStoreIT {
     void aWorkersWriteReachesOnlyItsTasksShardWhenIdsRepeat() throws SQLException {
         long id = 9_000_000_000L + (System.nanoTime() & 0xFFFFFFL);
         String type = type("twin");
+        List<String> keys = insertTwins(id, type);
+        List<ClaimedTask> twins = new ArrayList<>();
+        for (int i = 0; i < 20 && twins.size() < 2; i++) {
+            for (ClaimedTask t : store().claim("twin-worker", 10, Duration.ofMinutes(5))) {
+                if (t.type().equals(type)) {
+                    twins.add(t);
+                } else {
+                    store().retryLater(t, Duration.ZERO, "not this test's");
+                }
+            }
+        }
+        assertThat(twins).extracting(ClaimedTask::id).containsOnly(id).hasSize(2);
+        ClaimedTask first = twins.get(0);
+        store().succeed(first);
+        ClaimedTask other = twins.get(1);
+        store().retryLater(other, Duration.ofMinutes(5), "still running until now");
+        assertThat(keys).contains(first.taskKey(), other.taskKey());
+    }
+
+    /**
+     * An operator's cancel or unblock by an id that two shards hand out (their counters without a
+     * residue each) names no one task: refused, both tasks left as they were. A unique id is
+     * addressed with its task key, so it reaches its shard only.
+     */
+    @Test
+    void anOperatorsActionByAnIdThatRepeatsAcrossShardsIsRefusedAndChangesNothing() throws SQLException {
+        long id = 9_100_000_000L + (System.nanoTime() & 0xFFFFFFL);
+        List<String> keys = insertTwins(id, type("twin-op"));
+
+        assertThatThrownBy(() -> store().cancel(id))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("exists on 2 shards");
+        assertThatThrownBy(() -> store().unblock(id)).isInstanceOf(IllegalStateException.class);
+        assertThat(statesOf(id)).containsExactly("P", "P");
+
+        long single = store().enqueue(NewTask.of(type("single-op"), "p", null)).id();
+        assertThat(store().cancel(single)).isTrue();
+        assertThat(store().find(single).orElseThrow().state()).isEqualTo(TaskState.CANCELLED);
+        assertThat(keys).hasSize(2);
+    }
+
+    /** The state of the task {@code id} on each shard, read past ShardingSphere. */
+    private List<String> statesOf(long id) throws SQLException {
+        List<String> states = new ArrayList<>();
+        for (String url : ShardedDatabases.shardUrls(ShardedDatabases.yamlBytes(engine))) {
+            try (Connection c = DriverManager.getConnection(url, user(), "");
+                    PreparedStatement ps =
+                            c.prepareStatement("SELECT state FROM " + JdbcRetryStore.DEFAULT_TABLE + " WHERE id = ?")) {
+                ps.setLong(1, id);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        states.add(rs.getString(1));
+                    }
+                }
+            }
+        }
+        return states;
+    }
+
+    /** A PENDING task with {@code id} on every shard, each with a task key of its shard; the keys. */
+    private List<String> insertTwins(long id, String type) throws SQLException {
         List<String> urls = ShardedDatabases.shardUrls(ShardedDatabases.yamlBytes(engine));
         List<String> keys = new ArrayList<>();
         for (int shard = 0; shard < urls.size(); shard++) {
@@ -134,22 +196,7 @@ abstract class AbstractShardedRetryStoreIT extends AbstractJdbcRetryStoreIT {
                 ps.executeUpdate();
             }
         }
-        List<ClaimedTask> twins = new ArrayList<>();
-        for (int i = 0; i < 20 && twins.size() < 2; i++) {
-            for (ClaimedTask t : store().claim("twin-worker", 10, Duration.ofMinutes(5))) {
-                if (t.type().equals(type)) {
-                    twins.add(t);
-                } else {
-                    store().retryLater(t, Duration.ZERO, "not this test's");
-                }
-            }
-        }
-        assertThat(twins).extracting(ClaimedTask::id).containsOnly(id).hasSize(2);
-        ClaimedTask first = twins.get(0);
-        store().succeed(first);
-        ClaimedTask other = twins.get(1);
-        store().retryLater(other, Duration.ofMinutes(5), "still running until now");
-        assertThat(keys).contains(first.taskKey(), other.taskKey());
+        return keys;
     }
 
     private String user() {

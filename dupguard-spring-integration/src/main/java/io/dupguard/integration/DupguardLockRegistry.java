@@ -357,7 +357,15 @@ public final class DupguardLockRegistry
             boolean wasLost = lost || (!renewal && expired());
             lease = null;
             try {
-                if (held != null) {
+                if (held != null && !wasLost && !renewal) {
+                    // A fixed lease ends by the store's clock, which may reach its end a little
+                    // before this node's count does: ask the store before releasing.
+                    try {
+                        wasLost = !held.isHeld();
+                    } finally {
+                        held.close();
+                    }
+                } else if (held != null) {
                     held.close();
                 }
             } finally {
