@@ -5,7 +5,6 @@ import io.dupguard.ReadOnlyStoreException;
 import io.dupguard.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
@@ -73,18 +72,7 @@ final class JdbcAccess {
         }
         if (!writable) {
             sharded = ShardingProxy.is(c);
-            if (sharded) {
-                // A statement without a table reaches one storage unit only: ask each server.
-                for (Map.Entry<String, DataSource> unit :
-                        ShardingProxy.storageUnits(c).entrySet()) {
-                    try (Connection actual = unit.getValue().getConnection()) {
-                        ReadOnlyCheck.requireWritable(
-                                actual, d, storeName() + " through ShardingSphere, storage unit " + unit.getKey());
-                    }
-                }
-            } else {
-                ReadOnlyCheck.requireWritable(c, d, storeName());
-            }
+            ReadOnlyCheck.requireWritable(c, d, storeName());
             writable = true;
         }
         return d;
