@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
+import javax.sql.DataSource;
 
 /**
  * Keeps dupguard off read-only servers (guarantee K7), in two steps:
@@ -45,6 +46,9 @@ final class ReadOnlyCheck {
     /**
      * Asks the server behind {@code c} whether it takes writes.
      *
+     * Through ShardingSphere-JDBC every actual data source is asked, each on a connection of its own
+     * (a statement without a table reaches only one of them).
+     *
      * @throws ReadOnlyStoreException if it does not (a MySQL/MariaDB server configured with a
      *     replication source counts as read-only whatever its {@code read_only}), naming the cause
      *     and the fix
@@ -52,6 +56,24 @@ final class ReadOnlyCheck {
      *     session ({@link #requireGaleraSyncWait})
      */
     static void requireWritable(Connection c, SqlDialect dialect, String store) throws SQLException {
+        Map<String, DataSource> shards = ShardingProxy.is(c) ? ShardingProxy.dataSources(c) : Map.of();
+        if (shards.isEmpty()) {
+            requireWritable(c, dialect, store, "");
+            return;
+        }
+        // ShardingSphere routes a statement without a table to one data source: ask each of them.
+        for (Map.Entry<String, DataSource> shard : shards.entrySet()) {
+            String where = "ShardingSphere data source '" + shard.getKey() + "': ";
+            try (Connection sc = shard.getValue().getConnection()) {
+                requireWritable(sc, dialect, store, where);
+            } catch (IllegalStateException e) {
+                throw new IllegalStateException(where + e.getMessage(), e);
+            }
+        }
+    }
+
+    private static void requireWritable(Connection c, SqlDialect dialect, String store, String where)
+            throws SQLException {
         String cause =
                 switch (dialect) {
                     case POSTGRESQL -> postgresCause(c);
@@ -60,7 +82,7 @@ final class ReadOnlyCheck {
                 };
         if (cause != null) {
             throw new ReadOnlyStoreException(
-                    store, cause + ": " + (dialect == SqlDialect.POSTGRESQL ? FIX_POSTGRES : FIX_MYSQL), null);
+                    store, where + cause + ": " + (dialect == SqlDialect.POSTGRESQL ? FIX_POSTGRES : FIX_MYSQL), null);
         }
     }
 
