@@ -202,6 +202,7 @@ final class ReadOnlyCheck {
         if (!IdempotencySql.galera(c)) {
             return;
         }
+        GaleraClock.check(c, java.time.Clock.systemUTC());
         try (Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT @@session.wsrep_sync_wait")) {
             rs.next();
