@@ -41,6 +41,9 @@ final class ReadOnlyCheck {
     /** Physical connections found writable, with their dialect, for the helpers on the caller's connection. */
     private static final Map<Connection, SqlDialect> WRITABLE = Collections.synchronizedMap(new WeakHashMap<>());
 
+    /** ShardingSphere's actual data sources found writable: each is asked once per JVM, not per logical connection. */
+    private static final Map<DataSource, Boolean> WRITABLE_SHARDS = Collections.synchronizedMap(new WeakHashMap<>());
+
     private ReadOnlyCheck() {}
 
     /**
@@ -63,12 +66,16 @@ final class ReadOnlyCheck {
         }
         // ShardingSphere routes a statement without a table to one data source: ask each of them.
         for (Map.Entry<String, DataSource> shard : shards.entrySet()) {
+            if (WRITABLE_SHARDS.containsKey(shard.getValue())) {
+                continue; // asked before (a later failover shows as a refused write)
+            }
             String where = "ShardingSphere data source '" + shard.getKey() + "': ";
             try (Connection sc = shard.getValue().getConnection()) {
                 requireWritable(sc, dialect, store, where);
             } catch (IllegalStateException e) {
                 throw new IllegalStateException(where + e.getMessage(), e);
             }
+            WRITABLE_SHARDS.put(shard.getValue(), Boolean.TRUE);
         }
     }
 
