@@ -586,6 +586,9 @@ public final class JdbcRetryStore implements RetryStore {
         SqlDialect dialect = access.dialect(c);
         RetrySql s = sql;
         if (s == null) {
+            if (access.sharded()) {
+                ShardedTaskIds.require(c, dialect, access.table());
+            }
             s = new RetrySql(dialect, access.table());
             sql = s;
             listenIfPostgres();

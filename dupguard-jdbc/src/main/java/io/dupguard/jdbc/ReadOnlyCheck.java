@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
+import javax.sql.DataSource;
 
 /**
  * Keeps dupguard off read-only servers (guarantee K7), in two steps:
@@ -40,10 +41,16 @@ final class ReadOnlyCheck {
     /** Physical connections found writable, with their dialect, for the helpers on the caller's connection. */
     private static final Map<Connection, SqlDialect> WRITABLE = Collections.synchronizedMap(new WeakHashMap<>());
 
+    /** ShardingSphere's actual data sources found writable: each is asked once per JVM, not per logical connection. */
+    private static final Map<DataSource, Boolean> WRITABLE_SHARDS = Collections.synchronizedMap(new WeakHashMap<>());
+
     private ReadOnlyCheck() {}
 
     /**
      * Asks the server behind {@code c} whether it takes writes.
+     *
+     * Through ShardingSphere-JDBC every actual data source is asked, each on a connection of its own
+     * (a statement without a table reaches only one of them).
      *
      * @throws ReadOnlyStoreException if it does not (a MySQL/MariaDB server configured with a
      *     replication source counts as read-only whatever its {@code read_only}), naming the cause
@@ -52,6 +59,28 @@ final class ReadOnlyCheck {
      *     session ({@link #requireGaleraSyncWait})
      */
     static void requireWritable(Connection c, SqlDialect dialect, String store) throws SQLException {
+        Map<String, DataSource> shards = ShardingProxy.is(c) ? ShardingProxy.dataSources(c) : Map.of();
+        if (shards.isEmpty()) {
+            requireWritable(c, dialect, store, "");
+            return;
+        }
+        // ShardingSphere routes a statement without a table to one data source: ask each of them.
+        for (Map.Entry<String, DataSource> shard : shards.entrySet()) {
+            if (WRITABLE_SHARDS.containsKey(shard.getValue())) {
+                continue; // asked before (a later failover shows as a refused write)
+            }
+            String where = "ShardingSphere data source '" + shard.getKey() + "': ";
+            try (Connection sc = shard.getValue().getConnection()) {
+                requireWritable(sc, dialect, store, where);
+            } catch (IllegalStateException e) {
+                throw new IllegalStateException(where + e.getMessage(), e);
+            }
+            WRITABLE_SHARDS.put(shard.getValue(), Boolean.TRUE);
+        }
+    }
+
+    private static void requireWritable(Connection c, SqlDialect dialect, String store, String where)
+            throws SQLException {
         String cause =
                 switch (dialect) {
                     case POSTGRESQL -> postgresCause(c);
@@ -60,7 +89,7 @@ final class ReadOnlyCheck {
                 };
         if (cause != null) {
             throw new ReadOnlyStoreException(
-                    store, cause + ": " + (dialect == SqlDialect.POSTGRESQL ? FIX_POSTGRES : FIX_MYSQL), null);
+                    store, where + cause + ": " + (dialect == SqlDialect.POSTGRESQL ? FIX_POSTGRES : FIX_MYSQL), null);
         }
     }
 
@@ -180,6 +209,7 @@ final class ReadOnlyCheck {
         if (!IdempotencySql.galera(c)) {
             return;
         }
+        GaleraClock.check(c, java.time.Clock.systemUTC());
         try (Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT @@session.wsrep_sync_wait")) {
             rs.next();

@@ -43,6 +43,7 @@ class StormPostgresRedisIT {
         Map<String, List<String>> expected = Expected.defaultWorkloads();
         List<String> payment = new ArrayList<>(expected.get("payment"));
         payment.add("idempotency-redis");
+        payment.add("idempotency-redis-backstop");
         expected.put("payment", payment);
         expected.put("form-submit", List.of("none", "throttle", "throttle-redis", "token", "token-redis", "prepared"));
         StormJson.assertNaiveFailAndDupguardHolds(StormJson.read(json), expected);

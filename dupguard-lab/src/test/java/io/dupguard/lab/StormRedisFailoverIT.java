@@ -61,4 +61,41 @@ class StormRedisFailoverIT {
                         "lock-backends/redis-fenced@redis-failover-kill-acks");
         assertThat(r.out()).contains("@redis-failover-kill-acks");
     }
+
+    /**
+     * The starter's default with Redis (backstop: Redis in front, the JDBC row in the charge's
+     * transaction deciding) keeps its promise through every Redis failover, with and without
+     * acknowledgements: what Redis forgets, the row that committed with the charge replays.
+     */
+    @Test
+    void theBackstopHoldsThroughEveryRedisFailover() throws Exception {
+        Path json = dir.resolve("redis-failover-backstop.json");
+        LabCli.stormOnPostgresRedis(
+                json,
+                "--workload",
+                "payment",
+                "--strategy",
+                "idempotency-redis-backstop",
+                "--faults",
+                "redis-failover,redis-failover-kill,redis-failover-acks,redis-failover-kill-acks",
+                "--duration",
+                "1s",
+                "--clients",
+                "8");
+
+        Map<String, JsonNode> rows = StormJson.faultedRows(json);
+        assertThat(rows.keySet())
+                .containsExactlyInAnyOrder(
+                        "payment/idempotency-redis-backstop@redis-failover",
+                        "payment/idempotency-redis-backstop@redis-failover-kill",
+                        "payment/idempotency-redis-backstop@redis-failover-acks",
+                        "payment/idempotency-redis-backstop@redis-failover-kill-acks");
+        for (Map.Entry<String, JsonNode> e : rows.entrySet()) {
+            JsonNode row = e.getValue();
+            assertThat(row.get("durable").asBoolean()).as(e.getKey()).isTrue();
+            assertThat(row.get("duplicateEffects").asLong()).as(e.getKey()).isZero();
+            assertThat(row.get("lost").asLong()).as(e.getKey()).isZero();
+            assertThat(row.get("requests").asLong()).as(e.getKey()).isPositive();
+        }
+    }
 }

@@ -5,6 +5,7 @@ import io.dupguard.lab.env.LabRedisSentinel;
 import io.dupguard.lab.env.LabRedisServer;
 import io.dupguard.lab.storm.Need;
 import io.dupguard.lab.storm.Strategy;
+import io.dupguard.lab.storm.Workload;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -24,7 +25,9 @@ import java.util.SplittableRandom;
  * <p>Replication is asynchronous: a claim, lock or token the master acknowledged but had not yet
  * sent to the promoted replica is gone after the failover (the lock taken on the master,
  * lost in the failover, gives two holders). So every row is {@code durable: false} — duplicate
- * effects or exclusion violations are the honest result; fenced writes must still be refused.
+ * effects or exclusion violations are the honest result; fenced writes must still be refused — but
+ * a strategy decided by a database row behind Redis ({@link
+ * Workload#decidedByDatabaseBehindRedis}), which is {@code durable: true}.
  *
  * <p>{@code -acks} variants: every Redis store, lock, token and throttle is built with {@code
  * replicaAcks(1, 500 ms)}: a write counts only once a replica has acknowledged it ({@code WAIT}).
@@ -62,6 +65,12 @@ final class RedisFailover implements Fault {
     @Override
     public boolean durable(LabEnvironment env) {
         return false;
+    }
+
+    /** A strategy whose database row behind Redis decides keeps its promise whatever Redis loses. */
+    @Override
+    public boolean durable(LabEnvironment env, Workload workload, Strategy strategy) {
+        return durable(env) || workload.decidedByDatabaseBehindRedis(strategy);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.env.LabRedisServer;
 import io.dupguard.lab.storm.Need;
 import io.dupguard.lab.storm.Strategy;
+import io.dupguard.lab.storm.Workload;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -48,6 +49,12 @@ final class RedisRestart implements Fault {
     @Override
     public boolean durable(LabEnvironment env) {
         return persistent;
+    }
+
+    /** A strategy whose database row behind Redis decides keeps its promise whatever Redis loses. */
+    @Override
+    public boolean durable(LabEnvironment env, Workload workload, Strategy strategy) {
+        return durable(env) || workload.decidedByDatabaseBehindRedis(strategy);
     }
 
     @Override

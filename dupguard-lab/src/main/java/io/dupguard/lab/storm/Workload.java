@@ -83,6 +83,16 @@ public interface Workload {
         return effectCommitsWithRecord(strategy);
     }
 
+    /**
+     * Whether {@code strategy} is decided by a database row that commits with its effect, whatever
+     * a store in front (Redis) forgets: the front only rejects and replays fast, so a Redis restart
+     * or failover that loses a claim or a result costs a round trip, never a second effect. Such rows
+     * are {@code durable: true} under every Redis fault. False by default.
+     */
+    default boolean decidedByDatabaseBehindRedis(Strategy strategy) {
+        return false;
+    }
+
     /** Every strategy, naive ones first. */
     List<Strategy> strategies();
 

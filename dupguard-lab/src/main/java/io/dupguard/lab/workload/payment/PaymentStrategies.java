@@ -4,6 +4,7 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
 import io.dupguard.lab.env.ReplicaTarget;
 import io.dupguard.lab.storm.Service;
@@ -123,12 +124,15 @@ final class PaymentStrategies {
 
         @Override
         public long charge(Payment p, Service service) throws SQLException {
-            return idempotency
-                    .execute(key(p), fingerprint(p), Long.class, () -> {
-                        service.pause();
-                        return table.insert(p);
-                    })
-                    .value();
+            return run(p, () -> {
+                service.pause();
+                return table.insert(p);
+            });
+        }
+
+        /** {@code work} once per request id, as this executor's store records it. */
+        long run(Payment p, IdempotentWork<Long, SQLException> work) throws SQLException {
+            return idempotency.execute(key(p), fingerprint(p), Long.class, work).value();
         }
 
         @Override
@@ -156,6 +160,32 @@ final class PaymentStrategies {
             service.pause();
             return tx.executeInTransaction(key(p), fingerprint(p), Long.class, c -> table.insert(c, p))
                     .value();
+        }
+    }
+
+    /**
+     * The starter's default with Redis ({@code dupguard.record-mode=backstop}): Redis claims first
+     * and rejects or replays fast; inside its claim the charge row and the JDBC record commit in one
+     * transaction ({@link JdbcTransactionalIdempotency}), which decides when Redis lost the key (a
+     * failover, a restart): the retry then finds the committed row and replays it.
+     */
+    static final class Backstop implements PaymentStrategy {
+        private final IdempotencyOver front;
+        private final Transactional rows;
+
+        Backstop(Context ctx) throws SQLException {
+            this.front = IdempotencyOver.redis(ctx);
+            this.rows = new Transactional(ctx);
+        }
+
+        @Override
+        public long charge(Payment p, Service service) throws SQLException {
+            return front.run(p, () -> rows.charge(p, service));
+        }
+
+        @Override
+        public void close() {
+            front.close();
         }
     }
 }

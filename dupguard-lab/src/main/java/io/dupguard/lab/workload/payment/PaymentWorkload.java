@@ -49,7 +49,14 @@ public final class PaymentWorkload implements Workload {
                     PaymentStrategies.Transactional::new)
             .add(
                     Strategy.dupguard("idempotency-redis", "dupguard Idempotency, Redis store", Need.REDIS),
-                    PaymentStrategies.IdempotencyOver::redis);
+                    PaymentStrategies.IdempotencyOver::redis)
+            .add(
+                    Strategy.dupguard(
+                            "idempotency-redis-backstop",
+                            "Redis in front, the JDBC row in the charge's transaction deciding (the starter's"
+                                    + " backstop mode)",
+                            Need.REDIS),
+                    PaymentStrategies.Backstop::new);
 
     @Override
     public String name() {
@@ -85,6 +92,12 @@ public final class PaymentWorkload implements Workload {
     @Override
     public boolean effectCommitsWithRecord(Strategy strategy) {
         return !strategy.name().equals("idempotency-jdbc") && !strategy.name().equals("idempotency-redis");
+    }
+
+    /** The backstop: the JDBC row that commits with the charge decides; Redis only rejects and replays fast. */
+    @Override
+    public boolean decidedByDatabaseBehindRedis(Strategy strategy) {
+        return strategy.name().equals("idempotency-redis-backstop");
     }
 
     /** The transactional mode: the charge and the record commit together, no lease guards them. */
