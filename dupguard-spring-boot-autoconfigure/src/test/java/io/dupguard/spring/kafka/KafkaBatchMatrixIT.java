@@ -3,6 +3,10 @@ package io.dupguard.spring.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dupguard.idempotency.BatchClaim;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.spring.IdempotentExecution;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -41,7 +45,8 @@ import org.springframework.util.backoff.FixedBackOff;
  * @Transactional} batch listener writing one PostgreSQL row per record, deduplicated by the starter's
  * interceptor (transactional mode, {@code key=header}), under Spring Kafka's default error handler
  * (the container's own {@code DefaultErrorHandler}: 9 retries, then a log line) and under a {@code
- * DefaultErrorHandler} with a {@link DeadLetterPublishingRecoverer} (2 retries, 100 ms apart). Every record ends
+ * DefaultErrorHandler} with a {@link DeadLetterPublishingRecoverer} (2 retries, 100 ms apart); two
+ * containers run a non-transactional listener behind a store-mode interceptor. Every record ends
  * with exactly one effect, or in the dead-letter topic with its reason, or (default handler) skipped
  * with a log line; none is committed without either. One context, one container per error handling
  * and ack mode; each test its own message ids.
@@ -56,12 +61,16 @@ class KafkaBatchMatrixIT {
     static final String DEFAULT = CELLS.topic("mx.default");
     static final String NACK = CELLS.topic("mx.nack");
     static final String NACK_DLT = CELLS.topic("mx.nackdlt");
+    static final String STORE = CELLS.topic("mx.store");
+    static final String STORE_DLT = CELLS.topic("mx.storedlt");
     static final String DLT = CELLS.topic("mx.dead");
     static final String S = CELLS.suffix;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
-        CELLS.register(r, "mx", 8, WITH_DLT, DEFAULT, NACK, NACK_DLT, DLT);
+        CELLS.register(r, "mx", 8, WITH_DLT, DEFAULT, NACK, NACK_DLT, STORE, STORE_DLT, DLT);
+        r.add("it.mx.store", () -> STORE);
+        r.add("it.mx.storedlt", () -> STORE_DLT);
         r.add("it.mx.dlt", () -> WITH_DLT);
         r.add("it.mx.default", () -> DEFAULT);
         r.add("it.mx.nack", () -> NACK);
@@ -120,6 +129,27 @@ class KafkaBatchMatrixIT {
                 Batches b, DefaultErrorHandler deadLetters) {
             return b.of(deadLetters, AckMode.MANUAL);
         }
+
+        /** Store mode: the records complete in the store after the listener, its writes not in a transaction. */
+        @Bean
+        ConcurrentKafkaListenerContainerFactory<Object, Object> storeBatch(Batches b, IdempotencyStore store) {
+            return b.with(storeMode(store)).of(null, AckMode.BATCH);
+        }
+
+        @Bean
+        ConcurrentKafkaListenerContainerFactory<Object, Object> storeDltBatch(
+                Batches b, IdempotencyStore store, DefaultErrorHandler deadLetters) {
+            return b.with(storeMode(store)).of(deadLetters, AckMode.BATCH);
+        }
+
+        /** Not a bean: the starter's interceptor stays the transactional one. */
+        static IdempotentKafkaInterceptor storeMode(IdempotencyStore store) {
+            return new IdempotentKafkaInterceptor(
+                    IdempotentExecution.store(Idempotency.of(store, IdempotencyConfig.ofDefaults())),
+                    "kafka-store",
+                    IdempotentKafkaInterceptor.header(KafkaItBroker.MESSAGE_ID),
+                    true);
+        }
     }
 
     /** Batch container factories as Boot configures them, each record counted, then the dedup. */
@@ -127,6 +157,10 @@ class KafkaBatchMatrixIT {
             ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
             ConsumerFactory<Object, Object> consumers,
             IdempotentKafkaInterceptor dedup) {
+        Batches with(IdempotentKafkaInterceptor other) {
+            return new Batches(configurer, consumers, other);
+        }
+
         ConcurrentKafkaListenerContainerFactory<Object, Object> of(CommonErrorHandler handler, AckMode ackMode) {
             return KafkaCells.factory(configurer, consumers, true, handler, ackMode, CELLS.counting(), dedup);
         }
@@ -161,6 +195,17 @@ class KafkaBatchMatrixIT {
                 properties = POLL)
         public void manual(List<ConsumerRecord<String, String>> records, Acknowledgment ack) {
             handle(records, ack);
+        }
+
+        /** Store mode: each effect commits on its own as the listener writes it. */
+        @KafkaListener(id = "mx-store", topics = "${it.mx.store}", containerFactory = "storeBatch", properties = POLL)
+        @KafkaListener(
+                id = "mx-store-dlt",
+                topics = "${it.mx.storedlt}",
+                containerFactory = "storeDltBatch",
+                properties = POLL)
+        public void store(List<ConsumerRecord<String, String>> records) {
+            handle(records, null);
         }
 
         @KafkaListener(id = "mx-dead", topics = "${it.mx.dead}")
@@ -202,6 +247,13 @@ class KafkaBatchMatrixIT {
             KafkaCells.send(kafka, topic, prefix + i, "v-" + prefix + i);
         }
         kafka.flush();
+    }
+
+    /** Sends {@code n} records to {@code topic}: each takes effect once and none is dead-lettered. */
+    private void eachOnceNoneDead(String topic, String prefix, int n) {
+        sendAll(topic, prefix, n);
+        CELLS.eachOnce(prefix, n, Set.of());
+        assertThat(CELLS.deadLike("v-" + prefix)).isZero();
     }
 
     private void send(String topic, String id, String value) {
@@ -339,11 +391,9 @@ class KafkaBatchMatrixIT {
     void batchListenerFailedAtRecordKOnceKeepsThePrefixWithItsRecordsAndEveryRecordTakesEffectOnce() {
         String p = "db-" + S + "-";
         FAIL_ONCE.add(p + 7);
-        sendAll(WITH_DLT, p, 20);
-        CELLS.eachOnce(p, 20, Set.of());
+        eachOnceNoneDead(WITH_DLT, p, 20);
         assertThat(FAIL_ONCE).doesNotContain(p + 7);
         assertThat(CELLS.recordedByTheirClaim(p)).isEqualTo(20);
-        assertThat(CELLS.deadLike("v-" + p)).isZero();
     }
 
     @Test
@@ -394,11 +444,9 @@ class KafkaBatchMatrixIT {
 
     private void listenerFailsNamingNoRecord(String topic, String p) {
         THROW_ONCE.add(p + 9);
-        sendAll(topic, p, 20);
-        CELLS.eachOnce(p, 20, Set.of());
+        eachOnceNoneDead(topic, p, 20);
         assertThat(THROW_ONCE).doesNotContain(p + 9);
         assertThat(CELLS.seen("v-" + p + 0)).isEqualTo(2); // ran, rolled back, ran again
-        assertThat(CELLS.deadLike("v-" + p)).isZero();
     }
 
     // --- nack
@@ -406,12 +454,10 @@ class KafkaBatchMatrixIT {
     private void nackAtRecordK(String topic, String p) {
         NACK_ONCE.add(p + 6);
         send(topic, p + 2, "v-" + p + 2); // a duplicate before it: the nack index counts the listener's records
-        sendAll(topic, p, 20);
-        CELLS.eachOnce(p, 20, Set.of());
+        eachOnceNoneDead(topic, p, 20);
         assertThat(NACK_ONCE).doesNotContain(p + 6);
         assertThat(CELLS.seen("v-" + p + 6)).isEqualTo(2);
         assertThat(CELLS.seen("v-" + p + 0)).isEqualTo(1);
-        assertThat(CELLS.deadLike("v-" + p)).isZero();
     }
 
     @Test
@@ -422,5 +468,30 @@ class KafkaBatchMatrixIT {
     @Test
     void withTheDeadLetterRecovererANackAtRecordKIsRedeliveredNotDeadLetteredAndTakesEffectOnce() {
         nackAtRecordK(NACK_DLT, "nd-" + S + "-");
+    }
+
+    // --- store mode
+
+    /** The effects of the records before k committed as they ran: the retry from k does not repeat them. */
+    private void storeModeFailsAtK(String topic, String p) {
+        FAIL_ONCE.add(p + 8);
+        eachOnceNoneDead(topic, p, 20);
+        assertThat(FAIL_ONCE).doesNotContain(p + 8);
+        for (int i = 0; i < 8; i++) {
+            assertThat(CELLS.seen("v-" + p + i))
+                    .as("listener calls with " + p + i)
+                    .isEqualTo(1);
+        }
+        assertThat(CELLS.seen("v-" + p + 8)).isEqualTo(2);
+    }
+
+    @Test
+    void underTheDefaultErrorHandlerInStoreModeAListenerFailureAtRecordKKeepsTheEffectsBeforeItOnce() {
+        storeModeFailsAtK(STORE, "sf-" + S + "-");
+    }
+
+    @Test
+    void inStoreModeAListenerFailureAtRecordKKeepsTheEffectsBeforeItOnceAndNothingIsDeadLettered() {
+        storeModeFailsAtK(STORE_DLT, "sd-" + S + "-");
     }
 }
