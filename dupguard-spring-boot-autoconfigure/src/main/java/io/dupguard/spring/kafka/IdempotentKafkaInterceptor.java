@@ -317,7 +317,8 @@ public class IdempotentKafkaInterceptor implements MethodInterceptor {
         }
         Exception failure = ((DeliveryBatch.Failed<ConsumerRecord<?, ?>>) stop).cause();
         BatchListenerFailedException named = named(failure);
-        Throwable cause = named != null && named.getCause() != null ? named.getCause() : failure;
+        // the listener's own reason: its BatchListenerFailedException's cause, or that exception itself
+        Throwable cause = named == null ? failure : named.getCause() != null ? named.getCause() : named;
         throw new BatchListenerFailedException(
                 "listener failed at record " + where + ": " + cause.getMessage(), cause, r);
     }

@@ -2,7 +2,6 @@ package io.dupguard.spring.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,11 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -31,6 +28,7 @@ import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.ContainerProperties.AckMode;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -44,18 +42,19 @@ import org.springframework.util.backoff.FixedBackOff;
 @SpringBootTest(classes = KafkaDedupIT.App.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
 @org.springframework.test.annotation.DirtiesContext // closes its pool: the module's ITs share one PostgreSQL
 class KafkaDedupIT {
-    static final String SUFFIX = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-    static final String EFFECTS = "it_kafka_effects_" + SUFFIX;
-    static final String IDEM = "it_kafka_idem_" + SUFFIX;
-    static final String RECORDS = "it.records." + SUFFIX;
-    static final String BATCHES = "it.batches." + SUFFIX;
+    @RegisterExtension
+    static final KafkaCells CELLS = new KafkaCells("kafka");
+
+    static final String SUFFIX = CELLS.suffix;
+    static final String RECORDS = CELLS.topic("records");
+    static final String BATCHES = CELLS.topic("batches");
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
-        KafkaItBroker.topics(RECORDS, BATCHES);
-        KafkaItBroker.register(r, "it-" + SUFFIX, IDEM, 8);
+        CELLS.register(r, "it", 8, RECORDS, BATCHES);
         r.add("it.kafka.records", () -> RECORDS);
         r.add("it.kafka.batches", () -> BATCHES);
+        r.add("dupguard.kafka.in-flight-wait", () -> "300ms");
     }
 
     /** Deliveries that reached the container's advice chain, per message id. */
@@ -64,6 +63,8 @@ class KafkaDedupIT {
     static final Set<String> CRASH_ONCE = ConcurrentHashMap.newKeySet();
     /** Ids whose first delivery fails in the listener after its write. */
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
+    /** Ids that always fail in the listener after its write. */
+    static final Set<String> FAIL_ALWAYS = ConcurrentHashMap.newKeySet();
 
     static final AtomicInteger KEYLESS = new AtomicInteger();
     static final AtomicInteger BATCH_CALLS = new AtomicInteger();
@@ -78,17 +79,15 @@ class KafkaDedupIT {
     static class App {
         @Bean
         DefaultErrorHandler errorHandler() {
-            return new DefaultErrorHandler(new FixedBackOff(50, 20));
+            return new DefaultErrorHandler(new FixedBackOff(50, 5));
         }
 
         @Bean
         ConcurrentKafkaListenerContainerFactory<Object, Object> dedupFactory(
                 ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
                 ConsumerFactory<Object, Object> consumers,
-                IdempotentKafkaInterceptor dedup) {
-            ConcurrentKafkaListenerContainerFactory<Object, Object> f = new ConcurrentKafkaListenerContainerFactory<>();
-            configurer.configure(f, consumers);
-            f.setConcurrency(2); // two consumers of one group
+                IdempotentKafkaInterceptor dedup,
+                DefaultErrorHandler errorHandler) {
             MethodInterceptor crashing = invocation -> {
                 Object[] args = invocation.getArguments();
                 if (!invocation.getMethod().getName().equals("onMessage")
@@ -109,7 +108,9 @@ class KafkaDedupIT {
                 }
                 return out;
             };
-            f.getContainerProperties().setAdviceChain(crashing, dedup);
+            ConcurrentKafkaListenerContainerFactory<Object, Object> f =
+                    KafkaCells.factory(configurer, consumers, false, errorHandler, AckMode.BATCH, crashing, dedup);
+            f.setConcurrency(2); // two consumers of one group
             return f;
         }
 
@@ -117,12 +118,11 @@ class KafkaDedupIT {
         ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
                 ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
                 ConsumerFactory<Object, Object> consumers,
-                IdempotentKafkaInterceptor dedup) {
-            ConcurrentKafkaListenerContainerFactory<Object, Object> f = new ConcurrentKafkaListenerContainerFactory<>();
-            configurer.configure(f, consumers);
+                IdempotentKafkaInterceptor dedup,
+                DefaultErrorHandler errorHandler) {
+            ConcurrentKafkaListenerContainerFactory<Object, Object> f =
+                    KafkaCells.factory(configurer, consumers, true, errorHandler, AckMode.BATCH, dedup);
             f.setConcurrency(2);
-            f.setBatchListener(true);
-            f.getContainerProperties().setAdviceChain(dedup);
             return f;
         }
     }
@@ -137,8 +137,8 @@ class KafkaDedupIT {
         @KafkaListener(id = "records", topics = RECORDS_TOPIC, containerFactory = "dedupFactory")
         public void onRecord(ConsumerRecord<String, String> record) {
             String id = id(record);
-            jdbc.update("insert into " + EFFECTS + " (message_id) values (?)", id);
-            if (id != null && FAIL_ONCE.remove(id)) {
+            CELLS.effect(jdbc, id);
+            if (id != null && (FAIL_ONCE.remove(id) || FAIL_ALWAYS.contains(id))) {
                 throw new IllegalStateException("listener failed after its write");
             }
         }
@@ -167,7 +167,7 @@ class KafkaDedupIT {
         private void write(List<ConsumerRecord<String, String>> records) {
             BATCH_CALLS.incrementAndGet();
             jdbc.batchUpdate(
-                    "insert into " + EFFECTS + " (message_id) values (?)",
+                    "insert into " + CELLS.effects + " (message_id) values (?)",
                     records.stream().map(r -> new Object[] {id(r)}).toList());
         }
     }
@@ -185,37 +185,20 @@ class KafkaDedupIT {
     @Autowired
     KafkaListenerEndpointRegistry registry;
 
-    static JdbcTemplate cleanup;
-
-    @BeforeAll
-    static void table(@Autowired JdbcTemplate jdbc) {
-        cleanup = jdbc;
-        io.dupguard.spring.EffectRows.create(jdbc, EFFECTS);
-    }
-
-    @AfterAll
-    static void drop() {
-        io.dupguard.spring.EffectRows.drop(cleanup, EFFECTS, IDEM);
-    }
-
     private void send(String topic, String id, String value) {
-        ProducerRecord<String, String> r = new ProducerRecord<>(topic, id, value);
-        if (id != null) {
-            r.headers().add("message-id", id.getBytes(StandardCharsets.UTF_8));
-        }
-        kafka.send(r);
+        KafkaCells.sendKeyed(kafka, topic, id, value);
     }
 
     private int effects(String id) {
-        return io.dupguard.spring.EffectRows.of(jdbc, EFFECTS, id);
+        return CELLS.effects(id);
     }
 
     private int effectsLike(String prefix) {
-        return io.dupguard.spring.EffectRows.like(jdbc, EFFECTS, prefix);
+        return CELLS.effectsLike(prefix);
     }
 
     private int distinctLike(String prefix) {
-        return io.dupguard.spring.EffectRows.distinctLike(jdbc, EFFECTS, prefix);
+        return io.dupguard.spring.EffectRows.distinctLike(jdbc, CELLS.effects, prefix);
     }
 
     private int deliveries(String id) {
@@ -241,8 +224,7 @@ class KafkaDedupIT {
         });
         assertThat(effectsLike(prefix)).isEqualTo(20);
         assertThat(distinctLike(prefix)).isEqualTo(20);
-        assertThat(io.dupguard.spring.EffectRows.recordedByTheirClaim(jdbc, IDEM, prefix))
-                .isEqualTo(20);
+        assertThat(CELLS.recordedByTheirClaim(prefix)).isEqualTo(20);
     }
 
     @Test
@@ -313,9 +295,60 @@ class KafkaDedupIT {
                 .until(() -> distinctLike(prefix) == unique);
         long millis = (System.nanoTime() - started) / 1_000_000;
         assertThat(effectsLike(prefix)).isEqualTo(unique);
-        assertThat(io.dupguard.spring.EffectRows.recordedByTheirClaim(jdbc, IDEM, prefix))
-                .isEqualTo(unique);
+        assertThat(CELLS.recordedByTheirClaim(prefix)).isEqualTo(unique);
         System.out.println("10,000 records (" + (10_000 - unique) + " duplicates) in " + BATCH_CALLS.get()
                 + " listener calls, " + millis + " ms after the last send, a rebalance on the way");
+    }
+
+    @Test
+    void anInvalidKeyAndAKeyReusedWithAnotherValueAreRefusedOnceNotRetriedAndDoNotStopThePartition() {
+        String invalid = "invalid-" + "x".repeat(300);
+        String reused = "reused-" + UUID.randomUUID();
+        send(RECORDS, reused, "credit 1");
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(reused) == 1);
+        send(RECORDS, invalid, "credit 2");
+        send(RECORDS, reused, "credit 3"); // the same id, another value
+        String after = "after-refused-" + UUID.randomUUID();
+        send(RECORDS, after, "credit 4");
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> effects(after) == 1 && deliveries(invalid) >= 1 && deliveries(reused) >= 2);
+        // not retryable: each delivered once, then the error handler's recoverer (here: a log line) acts
+        Awaitility.await()
+                .during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> deliveries(invalid) == 1 && deliveries(reused) == 2);
+        assertThat(effects(invalid)).isZero();
+        assertThat(effects(reused)).isEqualTo(1);
+    }
+
+    @Test
+    void aRecordTheListenerAlwaysFailsIsRetriedAsTheHandlerSaysThenSkippedWithoutItsEffect() {
+        String id = "always-" + UUID.randomUUID();
+        FAIL_ALWAYS.add(id);
+        send(RECORDS, id, "credit 8");
+        // FixedBackOff(50, 5): the delivery and 5 retries, each write rolled back with its key
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> deliveries(id) >= 6);
+        String after = "after-always-" + UUID.randomUUID();
+        send(RECORDS, after, "credit 9");
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(after) == 1);
+        assertThat(deliveries(id)).isEqualTo(6);
+        assertThat(effects(id)).isZero();
+    }
+
+    @Test
+    void aRecordInFlightElsewhereIsRetriedAndTakesEffectOnceWhenReleased() {
+        String id = "inflight-" + UUID.randomUUID();
+        try (var held = CELLS.holdClaim(id, "credit 6")) {
+            send(RECORDS, id, "credit 6");
+            // RequestInFlightException: the handler seeks back and delivers it again after its back-off
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> deliveries(id) >= 2);
+            assertThat(effects(id)).isZero();
+        } // released: the other consumer failed
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(id) == 1);
+        Awaitility.await()
+                .during(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> effects(id) == 1);
     }
 }

@@ -48,6 +48,8 @@ final class KafkaItBroker {
         r.add("spring.kafka.bootstrap-servers", KafkaItBroker::bootstrapServers);
         r.add("spring.kafka.consumer.auto-offset-reset", () -> "earliest");
         r.add("spring.kafka.consumer.group-id", () -> groupId);
+        // a seek (every retry of an error handler) waits for the fetch in flight: keep it short
+        r.add("spring.kafka.consumer.fetch-max-wait", () -> "50ms");
         r.add(
                 "spring.datasource.url",
                 () -> System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
