@@ -220,6 +220,61 @@ class RabbitBatchDedupIT {
                 .until(() -> count(deadQueue) == deadBefore + 2 && effects(p) == 15);
     }
 
+    /**
+     * Takes every dead letter whose message id starts with {@code prefix} off the dead queue (the
+     * others go back) and returns, per message id, the reason RabbitMQ recorded in {@code x-death}.
+     */
+    private java.util.Map<String, String> deadLetters(String prefix, int expected) {
+        java.util.Map<String, String> found = new ConcurrentHashMap<>();
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+            Message m;
+            while ((m = rabbit.receive(deadQueue.getName())) != null) {
+                String id = m.getMessageProperties().getMessageId();
+                if (id != null && id.startsWith(prefix)) {
+                    List<java.util.Map<String, ?>> death =
+                            m.getMessageProperties().getXDeathHeader();
+                    found.merge(id, String.valueOf(death.get(0).get("reason")), (a, b) -> a + "," + b);
+                }
+            }
+            return found.size() >= expected;
+        });
+        return found;
+    }
+
+    @Test
+    void theSameKeyTwiceInOneBatchWithAnotherValueDeadLettersTheLaterCopyAloneAndTheRestTakesEffect() {
+        String p = "v-" + UUID.randomUUID() + "-";
+        // one batch of 8: id 3 once as a credit, then again (5th) as a debit
+        for (int i = 0; i < 8; i++) {
+            publish(dlxQueue.getName(), p + (i == 4 ? 3 : i), i == 4 ? "debit 3" : "credit " + i);
+        }
+        assertThat(deadLetters(p, 1)).isEqualTo(java.util.Map.of(p + 3, "rejected"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(dlxQueue) == 0);
+        for (int i = 0; i < 8; i++) {
+            if (i != 4) {
+                assertThat(effectsOf(p + i)).as(p + i).isEqualTo(1);
+            }
+        }
+        assertThat(effects(p)).isEqualTo(7);
+    }
+
+    @Test
+    void anInvalidKeyIsDeadLetteredAloneAndTheRestOfItsBatchTakesEffect() {
+        String p = "k-" + UUID.randomUUID() + "-";
+        // The AMQP message-id is a short string (at most 255 bytes, the client refuses longer), so
+        // the invalid key a message-id can carry is one the key rules refuse: a control character.
+        String invalid = p + "2\u0007";
+        for (int i = 0; i < 8; i++) {
+            publish(dlxQueue.getName(), i == 2 ? invalid : p + i, "credit " + i);
+        }
+        assertThat(deadLetters(p, 1)).isEqualTo(java.util.Map.of(invalid, "rejected"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(dlxQueue) == 0);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(p) == 7);
+        for (int i = 0; i < 8; i++) {
+            assertThat(effectsOf(p + i)).as(p + i).isEqualTo(i == 2 ? 0 : 1);
+        }
+    }
+
     private int effects(String prefix) {
         return io.dupguard.spring.EffectRows.like(jdbc, EFFECTS, prefix);
     }
