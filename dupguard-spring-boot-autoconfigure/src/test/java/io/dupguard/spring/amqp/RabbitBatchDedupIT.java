@@ -72,16 +72,8 @@ class RabbitBatchDedupIT {
         /** A queue whose rejected messages go to {@link #deadQueue}. */
         @Bean
         Queue dlxQueue() {
-            return new Queue(
-                    "it.dupguard.batch.dlx." + SUFFIX,
-                    false,
-                    false,
-                    true,
-                    java.util.Map.of(
-                            "x-dead-letter-exchange",
-                            "",
-                            "x-dead-letter-routing-key",
-                            "it.dupguard.batch.dead." + SUFFIX));
+            return RabbitDeadLetters.queueDeadLetteringTo(
+                    "it.dupguard.batch.dlx." + SUFFIX, "it.dupguard.batch.dead." + SUFFIX);
         }
 
         /** One consumer, batches of 8: a message's place in its batch follows the publishing order. */
@@ -220,25 +212,8 @@ class RabbitBatchDedupIT {
                 .until(() -> count(deadQueue) == deadBefore + 2 && effects(p) == 15);
     }
 
-    /**
-     * Takes every dead letter whose message id starts with {@code prefix} off the dead queue (the
-     * others go back) and returns, per message id, the reason RabbitMQ recorded in {@code x-death}.
-     */
     private java.util.Map<String, String> deadLetters(String prefix, int expected) {
-        java.util.Map<String, String> found = new ConcurrentHashMap<>();
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
-            Message m;
-            while ((m = rabbit.receive(deadQueue.getName())) != null) {
-                String id = m.getMessageProperties().getMessageId();
-                if (id != null && id.startsWith(prefix)) {
-                    List<java.util.Map<String, ?>> death =
-                            m.getMessageProperties().getXDeathHeader();
-                    found.merge(id, String.valueOf(death.get(0).get("reason")), (a, b) -> a + "," + b);
-                }
-            }
-            return found.size() >= expected;
-        });
-        return found;
+        return RabbitDeadLetters.take(rabbit, deadQueue.getName(), prefix, expected);
     }
 
     @Test

@@ -66,6 +66,19 @@ class RabbitDedupIT {
             return new Queue("it.dupguard.dedup." + SUFFIX, false, false, true);
         }
 
+        /** Dead letters of {@link #dlxQueue}. */
+        @Bean
+        Queue deadQueue() {
+            return new Queue("it.dupguard.dedup.dead." + SUFFIX, false, false, true);
+        }
+
+        /** A queue whose rejected messages go to {@link #deadQueue}, consumed by the same listener. */
+        @Bean
+        Queue dlxQueue() {
+            return RabbitDeadLetters.queueDeadLetteringTo(
+                    "it.dupguard.dedup.dlx." + SUFFIX, "it.dupguard.dedup.dead." + SUFFIX);
+        }
+
         @Bean
         SimpleRabbitListenerContainerFactory dedupFactory(
                 SimpleRabbitListenerContainerFactoryConfigurer configurer,
@@ -101,6 +114,11 @@ class RabbitDedupIT {
 
         Listener(JdbcTemplate jdbc) {
             this.jdbc = jdbc;
+        }
+
+        @RabbitListener(queues = "#{dlxQueue.name}", containerFactory = "dedupFactory")
+        public void onDlxMessage(Message message) {
+            onMessage(message);
         }
 
         @RabbitListener(queues = "#{dedupQueue.name}", containerFactory = "dedupFactory")
@@ -141,8 +159,18 @@ class RabbitDedupIT {
         io.dupguard.spring.EffectRows.drop(cleanup, EFFECTS, IDEM);
     }
 
+    @Autowired
+    Queue dlxQueue;
+
+    @Autowired
+    Queue deadQueue;
+
     private void publish(String id, String body) {
-        rabbit.convertAndSend("", dedupQueue.getName(), body, m -> {
+        publish(dedupQueue.getName(), id, body);
+    }
+
+    private void publish(String queue, String id, String body) {
+        rabbit.convertAndSend("", queue, body, m -> {
             m.getMessageProperties().setMessageId(id);
             return m;
         });
@@ -197,6 +225,27 @@ class RabbitDedupIT {
         assertThat(FAIL_ONCE).doesNotContain(id);
         // transactional mode: the failed delivery's write rolled back with its claim
         assertThat(effects(id)).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyReusedWithAnotherBodyIsDeadLetteredAndTheFirstEffectStays() {
+        String id = "reused-" + UUID.randomUUID();
+        publish(dlxQueue.getName(), id, "credit 5");
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(id) == 1);
+        publish(dlxQueue.getName(), id, "debit 5");
+        assertThat(RabbitDeadLetters.take(rabbit, deadQueue.getName(), id, 1)).isEqualTo(Map.of(id, "rejected"));
+        assertThat(effects(id)).isEqualTo(1);
+        assertThat(deliveries(id)).isEqualTo(2);
+    }
+
+    @Test
+    void aMessageWithAnInvalidKeyIsDeadLetteredWithoutRunning() {
+        // A control character: the AMQP message-id cannot exceed 255 bytes, so no longer key arrives.
+        String id = "invalid-" + UUID.randomUUID() + "\u0007";
+        publish(dlxQueue.getName(), id, "credit 5");
+        assertThat(RabbitDeadLetters.take(rabbit, deadQueue.getName(), id, 1)).isEqualTo(Map.of(id, "rejected"));
+        assertThat(effects(id)).isZero();
+        assertThat(deliveries(id)).isEqualTo(1);
     }
 
     @Test
