@@ -8,11 +8,14 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.aopalliance.intercept.MethodInterceptor;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
@@ -53,6 +56,10 @@ class RabbitBatchDedupIT {
     static final ConcurrentHashMap<String, AtomicInteger> CALLS = new ConcurrentHashMap<>();
     /** Ids whose first batch fails in the listener (before any effect). */
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
+    /** Ids whose first batch "crashes" after the dedup committed it, before the ack. */
+    static final Set<String> CRASH_ONCE = ConcurrentHashMap.newKeySet();
+    /** Ids that reached the advice chain as a redelivery. */
+    static final Set<String> REDELIVERED = ConcurrentHashMap.newKeySet();
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
@@ -107,7 +114,24 @@ class RabbitBatchDedupIT {
             f.setBatchSize(8);
             f.setPrefetchCount(8);
             f.setReceiveTimeout(receiveTimeout);
-            f.setAdviceChain(dedup);
+            MethodInterceptor crashAfterCommit = invocation -> {
+                List<String> ids = new java.util.ArrayList<>();
+                for (Object m : (List<?>) invocation.getArguments()[1]) {
+                    MessageProperties props = ((Message) m).getMessageProperties();
+                    ids.add(props.getMessageId());
+                    if (Boolean.TRUE.equals(props.isRedelivered())) {
+                        REDELIVERED.add(props.getMessageId());
+                    }
+                }
+                Object out = invocation.proceed();
+                if (ids.stream().anyMatch(id -> id != null && CRASH_ONCE.remove(id))) {
+                    // The batch's effects and records are committed; the ack is lost: the broker
+                    // redelivers the batch, as after a consumer that died before acknowledging it.
+                    throw new AmqpException("consumer died after its commit, before its ack");
+                }
+                return out;
+            };
+            f.setAdviceChain(crashAfterCommit, dedup);
             return f;
         }
     }
@@ -295,5 +319,22 @@ class RabbitBatchDedupIT {
         assertThat(FAIL_ONCE).doesNotContain(prefix + 0);
         assertThat(CALLS.get(prefix + 0).get()).isEqualTo(2); // failed once, then ran
         assertThat(effects(prefix)).isEqualTo(4);
+    }
+
+    @Test
+    void aBatchWhoseAckIsLostAfterItsCommitIsRedeliveredAndNotRunAgain() {
+        String prefix = "c-" + UUID.randomUUID() + "-";
+        CRASH_ONCE.add(prefix + 0);
+        for (int i = 0; i < 8; i++) {
+            publish(prefix + i, "credit " + i);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> REDELIVERED.contains(prefix + 0));
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> distinctEffects(prefix) == 8);
+        awaitDrained();
+        assertThat(CRASH_ONCE).doesNotContain(prefix + 0);
+        for (int i = 0; i < 8; i++) {
+            assertThat(CALLS.get(prefix + i).get()).as(prefix + i).isEqualTo(1); // the redelivery skipped it
+        }
+        assertThat(effects(prefix)).isEqualTo(8);
     }
 }

@@ -53,6 +53,10 @@ class RabbitDedupIT {
     static final Set<String> CRASH_ONCE = ConcurrentHashMap.newKeySet();
     /** Ids whose first delivery fails in the listener after its write. */
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
+    /** Ids the listener always fails for (after its write). */
+    static final Set<String> ALWAYS_FAIL = ConcurrentHashMap.newKeySet();
+    /** Listener calls per id on the queue with bounded retry. */
+    static final Map<String, AtomicInteger> RETRY_CALLS = new ConcurrentHashMap<>();
     /** Deliveries of messages without a message-id. */
     static final AtomicInteger KEYLESS = new AtomicInteger();
 
@@ -77,6 +81,30 @@ class RabbitDedupIT {
         Queue dlxQueue() {
             return RabbitDeadLetters.queueDeadLetteringTo(
                     "it.dupguard.dedup.dlx." + SUFFIX, "it.dupguard.dedup.dead." + SUFFIX);
+        }
+
+        /** Dead-letters to {@link #deadQueue}; its listener retries 3 times, then the starter's recoverer. */
+        @Bean
+        Queue retryQueue() {
+            return RabbitDeadLetters.queueDeadLetteringTo(
+                    "it.dupguard.dedup.retry." + SUFFIX, "it.dupguard.dedup.dead." + SUFFIX);
+        }
+
+        @Bean
+        SimpleRabbitListenerContainerFactory retryFactory(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer,
+                ConnectionFactory connectionFactory,
+                IdempotentMessageInterceptor dedup) {
+            SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
+            configurer.configure(f, connectionFactory);
+            org.aopalliance.aop.Advice retry =
+                    org.springframework.amqp.rabbit.config.RetryInterceptorBuilder.stateless()
+                            .maxRetries(2)
+                            .backOffOptions(1, 1.0, 1)
+                            .recoverer(DedupAwareRetry.recoverer())
+                            .build();
+            f.setAdviceChain(DedupAwareRetry.withDedup(new org.aopalliance.aop.Advice[] {retry}, dedup));
+            return f;
         }
 
         @Bean
@@ -114,6 +142,16 @@ class RabbitDedupIT {
 
         Listener(JdbcTemplate jdbc) {
             this.jdbc = jdbc;
+        }
+
+        @RabbitListener(queues = "#{retryQueue.name}", containerFactory = "retryFactory")
+        public void onRetriedMessage(Message message) {
+            String id = message.getMessageProperties().getMessageId();
+            RETRY_CALLS.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+            jdbc.update("insert into " + EFFECTS + " (message_id) values (?)", id);
+            if (ALWAYS_FAIL.contains(id)) {
+                throw new IllegalStateException("the downstream always fails for " + id);
+            }
         }
 
         @RabbitListener(queues = "#{dlxQueue.name}", containerFactory = "dedupFactory")
@@ -236,6 +274,26 @@ class RabbitDedupIT {
         assertThat(RabbitDeadLetters.take(rabbit, deadQueue.getName(), id, 1)).isEqualTo(Map.of(id, "rejected"));
         assertThat(effects(id)).isEqualTo(1);
         assertThat(deliveries(id)).isEqualTo(2);
+    }
+
+    @Autowired
+    Queue retryQueue;
+
+    @Test
+    void aMessageThatAlwaysFailsIsDeadLetteredAloneAfterItsRetriesAndTheOthersTakeEffectOnce() {
+        String p = "retry-" + UUID.randomUUID() + "-";
+        ALWAYS_FAIL.add(p + 1);
+        for (int i = 0; i < 4; i++) {
+            publish(retryQueue.getName(), p + i, "credit " + i);
+        }
+        assertThat(RabbitDeadLetters.take(rabbit, deadQueue.getName(), p, 1)).isEqualTo(Map.of(p + 1, "rejected"));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> io.dupguard.spring.EffectRows.like(jdbc, EFFECTS, p) == 3);
+        assertThat(RETRY_CALLS.get(p + 1).get()).isEqualTo(3); // 3 attempts, each through the dedup
+        for (int i = 0; i < 4; i++) {
+            assertThat(effects(p + i)).as(p + i).isEqualTo(i == 1 ? 0 : 1);
+        }
     }
 
     @Test
