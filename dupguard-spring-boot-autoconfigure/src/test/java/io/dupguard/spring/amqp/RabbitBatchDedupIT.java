@@ -2,6 +2,14 @@ package io.dupguard.spring.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dupguard.idempotency.BatchClaim;
+import io.dupguard.idempotency.BatchEntry;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.jdbc.JdbcIdempotencyStore;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -30,6 +38,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -307,13 +316,18 @@ class RabbitBatchDedupIT {
                 .isEqualTo(ids);
     }
 
+    /** Publishes {@code prefix}0..n-1 after adding {@code prefix}0 to {@code marked}. */
+    private void publishFirstMarked(String prefix, int n, Set<String> marked) {
+        marked.add(prefix + 0);
+        for (int i = 0; i < n; i++) {
+            publish(prefix + i, "credit " + i);
+        }
+    }
+
     @Test
     void aFailedBatchReleasesEveryKeySoTheRedeliveryRunsThemOnce() {
         String prefix = "f-" + UUID.randomUUID() + "-";
-        FAIL_ONCE.add(prefix + 0);
-        for (int i = 0; i < 4; i++) {
-            publish(prefix + i, "credit " + i);
-        }
+        publishFirstMarked(prefix, 4, FAIL_ONCE);
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> distinctEffects(prefix) == 4);
         awaitDrained();
         assertThat(FAIL_ONCE).doesNotContain(prefix + 0);
@@ -324,10 +338,7 @@ class RabbitBatchDedupIT {
     @Test
     void aBatchWhoseAckIsLostAfterItsCommitIsRedeliveredAndNotRunAgain() {
         String prefix = "c-" + UUID.randomUUID() + "-";
-        CRASH_ONCE.add(prefix + 0);
-        for (int i = 0; i < 8; i++) {
-            publish(prefix + i, "credit " + i);
-        }
+        publishFirstMarked(prefix, 8, CRASH_ONCE);
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> REDELIVERED.contains(prefix + 0));
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> distinctEffects(prefix) == 8);
         awaitDrained();
@@ -336,5 +347,39 @@ class RabbitBatchDedupIT {
             assertThat(CALLS.get(prefix + i).get()).as(prefix + i).isEqualTo(1); // the redelivery skipped it
         }
         assertThat(effects(prefix)).isEqualTo(8);
+    }
+
+    @Autowired
+    io.dupguard.spring.autoconfigure.DupguardProperties properties;
+
+    @Test
+    void aMessageInFlightElsewhereIsWaitedForWhileTheRestOfItsBatchSettlesAndRunsOnceReleased() {
+        String p = "w-" + UUID.randomUUID() + "-";
+        int deadBefore = count(deadQueue);
+        // Another consumer's claim on p3, from its own pool, the key and body the listener's dedup sees.
+        Idempotency elsewhere = Idempotency.of(
+                JdbcIdempotencyStore.builder(new DriverManagerDataSource(System.getProperty(
+                                "dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres")))
+                        .tableName(IDEM)
+                        .build(),
+                IdempotencyConfig.custom().build());
+        BatchClaim<Void> held = elsewhere.claimBatch(
+                List.of(new BatchEntry(
+                        IdempotencyKey.of(properties.getAmqp().getScope(), p + 3),
+                        Fingerprint.of("credit 3".getBytes(StandardCharsets.UTF_8)))),
+                Void.class);
+        assertThat(held.claimed()).hasSize(1);
+        for (int i = 0; i < 8; i++) {
+            publish(dlxQueue.getName(), p + i, "credit " + i);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(p) == 7);
+        assertThat(effectsOf(p + 3)).isZero();
+        held.close(); // the other consumer fails: its claim is released
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> effectsOf(p + 3) == 1);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(dlxQueue) == 0);
+        for (int i = 0; i < 8; i++) {
+            assertThat(effectsOf(p + i)).as(p + i).isEqualTo(1);
+        }
+        assertThat(count(deadQueue)).isEqualTo(deadBefore);
     }
 }

@@ -90,13 +90,19 @@ class RabbitDedupIT {
                     "it.dupguard.dedup.retry." + SUFFIX, "it.dupguard.dedup.dead." + SUFFIX);
         }
 
+        private static SimpleRabbitListenerContainerFactory configured(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer, ConnectionFactory connectionFactory) {
+            SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
+            configurer.configure(f, connectionFactory);
+            return f;
+        }
+
         @Bean
         SimpleRabbitListenerContainerFactory retryFactory(
                 SimpleRabbitListenerContainerFactoryConfigurer configurer,
                 ConnectionFactory connectionFactory,
                 IdempotentMessageInterceptor dedup) {
-            SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
-            configurer.configure(f, connectionFactory);
+            SimpleRabbitListenerContainerFactory f = configured(configurer, connectionFactory);
             org.aopalliance.aop.Advice retry =
                     org.springframework.amqp.rabbit.config.RetryInterceptorBuilder.stateless()
                             .maxRetries(2)
@@ -112,8 +118,7 @@ class RabbitDedupIT {
                 SimpleRabbitListenerContainerFactoryConfigurer configurer,
                 ConnectionFactory connectionFactory,
                 IdempotentMessageInterceptor dedup) {
-            SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
-            configurer.configure(f, connectionFactory);
+            SimpleRabbitListenerContainerFactory f = configured(configurer, connectionFactory);
             f.setConcurrentConsumers(2); // two consumers on one queue
             f.setPrefetchCount(1);
             MethodInterceptor counting = invocation -> {
