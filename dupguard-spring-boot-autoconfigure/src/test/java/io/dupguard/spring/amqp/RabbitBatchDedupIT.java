@@ -67,6 +67,8 @@ class RabbitBatchDedupIT {
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
     /** Ids whose first batch "crashes" after the dedup committed it, before the ack. */
     static final Set<String> CRASH_ONCE = ConcurrentHashMap.newKeySet();
+    /** Ids the listener always fails for. */
+    static final Set<String> ALWAYS_FAIL = ConcurrentHashMap.newKeySet();
     /** Ids that reached the advice chain as a redelivery. */
     static final Set<String> REDELIVERED = ConcurrentHashMap.newKeySet();
 
@@ -99,6 +101,28 @@ class RabbitBatchDedupIT {
                 ConnectionFactory connectionFactory,
                 IdempotentMessageInterceptor dedup) {
             return batchesOf8(configurer, connectionFactory, dedup, 1, 500L);
+        }
+
+        @Bean
+        Queue retryQueue() {
+            return RabbitDeadLetters.queueDeadLetteringTo(
+                    "it.dupguard.batch.retry." + SUFFIX, "it.dupguard.batch.dead." + SUFFIX);
+        }
+
+        @Bean
+        SimpleRabbitListenerContainerFactory retryFactory(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer,
+                ConnectionFactory connectionFactory,
+                IdempotentMessageInterceptor dedup) {
+            SimpleRabbitListenerContainerFactory f = batchesOf8(configurer, connectionFactory, dedup, 1, 500L);
+            org.aopalliance.aop.Advice retry =
+                    org.springframework.amqp.rabbit.config.RetryInterceptorBuilder.stateless()
+                            .maxRetries(2)
+                            .backOffOptions(1, 1.0, 1)
+                            .recoverer(DedupAwareRetry.recoverer())
+                            .build();
+            f.setAdviceChain(DedupAwareRetry.withDedup(new org.aopalliance.aop.Advice[] {retry}, dedup));
+            return f;
         }
 
         @Bean
@@ -150,6 +174,18 @@ class RabbitBatchDedupIT {
 
         Listener(JdbcTemplate jdbc) {
             this.jdbc = jdbc;
+        }
+
+        @RabbitListener(queues = "#{retryQueue.name}", containerFactory = "retryFactory")
+        public void onRetriedBatch(List<Message> batch) {
+            for (Message m : batch) {
+                String id = m.getMessageProperties().getMessageId();
+                CALLS.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+                jdbc.update("insert into " + EFFECTS + " (message_id) values (?)", id);
+                if (ALWAYS_FAIL.contains(id)) {
+                    throw new IllegalStateException("the downstream always fails for " + id);
+                }
+            }
         }
 
         @RabbitListener(queues = "#{dlxQueue.name}", containerFactory = "dlxFactory")
@@ -381,5 +417,26 @@ class RabbitBatchDedupIT {
             assertThat(effectsOf(p + i)).as(p + i).isEqualTo(1);
         }
         assertThat(count(deadQueue)).isEqualTo(deadBefore);
+    }
+
+    @Autowired
+    Queue retryQueue;
+
+    @Test
+    void aBatchWithAMessageThatAlwaysFailsIsDeadLetteredWholeAfterItsRetriesNotAcknowledged() {
+        String p = "r-" + UUID.randomUUID() + "-";
+        ALWAYS_FAIL.add(p + 3);
+        for (int i = 0; i < 8; i++) {
+            publish(retryQueue.getName(), p + i, "credit " + i);
+        }
+        // The listener cannot name the failing message: after 3 attempts the batch is rejected whole.
+        java.util.Map<String, String> dead = RabbitDeadLetters.take(rabbit, deadQueue.getName(), p, 8);
+        for (int i = 0; i < 8; i++) {
+            assertThat(dead).as(p + i).containsEntry(p + i, "rejected");
+            assertThat(CALLS.getOrDefault(p + i, new AtomicInteger()).get())
+                    .as(p + i)
+                    .isEqualTo(i <= 3 ? 3 : 0);
+        }
+        assertThat(effects(p)).isZero();
     }
 }
