@@ -115,13 +115,7 @@ class RabbitBatchDedupIT {
                 ConnectionFactory connectionFactory,
                 IdempotentMessageInterceptor dedup) {
             SimpleRabbitListenerContainerFactory f = batchesOf8(configurer, connectionFactory, dedup, 1, 500L);
-            org.aopalliance.aop.Advice retry =
-                    org.springframework.amqp.rabbit.config.RetryInterceptorBuilder.stateless()
-                            .maxRetries(2)
-                            .backOffOptions(1, 1.0, 1)
-                            .recoverer(DedupAwareRetry.recoverer())
-                            .build();
-            f.setAdviceChain(DedupAwareRetry.withDedup(new org.aopalliance.aop.Advice[] {retry}, dedup));
+            f.setAdviceChain(RabbitDeadLetters.boundedRetryThen(dedup));
             return f;
         }
 
@@ -426,9 +420,7 @@ class RabbitBatchDedupIT {
     void aBatchWithAMessageThatAlwaysFailsIsDeadLetteredWholeAfterItsRetriesNotAcknowledged() {
         String p = "r-" + UUID.randomUUID() + "-";
         ALWAYS_FAIL.add(p + 3);
-        for (int i = 0; i < 8; i++) {
-            publish(retryQueue.getName(), p + i, "credit " + i);
-        }
+        RabbitDeadLetters.publishNumbered(rabbit, retryQueue.getName(), p, 8);
         // The listener cannot name the failing message: after 3 attempts the batch is rejected whole.
         java.util.Map<String, String> dead = RabbitDeadLetters.take(rabbit, deadQueue.getName(), p, 8);
         for (int i = 0; i < 8; i++) {

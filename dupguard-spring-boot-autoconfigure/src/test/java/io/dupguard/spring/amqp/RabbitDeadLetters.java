@@ -39,4 +39,25 @@ final class RabbitDeadLetters {
         });
         return found;
     }
+
+    /** Boot's listener retry as the starter sets it up (3 attempts, the dedup-aware recoverer), then {@code dedup}. */
+    static org.aopalliance.aop.Advice[] boundedRetryThen(org.aopalliance.aop.Advice dedup) {
+        org.aopalliance.aop.Advice retry = org.springframework.amqp.rabbit.config.RetryInterceptorBuilder.stateless()
+                .maxRetries(2)
+                .backOffOptions(1, 1.0, 1)
+                .recoverer(DedupAwareRetry.recoverer())
+                .build();
+        return DedupAwareRetry.withDedup(new org.aopalliance.aop.Advice[] {retry}, dedup);
+    }
+
+    /** Publishes {@code prefix}0..n-1 to {@code queue}, each with the body "credit i". */
+    static void publishNumbered(RabbitTemplate rabbit, String queue, String prefix, int n) {
+        for (int i = 0; i < n; i++) {
+            String id = prefix + i;
+            rabbit.convertAndSend("", queue, "credit " + i, m -> {
+                m.getMessageProperties().setMessageId(id);
+                return m;
+            });
+        }
+    }
 }

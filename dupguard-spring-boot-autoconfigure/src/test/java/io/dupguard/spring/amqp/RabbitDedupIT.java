@@ -103,13 +103,7 @@ class RabbitDedupIT {
                 ConnectionFactory connectionFactory,
                 IdempotentMessageInterceptor dedup) {
             SimpleRabbitListenerContainerFactory f = configured(configurer, connectionFactory);
-            org.aopalliance.aop.Advice retry =
-                    org.springframework.amqp.rabbit.config.RetryInterceptorBuilder.stateless()
-                            .maxRetries(2)
-                            .backOffOptions(1, 1.0, 1)
-                            .recoverer(DedupAwareRetry.recoverer())
-                            .build();
-            f.setAdviceChain(DedupAwareRetry.withDedup(new org.aopalliance.aop.Advice[] {retry}, dedup));
+            f.setAdviceChain(RabbitDeadLetters.boundedRetryThen(dedup));
             return f;
         }
 
@@ -288,9 +282,7 @@ class RabbitDedupIT {
     void aMessageThatAlwaysFailsIsDeadLetteredAloneAfterItsRetriesAndTheOthersTakeEffectOnce() {
         String p = "retry-" + UUID.randomUUID() + "-";
         ALWAYS_FAIL.add(p + 1);
-        for (int i = 0; i < 4; i++) {
-            publish(retryQueue.getName(), p + i, "credit " + i);
-        }
+        RabbitDeadLetters.publishNumbered(rabbit, retryQueue.getName(), p, 4);
         assertThat(RabbitDeadLetters.take(rabbit, deadQueue.getName(), p, 1)).isEqualTo(Map.of(p + 1, "rejected"));
         Awaitility.await()
                 .atMost(Duration.ofSeconds(30))
