@@ -3,6 +3,7 @@ package io.dupguard.spring.amqp;
 import java.lang.reflect.AccessibleObject;
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Predicate;
 import org.aopalliance.aop.Advice;
@@ -11,6 +12,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.retry.MessageBatchRecoverer;
 import org.springframework.amqp.rabbit.retry.MessageRecoverer;
 import org.springframework.amqp.rabbit.retry.RejectAndDontRequeueRecoverer;
 import org.springframework.aop.ProxyMethodInvocation;
@@ -27,7 +29,11 @@ import org.springframework.aop.ProxyMethodInvocation;
  *   <li>{@link #recoverer()}: after the last attempt the message is rejected without requeue (the
  *       broker dead-letters it, as Boot's default recoverer does), except a duplicate still in
  *       flight, which goes back to the queue — dead-lettering it would lose it if the first copy
- *       then fails;
+ *       then fails. For a batch listener it rejects every message of the batch without requeue
+ *       (each is dead-lettered; the listener's transaction rolled back their effects and keys), and
+ *       requeues the batch when a copy in it is still in flight: Spring AMQP acknowledges a batch
+ *       whose recoverer is not a {@link MessageBatchRecoverer}, so with a plain recoverer every
+ *       message of the batch would be acknowledged without its effect;
  *   <li>{@link #withDedup(Advice[], Advice)}: the advice chain with the dedup appended, each advice
  *       before it made to run the rest of the chain afresh on every call: Spring AMQP's retry
  *       interceptor retries by calling {@code proceed()} again on one invocation, which past the
@@ -48,18 +54,35 @@ public final class DedupAwareRetry {
     }
 
     /**
-     * The recoverer after the last attempt: reject without requeue, except a duplicate in flight.
+     * The recoverer after the last attempt: reject without requeue (a batch: every message of it),
+     * except a duplicate in flight, which is requeued.
      *
      * @return a recoverer; thread-safe
      */
-    public static MessageRecoverer recoverer() {
+    public static MessageBatchRecoverer recoverer() {
         MessageRecoverer reject = new RejectAndDontRequeueRecoverer();
-        return (Message message, Throwable cause) -> {
-            if (causedBy(cause, ImmediateRequeueAmqpException.class)) {
-                throw new ImmediateRequeueAmqpException("a copy of this message is still being processed", cause);
+        return new MessageBatchRecoverer() {
+            @Override
+            public void recover(Message message, Throwable cause) {
+                requeueIfInFlight(cause);
+                reject.recover(message, cause);
             }
-            reject.recover(message, cause);
+
+            @Override
+            public void recover(List<Message> messages, Throwable cause) {
+                requeueIfInFlight(cause);
+                throw new AmqpRejectAndDontRequeueException(
+                        "the batch of " + messages.size()
+                                + " messages failed on every retry; each is rejected without requeue",
+                        cause);
+            }
         };
+    }
+
+    private static void requeueIfInFlight(Throwable cause) {
+        if (causedBy(cause, ImmediateRequeueAmqpException.class)) {
+            throw new ImmediateRequeueAmqpException("a copy of this message is still being processed", cause);
+        }
     }
 
     /**

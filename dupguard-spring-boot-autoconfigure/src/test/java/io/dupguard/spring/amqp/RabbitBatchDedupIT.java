@@ -2,17 +2,28 @@ package io.dupguard.spring.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dupguard.idempotency.BatchClaim;
+import io.dupguard.idempotency.BatchEntry;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.Idempotency;
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.jdbc.JdbcIdempotencyStore;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.aopalliance.intercept.MethodInterceptor;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
@@ -27,6 +38,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -53,6 +65,12 @@ class RabbitBatchDedupIT {
     static final ConcurrentHashMap<String, AtomicInteger> CALLS = new ConcurrentHashMap<>();
     /** Ids whose first batch fails in the listener (before any effect). */
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
+    /** Ids whose first batch "crashes" after the dedup committed it, before the ack. */
+    static final Set<String> CRASH_ONCE = ConcurrentHashMap.newKeySet();
+    /** Ids the listener always fails for. */
+    static final Set<String> ALWAYS_FAIL = ConcurrentHashMap.newKeySet();
+    /** Ids that reached the advice chain as a redelivery. */
+    static final Set<String> REDELIVERED = ConcurrentHashMap.newKeySet();
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
@@ -72,16 +90,8 @@ class RabbitBatchDedupIT {
         /** A queue whose rejected messages go to {@link #deadQueue}. */
         @Bean
         Queue dlxQueue() {
-            return new Queue(
-                    "it.dupguard.batch.dlx." + SUFFIX,
-                    false,
-                    false,
-                    true,
-                    java.util.Map.of(
-                            "x-dead-letter-exchange",
-                            "",
-                            "x-dead-letter-routing-key",
-                            "it.dupguard.batch.dead." + SUFFIX));
+            return RabbitDeadLetters.queueDeadLetteringTo(
+                    "it.dupguard.batch.dlx." + SUFFIX, "it.dupguard.batch.dead." + SUFFIX);
         }
 
         /** One consumer, batches of 8: a message's place in its batch follows the publishing order. */
@@ -91,6 +101,22 @@ class RabbitBatchDedupIT {
                 ConnectionFactory connectionFactory,
                 IdempotentMessageInterceptor dedup) {
             return batchesOf8(configurer, connectionFactory, dedup, 1, 500L);
+        }
+
+        @Bean
+        Queue retryQueue() {
+            return RabbitDeadLetters.queueDeadLetteringTo(
+                    "it.dupguard.batch.retry." + SUFFIX, "it.dupguard.batch.dead." + SUFFIX);
+        }
+
+        @Bean
+        SimpleRabbitListenerContainerFactory retryFactory(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer,
+                ConnectionFactory connectionFactory,
+                IdempotentMessageInterceptor dedup) {
+            SimpleRabbitListenerContainerFactory f = batchesOf8(configurer, connectionFactory, dedup, 1, 500L);
+            f.setAdviceChain(RabbitDeadLetters.boundedRetryThen(dedup));
+            return f;
         }
 
         @Bean
@@ -115,7 +141,24 @@ class RabbitBatchDedupIT {
             f.setBatchSize(8);
             f.setPrefetchCount(8);
             f.setReceiveTimeout(receiveTimeout);
-            f.setAdviceChain(dedup);
+            MethodInterceptor crashAfterCommit = invocation -> {
+                List<String> ids = new java.util.ArrayList<>();
+                for (Object m : (List<?>) invocation.getArguments()[1]) {
+                    MessageProperties props = ((Message) m).getMessageProperties();
+                    ids.add(props.getMessageId());
+                    if (Boolean.TRUE.equals(props.isRedelivered())) {
+                        REDELIVERED.add(props.getMessageId());
+                    }
+                }
+                Object out = invocation.proceed();
+                if (ids.stream().anyMatch(id -> id != null && CRASH_ONCE.remove(id))) {
+                    // The batch's effects and records are committed; the ack is lost: the broker
+                    // redelivers the batch, as after a consumer that died before acknowledging it.
+                    throw new AmqpException("consumer died after its commit, before its ack");
+                }
+                return out;
+            };
+            f.setAdviceChain(crashAfterCommit, dedup);
             return f;
         }
     }
@@ -125,6 +168,18 @@ class RabbitBatchDedupIT {
 
         Listener(JdbcTemplate jdbc) {
             this.jdbc = jdbc;
+        }
+
+        @RabbitListener(queues = "#{retryQueue.name}", containerFactory = "retryFactory")
+        public void onRetriedBatch(List<Message> batch) {
+            for (Message m : batch) {
+                String id = m.getMessageProperties().getMessageId();
+                CALLS.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+                jdbc.update("insert into " + EFFECTS + " (message_id) values (?)", id);
+                if (ALWAYS_FAIL.contains(id)) {
+                    throw new IllegalStateException("the downstream always fails for " + id);
+                }
+            }
         }
 
         @RabbitListener(queues = "#{dlxQueue.name}", containerFactory = "dlxFactory")
@@ -220,6 +275,44 @@ class RabbitBatchDedupIT {
                 .until(() -> count(deadQueue) == deadBefore + 2 && effects(p) == 15);
     }
 
+    private java.util.Map<String, String> deadLetters(String prefix, int expected) {
+        return RabbitDeadLetters.take(rabbit, deadQueue.getName(), prefix, expected);
+    }
+
+    @Test
+    void theSameKeyTwiceInOneBatchWithAnotherValueDeadLettersTheLaterCopyAloneAndTheRestTakesEffect() {
+        String p = "v-" + UUID.randomUUID() + "-";
+        // one batch of 8: id 3 once as a credit, then again (5th) as a debit
+        for (int i = 0; i < 8; i++) {
+            publish(dlxQueue.getName(), p + (i == 4 ? 3 : i), i == 4 ? "debit 3" : "credit " + i);
+        }
+        assertThat(deadLetters(p, 1)).isEqualTo(java.util.Map.of(p + 3, "rejected"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(dlxQueue) == 0);
+        for (int i = 0; i < 8; i++) {
+            if (i != 4) {
+                assertThat(effectsOf(p + i)).as(p + i).isEqualTo(1);
+            }
+        }
+        assertThat(effects(p)).isEqualTo(7);
+    }
+
+    @Test
+    void anInvalidKeyIsDeadLetteredAloneAndTheRestOfItsBatchTakesEffect() {
+        String p = "k-" + UUID.randomUUID() + "-";
+        // The AMQP message-id is a short string (at most 255 bytes, the client refuses longer), so
+        // the invalid key a message-id can carry is one the key rules refuse: a control character.
+        String invalid = p + "2\u0007";
+        for (int i = 0; i < 8; i++) {
+            publish(dlxQueue.getName(), i == 2 ? invalid : p + i, "credit " + i);
+        }
+        assertThat(deadLetters(p, 1)).isEqualTo(java.util.Map.of(invalid, "rejected"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(dlxQueue) == 0);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(p) == 7);
+        for (int i = 0; i < 8; i++) {
+            assertThat(effectsOf(p + i)).as(p + i).isEqualTo(i == 2 ? 0 : 1);
+        }
+    }
+
     private int effects(String prefix) {
         return io.dupguard.spring.EffectRows.like(jdbc, EFFECTS, prefix);
     }
@@ -253,17 +346,89 @@ class RabbitBatchDedupIT {
                 .isEqualTo(ids);
     }
 
+    /** Publishes {@code prefix}0..n-1 after adding {@code prefix}0 to {@code marked}. */
+    private void publishFirstMarked(String prefix, int n, Set<String> marked) {
+        marked.add(prefix + 0);
+        for (int i = 0; i < n; i++) {
+            publish(prefix + i, "credit " + i);
+        }
+    }
+
     @Test
     void aFailedBatchReleasesEveryKeySoTheRedeliveryRunsThemOnce() {
         String prefix = "f-" + UUID.randomUUID() + "-";
-        FAIL_ONCE.add(prefix + 0);
-        for (int i = 0; i < 4; i++) {
-            publish(prefix + i, "credit " + i);
-        }
+        publishFirstMarked(prefix, 4, FAIL_ONCE);
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> distinctEffects(prefix) == 4);
         awaitDrained();
         assertThat(FAIL_ONCE).doesNotContain(prefix + 0);
         assertThat(CALLS.get(prefix + 0).get()).isEqualTo(2); // failed once, then ran
         assertThat(effects(prefix)).isEqualTo(4);
+    }
+
+    @Test
+    void aBatchWhoseAckIsLostAfterItsCommitIsRedeliveredAndNotRunAgain() {
+        String prefix = "c-" + UUID.randomUUID() + "-";
+        publishFirstMarked(prefix, 8, CRASH_ONCE);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> REDELIVERED.contains(prefix + 0));
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> distinctEffects(prefix) == 8);
+        awaitDrained();
+        assertThat(CRASH_ONCE).doesNotContain(prefix + 0);
+        for (int i = 0; i < 8; i++) {
+            assertThat(CALLS.get(prefix + i).get()).as(prefix + i).isEqualTo(1); // the redelivery skipped it
+        }
+        assertThat(effects(prefix)).isEqualTo(8);
+    }
+
+    @Autowired
+    io.dupguard.spring.autoconfigure.DupguardProperties properties;
+
+    @Test
+    void aMessageInFlightElsewhereIsWaitedForWhileTheRestOfItsBatchSettlesAndRunsOnceReleased() {
+        String p = "w-" + UUID.randomUUID() + "-";
+        int deadBefore = count(deadQueue);
+        // Another consumer's claim on p3, from its own pool, the key and body the listener's dedup sees.
+        Idempotency elsewhere = Idempotency.of(
+                JdbcIdempotencyStore.builder(new DriverManagerDataSource(System.getProperty(
+                                "dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres")))
+                        .tableName(IDEM)
+                        .build(),
+                IdempotencyConfig.custom().build());
+        BatchClaim<Void> held = elsewhere.claimBatch(
+                List.of(new BatchEntry(
+                        IdempotencyKey.of(properties.getAmqp().getScope(), p + 3),
+                        Fingerprint.of("credit 3".getBytes(StandardCharsets.UTF_8)))),
+                Void.class);
+        assertThat(held.claimed()).hasSize(1);
+        for (int i = 0; i < 8; i++) {
+            publish(dlxQueue.getName(), p + i, "credit " + i);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(p) == 7);
+        assertThat(effectsOf(p + 3)).isZero();
+        held.close(); // the other consumer fails: its claim is released
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> effectsOf(p + 3) == 1);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(dlxQueue) == 0);
+        for (int i = 0; i < 8; i++) {
+            assertThat(effectsOf(p + i)).as(p + i).isEqualTo(1);
+        }
+        assertThat(count(deadQueue)).isEqualTo(deadBefore);
+    }
+
+    @Autowired
+    Queue retryQueue;
+
+    @Test
+    void aBatchWithAMessageThatAlwaysFailsIsDeadLetteredWholeAfterItsRetriesNotAcknowledged() {
+        String p = "r-" + UUID.randomUUID() + "-";
+        ALWAYS_FAIL.add(p + 3);
+        RabbitDeadLetters.publishNumbered(rabbit, retryQueue.getName(), p, 8);
+        // The listener cannot name the failing message: after 3 attempts the batch is rejected whole.
+        java.util.Map<String, String> dead = RabbitDeadLetters.take(rabbit, deadQueue.getName(), p, 8);
+        for (int i = 0; i < 8; i++) {
+            assertThat(dead).as(p + i).containsEntry(p + i, "rejected");
+            assertThat(CALLS.getOrDefault(p + i, new AtomicInteger()).get())
+                    .as(p + i)
+                    .isEqualTo(i <= 3 ? 3 : 0);
+        }
+        assertThat(effects(p)).isZero();
     }
 }

@@ -53,6 +53,10 @@ class RabbitDedupIT {
     static final Set<String> CRASH_ONCE = ConcurrentHashMap.newKeySet();
     /** Ids whose first delivery fails in the listener after its write. */
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
+    /** Ids the listener always fails for (after its write). */
+    static final Set<String> ALWAYS_FAIL = ConcurrentHashMap.newKeySet();
+    /** Listener calls per id on the queue with bounded retry. */
+    static final Map<String, AtomicInteger> RETRY_CALLS = new ConcurrentHashMap<>();
     /** Deliveries of messages without a message-id. */
     static final AtomicInteger KEYLESS = new AtomicInteger();
 
@@ -66,13 +70,49 @@ class RabbitDedupIT {
             return new Queue("it.dupguard.dedup." + SUFFIX, false, false, true);
         }
 
+        /** Dead letters of {@link #dlxQueue}. */
+        @Bean
+        Queue deadQueue() {
+            return new Queue("it.dupguard.dedup.dead." + SUFFIX, false, false, true);
+        }
+
+        /** A queue whose rejected messages go to {@link #deadQueue}, consumed by the same listener. */
+        @Bean
+        Queue dlxQueue() {
+            return RabbitDeadLetters.queueDeadLetteringTo(
+                    "it.dupguard.dedup.dlx." + SUFFIX, "it.dupguard.dedup.dead." + SUFFIX);
+        }
+
+        /** Dead-letters to {@link #deadQueue}; its listener retries 3 times, then the starter's recoverer. */
+        @Bean
+        Queue retryQueue() {
+            return RabbitDeadLetters.queueDeadLetteringTo(
+                    "it.dupguard.dedup.retry." + SUFFIX, "it.dupguard.dedup.dead." + SUFFIX);
+        }
+
+        private static SimpleRabbitListenerContainerFactory configured(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer, ConnectionFactory connectionFactory) {
+            SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
+            configurer.configure(f, connectionFactory);
+            return f;
+        }
+
+        @Bean
+        SimpleRabbitListenerContainerFactory retryFactory(
+                SimpleRabbitListenerContainerFactoryConfigurer configurer,
+                ConnectionFactory connectionFactory,
+                IdempotentMessageInterceptor dedup) {
+            SimpleRabbitListenerContainerFactory f = configured(configurer, connectionFactory);
+            f.setAdviceChain(RabbitDeadLetters.boundedRetryThen(dedup));
+            return f;
+        }
+
         @Bean
         SimpleRabbitListenerContainerFactory dedupFactory(
                 SimpleRabbitListenerContainerFactoryConfigurer configurer,
                 ConnectionFactory connectionFactory,
                 IdempotentMessageInterceptor dedup) {
-            SimpleRabbitListenerContainerFactory f = new SimpleRabbitListenerContainerFactory();
-            configurer.configure(f, connectionFactory);
+            SimpleRabbitListenerContainerFactory f = configured(configurer, connectionFactory);
             f.setConcurrentConsumers(2); // two consumers on one queue
             f.setPrefetchCount(1);
             MethodInterceptor counting = invocation -> {
@@ -101,6 +141,21 @@ class RabbitDedupIT {
 
         Listener(JdbcTemplate jdbc) {
             this.jdbc = jdbc;
+        }
+
+        @RabbitListener(queues = "#{retryQueue.name}", containerFactory = "retryFactory")
+        public void onRetriedMessage(Message message) {
+            String id = message.getMessageProperties().getMessageId();
+            RETRY_CALLS.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+            jdbc.update("insert into " + EFFECTS + " (message_id) values (?)", id);
+            if (ALWAYS_FAIL.contains(id)) {
+                throw new IllegalStateException("the downstream always fails for " + id);
+            }
+        }
+
+        @RabbitListener(queues = "#{dlxQueue.name}", containerFactory = "dedupFactory")
+        public void onDlxMessage(Message message) {
+            onMessage(message);
         }
 
         @RabbitListener(queues = "#{dedupQueue.name}", containerFactory = "dedupFactory")
@@ -141,8 +196,18 @@ class RabbitDedupIT {
         io.dupguard.spring.EffectRows.drop(cleanup, EFFECTS, IDEM);
     }
 
+    @Autowired
+    Queue dlxQueue;
+
+    @Autowired
+    Queue deadQueue;
+
     private void publish(String id, String body) {
-        rabbit.convertAndSend("", dedupQueue.getName(), body, m -> {
+        publish(dedupQueue.getName(), id, body);
+    }
+
+    private void publish(String queue, String id, String body) {
+        rabbit.convertAndSend("", queue, body, m -> {
             m.getMessageProperties().setMessageId(id);
             return m;
         });
@@ -197,6 +262,45 @@ class RabbitDedupIT {
         assertThat(FAIL_ONCE).doesNotContain(id);
         // transactional mode: the failed delivery's write rolled back with its claim
         assertThat(effects(id)).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyReusedWithAnotherBodyIsDeadLetteredAndTheFirstEffectStays() {
+        String id = "reused-" + UUID.randomUUID();
+        publish(dlxQueue.getName(), id, "credit 5");
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(id) == 1);
+        publish(dlxQueue.getName(), id, "debit 5");
+        assertThat(RabbitDeadLetters.take(rabbit, deadQueue.getName(), id, 1)).isEqualTo(Map.of(id, "rejected"));
+        assertThat(effects(id)).isEqualTo(1);
+        assertThat(deliveries(id)).isEqualTo(2);
+    }
+
+    @Autowired
+    Queue retryQueue;
+
+    @Test
+    void aMessageThatAlwaysFailsIsDeadLetteredAloneAfterItsRetriesAndTheOthersTakeEffectOnce() {
+        String p = "retry-" + UUID.randomUUID() + "-";
+        ALWAYS_FAIL.add(p + 1);
+        RabbitDeadLetters.publishNumbered(rabbit, retryQueue.getName(), p, 4);
+        assertThat(RabbitDeadLetters.take(rabbit, deadQueue.getName(), p, 1)).isEqualTo(Map.of(p + 1, "rejected"));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> io.dupguard.spring.EffectRows.like(jdbc, EFFECTS, p) == 3);
+        assertThat(RETRY_CALLS.get(p + 1).get()).isEqualTo(3); // 3 attempts, each through the dedup
+        for (int i = 0; i < 4; i++) {
+            assertThat(effects(p + i)).as(p + i).isEqualTo(i == 1 ? 0 : 1);
+        }
+    }
+
+    @Test
+    void aMessageWithAnInvalidKeyIsDeadLetteredWithoutRunning() {
+        // A control character: the AMQP message-id cannot exceed 255 bytes, so no longer key arrives.
+        String id = "invalid-" + UUID.randomUUID() + "\u0007";
+        publish(dlxQueue.getName(), id, "credit 5");
+        assertThat(RabbitDeadLetters.take(rabbit, deadQueue.getName(), id, 1)).isEqualTo(Map.of(id, "rejected"));
+        assertThat(effects(id)).isZero();
+        assertThat(deliveries(id)).isEqualTo(1);
     }
 
     @Test
