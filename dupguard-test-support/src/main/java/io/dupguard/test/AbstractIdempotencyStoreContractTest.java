@@ -471,7 +471,9 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
                     effects.incrementAndGet();
                     f.outage().begin(Duration.ofMillis(1200)); // the first renewal (at 1 s) falls inside it
                     running.countDown();
-                    workFor(lease.plusMillis(1500)); // far past the lease: only renewal keeps the claim
+                    // Half a second past the lease: only renewal keeps the claim, and the duplicate
+                    // (every 50 ms) and the lost-lease listener get ten chances to see it lapse.
+                    workFor(lease.plusMillis(500));
                     return "charged";
                 }));
         running.await(20, TimeUnit.SECONDS);

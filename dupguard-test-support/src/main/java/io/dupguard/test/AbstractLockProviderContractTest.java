@@ -379,7 +379,9 @@ public abstract class AbstractLockProviderContractTest {
                 .build();
         try (Lease held = f.store().tryAcquire(name("blip"), renewed).orElseThrow()) {
             f.outage().begin(Duration.ofMillis(1200)); // the first renewal (at 1 s) falls inside it
-            long end = System.nanoTime() + lease.plusMillis(1500).toNanos();
+            // Half a second past the lease: only renewal keeps the lock, and the other machine
+            // (every 50 ms) and the lost-lease callback get ten chances to see it lapse.
+            long end = System.nanoTime() + lease.plusMillis(500).toNanos();
             AtomicInteger intruders = new AtomicInteger();
             await().atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(50))
