@@ -422,7 +422,8 @@ public abstract class AbstractLockProviderContractTest {
                 .onLeaseLost(l -> lost.incrementAndGet())
                 .build();
         Lease held = f.store().tryAcquire(name("outage"), renewed).orElseThrow();
-        f.outage().begin(Duration.ofSeconds(4));
+        // Twice the lease: every renewal the watchdog tries within the lease meets the outage.
+        f.outage().begin(Duration.ofSeconds(2));
 
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(lost).hasValue(1));
