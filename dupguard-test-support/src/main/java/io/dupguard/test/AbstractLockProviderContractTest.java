@@ -422,8 +422,7 @@ public abstract class AbstractLockProviderContractTest {
                 .onLeaseLost(l -> lost.incrementAndGet())
                 .build();
         Lease held = f.store().tryAcquire(name("outage"), renewed).orElseThrow();
-        // Twice the lease: every renewal the watchdog tries within the lease meets the outage.
-        f.outage().begin(Duration.ofSeconds(2));
+        f.outage().begin(Duration.ofSeconds(4));
 
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(lost).hasValue(1));
