@@ -82,17 +82,25 @@ public final class RedisSubmissionTokens implements SubmissionTokens, AutoClosea
             return 0
             """);
 
-    /** KEYS: token, lease, original expiry. ARGV: owner, lease ms. Extends the owner's lease (and the token with it). */
+    /**
+     * KEYS: token, lease, original expiry. ARGV: owner, lease ms. Extends the owner's lease, and the
+     * token with it where it would end first, keeping the token's own expiry for the release.
+     */
     private static final RedisScript RENEW = RedisScript.of(
             "renew token lease",
             """
             if redis.call('GET', KEYS[2]) == ARGV[1] then
               redis.call('PEXPIRE', KEYS[2], ARGV[2])
-              if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
-                redis.call('PEXPIRE', KEYS[1], ARGV[2])
+              local ttl = redis.call('PTTL', KEYS[1])
+              if ttl >= 0 and ttl < tonumber(ARGV[2]) then
                 if redis.call('EXISTS', KEYS[3]) == 1 then
                   redis.call('PEXPIRE', KEYS[3], ARGV[2])
+                else
+                  local t = redis.call('TIME')
+                  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+                  redis.call('SET', KEYS[3], tostring(now + ttl), 'PX', ARGV[2])
                 end
+                redis.call('PEXPIRE', KEYS[1], ARGV[2])
               end
               return 1
             end

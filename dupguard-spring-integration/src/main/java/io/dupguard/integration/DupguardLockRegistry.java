@@ -342,7 +342,10 @@ public final class DupguardLockRegistry
          *
          * @throws IllegalMonitorStateException if the current thread does not hold this lock
          * @throws ConcurrentModificationException if the lease was lost before the release (the
-         *     lock is released locally all the same)
+         *     lock is released locally all the same); a fixed lease ({@code renewal=false}) asks the
+         *     store, whose clock ends it
+         * @throws io.dupguard.StoreUnavailableException if a fixed lease's store cannot be asked
+         *     whether it still holds (the lock is released locally and its release attempted)
          */
         @Override
         public void unlock() {

@@ -332,6 +332,29 @@ public abstract class AbstractSubmissionTokensContractTest {
                 });
     }
 
+    /**
+     * A renewal that carries the token past its own end (a long submit) does not give it the
+     * lease's life: released, it still expires at its own end.
+     */
+    @Test
+    public void aTokenRenewedPastItsOwnEndStillExpiresAtItsOwnEndWhenReleased() {
+        String token = tokens().issue(scope, "jane", Duration.ofSeconds(1));
+        assertThat(tokens().tryLease(scope, "jane", token, "long-submit", SubmissionTokens.MIN_LEASE))
+                .isTrue();
+        assertThat(tokens().renewLease(scope, token, "long-submit", Duration.ofSeconds(20)))
+                .isTrue();
+        tokens().releaseLease(scope, token, "long-submit");
+
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .alias("the token expires at its own end, not 20 s after the renewal")
+                .until(() -> {
+                    java.util.Optional<TokenClaim> again = otherMachine().claim(scope, "jane", token);
+                    again.ifPresent(TokenClaim::release);
+                    return again.isEmpty();
+                });
+    }
+
     /** A completed token is never usable again, by any form, on any machine. */
     @Test
     public void completedTokenIsNeverUsableAgain() {

@@ -18,8 +18,8 @@ import java.util.Objects;
 public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredBean {
     private final SubmissionTokens target;
     private final DupguardMeters meters;
-    /** The waiting form's view: its refused polls count nowhere, its completion as consumed. */
-    private final SubmissionTokens waiting;
+    /** Set on a thread while the waiting form polls: its refused claims count nowhere. */
+    private static final ThreadLocal<Boolean> POLLING = new ThreadLocal<>();
 
     /**
      * Counts the calls on {@code target}.
@@ -31,7 +31,6 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
     public MeteredSubmissionTokens(SubmissionTokens target, DupguardMeters meters) {
         this.target = Objects.requireNonNull(target, "target");
         this.meters = Objects.requireNonNull(meters, "meters");
-        this.waiting = new Waiting();
     }
 
     @Override
@@ -51,7 +50,7 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
     @Override
     public boolean tryLease(String scope, String subject, String token, String owner, Duration lease) {
         boolean claimed = target.tryLease(scope, subject, token, owner, lease);
-        if (!claimed) {
+        if (!claimed && POLLING.get() == null) {
             meters.onTokenConsumed(false);
         }
         return claimed;
@@ -63,8 +62,11 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
             throws E {
         Objects.requireNonNull(work, "work");
         boolean[] ran = {false};
+        Boolean outer = POLLING.get();
+        POLLING.set(Boolean.TRUE);
         try {
-            return waiting.execute(scope, subject, token, lease, maxWait, () -> {
+            return SubmissionTokens.super.execute(scope, subject, token, lease, maxWait, () -> {
+                restore(outer); // the work's own calls count as usual
                 ran[0] = true;
                 return work.call();
             });
@@ -73,6 +75,16 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
                 meters.onTokenConsumed(false);
             }
             throw e;
+        } finally {
+            restore(outer);
+        }
+    }
+
+    private static void restore(Boolean outer) {
+        if (outer == null) {
+            POLLING.remove();
+        } else {
+            POLLING.set(outer);
         }
     }
 
@@ -98,44 +110,6 @@ public final class MeteredSubmissionTokens implements SubmissionTokens, MeteredB
     @Override
     public void releaseLease(String scope, String token, String owner) {
         target.releaseLease(scope, token, owner);
-    }
-
-    /** The store underneath, counting only completions. */
-    private final class Waiting implements SubmissionTokens {
-        @Override
-        public String issue(String scope, String subject, Duration ttl) {
-            return MeteredSubmissionTokens.this.issue(scope, subject, ttl);
-        }
-
-        @Override
-        public boolean consume(String scope, String subject, String token) {
-            return MeteredSubmissionTokens.this.consume(scope, subject, token);
-        }
-
-        @Override
-        public boolean tryLease(String scope, String subject, String token, String owner, Duration lease) {
-            return target.tryLease(scope, subject, token, owner, lease);
-        }
-
-        @Override
-        public boolean leased(String scope, String token) {
-            return target.leased(scope, token);
-        }
-
-        @Override
-        public boolean renewLease(String scope, String token, String owner, Duration lease) {
-            return target.renewLease(scope, token, owner, lease);
-        }
-
-        @Override
-        public boolean completeLease(String scope, String token, String owner) {
-            return MeteredSubmissionTokens.this.completeLease(scope, token, owner);
-        }
-
-        @Override
-        public void releaseLease(String scope, String token, String owner) {
-            target.releaseLease(scope, token, owner);
-        }
     }
 
     @Override
