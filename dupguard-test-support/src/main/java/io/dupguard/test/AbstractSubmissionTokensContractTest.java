@@ -322,14 +322,11 @@ public abstract class AbstractSubmissionTokensContractTest {
         TokenClaim first = tokens().claim(scope, "ivan", token).orElseThrow();
         first.release();
 
-        await().atMost(Duration.ofSeconds(8))
-                .pollInterval(Duration.ofMillis(20))
-                .alias("the token expires at its own end, not at the end of the released lease")
-                .until(() -> {
-                    java.util.Optional<TokenClaim> again = otherMachine().claim(scope, "ivan", token);
-                    again.ifPresent(TokenClaim::release);
-                    return again.isEmpty();
-                });
+        awaitExpired(
+                "ivan",
+                token,
+                Duration.ofSeconds(8),
+                "the token expires at its own end, not at the end of the released lease");
     }
 
     /**
@@ -345,14 +342,20 @@ public abstract class AbstractSubmissionTokensContractTest {
                 .isTrue();
         tokens().releaseLease(scope, token, "long-submit");
 
-        await().atMost(Duration.ofSeconds(10))
-                .pollInterval(Duration.ofMillis(20))
-                .alias("the token expires at its own end, not 20 s after the renewal")
-                .until(() -> {
-                    java.util.Optional<TokenClaim> again = otherMachine().claim(scope, "jane", token);
-                    again.ifPresent(TokenClaim::release);
-                    return again.isEmpty();
-                });
+        awaitExpired(
+                "jane", token, Duration.ofSeconds(10), "the token expires at its own end, not 20 s after the renewal");
+    }
+
+    /**
+     * Waits until another machine can no longer claim {@code token}; each claim that still succeeds
+     * is released at once (which must not extend the token's life).
+     */
+    private void awaitExpired(String subject, String token, Duration atMost, String why) {
+        await().atMost(atMost).pollInterval(Duration.ofMillis(20)).alias(why).until(() -> {
+            java.util.Optional<TokenClaim> again = otherMachine().claim(scope, subject, token);
+            again.ifPresent(TokenClaim::release);
+            return again.isEmpty();
+        });
     }
 
     /** A completed token is never usable again, by any form, on any machine. */
