@@ -131,7 +131,8 @@ import java.util.Set;
  * {@code lock_timeout} on PostgreSQL, unbounded by default), not by the {@link
  * io.dupguard.idempotency.InFlightPolicy}: a claim that is not committed is invisible, so no
  * duplicate can see it as "in flight". That policy therefore comes into play only when the same
- * table is also used in autocommit mode. The work must not commit or roll back the connection
+ * table is also used in autocommit mode, and only in {@link #executeInTransaction}, whose wait
+ * reads in autocommit; in the caller's transaction a key in flight is refused at once. The work must not commit or roll back the connection
  * itself.
  *
  * <p>Thread-safe; each call uses only the connection it is given.
@@ -154,6 +155,9 @@ public final class JdbcTransactionalIdempotency {
     private final JdbcIdempotencyStore store;
     private final TransactionalSql sql;
     private final IdempotencyConfig config;
+    /** {@link #config} refusing a key in flight at once: the caller's transaction must not wait on it. */
+    private final IdempotencyConfig callerConfig;
+
     private final boolean storesFailures;
     private final ClaimMode claimMode;
     /** The codec's encoding of a null result: a {@code Void} call's record, written by its claim; null if unencodable. */
@@ -170,6 +174,9 @@ public final class JdbcTransactionalIdempotency {
         this.config = IdempotencyConfig.from(config)
                 .renewLease(false)
                 .localCacheSize(0)
+                .build();
+        this.callerConfig = IdempotencyConfig.from(this.config)
+                .inFlightPolicy(io.dupguard.idempotency.InFlightPolicy.reject())
                 .build();
         this.storesFailures = this.config.failurePolicy() != FailurePolicy.releaseOnFailure();
         this.voidPayload = encodedNull(this.config);
@@ -240,6 +247,14 @@ public final class JdbcTransactionalIdempotency {
      * key: a concurrent duplicate waits for this transaction to end. This method never commits or
      * rolls back (except to its own savepoint under a storing failure policy); the caller commits on
      * success and rolls back when this throws.
+     *
+     * <p>A key claimed in flight <em>in autocommit</em> (the same table used by {@link
+     * io.dupguard.idempotency.Idempotency} on this store elsewhere) is refused at once with a {@link
+     * io.dupguard.idempotency.RequestInFlightException}, whatever the configuration's {@link
+     * io.dupguard.idempotency.InFlightPolicy}: the claim's re-read holds the row's lock, so waiting
+     * here would keep the holder from completing or releasing it. Roll back and wait outside the
+     * transaction (the Spring integration's transactional mode does, for the integration's in-flight
+     * wait), then call again.
      *
      * @param <T> the result type
      * @param <E> the checked exception {@code work} may throw
@@ -323,7 +338,7 @@ public final class JdbcTransactionalIdempotency {
                                 storesFailures,
                                 claimMode == ClaimMode.CLAIM_FIRST,
                                 donePayload(type)),
-                        config)
+                        own == null ? callerConfig : config)
                 .execute(key, fingerprint, type, () -> work.apply(connection));
     }
 

@@ -148,6 +148,42 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
         }
     }
 
+    /**
+     * How long a call that owns its transaction waits, outside it, for a key another caller holds in
+     * flight in autocommit: the configuration's {@link io.dupguard.idempotency.InFlightPolicy}.
+     */
+    java.time.Duration inFlightWait() {
+        return config.inFlightPolicy().waits() ? config.inFlightPolicy().maxWait() : java.time.Duration.ZERO;
+    }
+
+    /**
+     * Polls the key's row in autocommit, outside any transaction, until it is no longer in flight.
+     *
+     * @return true once it is not in flight (gone, completed or failed); false at {@code deadlineMillis}
+     */
+    boolean awaitSettled(IdempotencyKey key, long deadlineMillis) {
+        long pause = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1);
+        long most = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(50);
+        while (true) {
+            var current = store.find(key);
+            if (current.isEmpty() || current.get().status() != io.dupguard.idempotency.RecordStatus.IN_PROGRESS) {
+                return true;
+            }
+            long remaining = deadlineMillis - config.clock().millis();
+            if (remaining <= 0) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Math.min(pause, java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(remaining)));
+            pause = Math.min(pause * 2, most);
+        }
+    }
+
+    /** The configuration's clock. */
+    java.time.Clock clock() {
+        return config.clock();
+    }
+
     private <T, E extends Exception> Outcome<T> run(
             JdbcTransactionalIdempotency executor,
             IdempotencyKey key,

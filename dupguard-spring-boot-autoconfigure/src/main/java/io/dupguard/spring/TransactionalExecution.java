@@ -145,7 +145,7 @@ public final class TransactionalExecution implements IdempotentExecution {
         if (mode == Mode.TRANSACTIONAL
                 || (TransactionSynchronizationManager.isActualTransactionActive()
                         && !TransactionSynchronizationManager.isCurrentTransactionReadOnly())) {
-            return inTransaction(key, fingerprint, type, work);
+            return waitingOutside(key, fingerprint, type, work);
         }
         boolean[] replayedBehind = {false};
         Outcome<T> outer = front.execute(key, fingerprint, type, () -> {
@@ -203,6 +203,41 @@ public final class TransactionalExecution implements IdempotentExecution {
 
         Checked(Exception cause) {
             super(cause);
+        }
+    }
+
+    /**
+     * {@link #inTransaction}; when this call begins the transaction and the key is in flight
+     * elsewhere (claimed in autocommit), the transaction ends and the call waits outside it, as
+     * the rows' in-flight policy says, then claims again. Inside a transaction of the caller's the
+     * refusal propagates at once: the claim holds the row's lock, so the holder could not finish
+     * while the caller waited.
+     */
+    private <T, E extends Exception> Outcome<T> waitingOutside(
+            IdempotencyKey key, Fingerprint fingerprint, Type type, IdempotentWork<T, E> work) throws E {
+        boolean own = !TransactionSynchronizationManager.isActualTransactionActive()
+                || TransactionSynchronizationManager.isCurrentTransactionReadOnly();
+        java.time.Duration wait = rows.inFlightWait();
+        if (!own || wait.isZero()) {
+            return inTransaction(key, fingerprint, type, work);
+        }
+        long deadline = rows.clock().millis() + wait.toMillis();
+        boolean[] ran = {false};
+        IdempotentWork<T, E> marked = () -> {
+            ran[0] = true;
+            return work.call();
+        };
+        while (true) {
+            try {
+                return inTransaction(key, fingerprint, type, marked);
+            } catch (io.dupguard.idempotency.RequestInFlightException e) {
+                if (ran[0] || !key.equals(e.key())) {
+                    throw e; // from the work (another key), not this call's claim
+                }
+                if (!rows.awaitSettled(key, deadline)) {
+                    throw new io.dupguard.idempotency.RequestInFlightException(key, " after waiting " + wait);
+                }
+            }
         }
     }
 

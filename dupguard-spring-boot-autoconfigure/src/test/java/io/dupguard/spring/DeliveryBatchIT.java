@@ -76,8 +76,24 @@ class DeliveryBatchIT {
 
     @Test
     void aKeyInFlightElsewhereIsWaitedForAloneAfterTheRestAndRunsWhenReleased() throws Exception {
-        String p = UUID.randomUUID() + "-";
         Idempotency idem = idempotency(Duration.ofSeconds(10));
+        waitedForAloneAndRunsWhenReleased(idem, IdempotentExecution.store(idem));
+    }
+
+    @Test
+    void inTransactionalModeAKeyInFlightElsewhereIsWaitedForAloneAndRunsWhenReleased() throws Exception {
+        Idempotency idem = idempotency(Duration.ofSeconds(10));
+        waitedForAloneAndRunsWhenReleased(
+                idem,
+                TransactionalExecution.transactional(
+                        new SpringTransactionalIdempotency(STORE, DS, idem.config()),
+                        new org.springframework.jdbc.datasource.DataSourceTransactionManager(DS)));
+    }
+
+    /** Another consumer holds b in flight and fails once the rest ran: b is waited for and runs alone. */
+    private static void waitedForAloneAndRunsWhenReleased(Idempotency idem, IdempotentExecution execution)
+            throws Exception {
+        String p = UUID.randomUUID() + "-";
         BatchClaim<Void> held =
                 idem.claimBatch(List.of(new BatchEntry(key(p + "b"), Fingerprint.ofString(p + "b"))), Void.class);
         assertThat(held.claimed()).hasSize(1);
@@ -94,7 +110,7 @@ class DeliveryBatchIT {
         List<List<String>> calls = new CopyOnWriteArrayList<>();
         DeliveryBatch.Stop<String> stop = batch(p + "a", p + "b", p + "c")
                 .run(
-                        IdempotentExecution.store(idem),
+                        execution,
                         fresh -> {
                             calls.add(fresh);
                             restRan.countDown();

@@ -73,11 +73,14 @@ final class TransactionalExecutionResolver implements ExecutionResolver {
             throw new InvalidDupguardPropertyException(
                     property, mode.name().toLowerCase(Locale.ROOT), unavailableReason());
         }
-        SpringTransactionalIdempotency joined = basicCodec
-                ? rows.withConfig(IdempotencyConfig.from(front.config())
-                        .codec(ResultCodec.basic())
-                        .build())
-                : rows;
+        // the integration's own settings (its in-flight wait, an annotation's retention) hold for the
+        // rows too: a key claimed in flight in autocommit elsewhere is waited for as the front waits
+        SpringTransactionalIdempotency joined = rows.withConfig(
+                basicCodec
+                        ? IdempotencyConfig.from(front.config())
+                                .codec(ResultCodec.basic())
+                                .build()
+                        : front.config());
         return wanted == DupguardProperties.RecordMode.TRANSACTIONAL
                 ? TransactionalExecution.transactional(joined, tm)
                 : TransactionalExecution.backstop(front, joined, tm);

@@ -277,4 +277,47 @@ class JdbcStoreIT {
                     }
                 });
     }
+
+    @Test
+    void aListenerInTransactionalModeWaitsItsInFlightWaitForAKeyClaimedInAutocommitElsewhere() throws Exception {
+        runner("dupguard.store=jdbc").run(ctx -> {
+            try {
+                IdempotencyStore store = ctx.getBean(IdempotencyStore.class);
+                DupguardProperties.Kafka kafka = new DupguardProperties.Kafka();
+                kafka.setInFlightWait(Duration.ofSeconds(20));
+                io.dupguard.spring.IdempotentExecution execution = ExecutionResolver.listener(
+                        ctx.getBeanProvider(ExecutionResolver.class),
+                        "the Kafka listener dedup",
+                        "dupguard.kafka",
+                        kafka,
+                        store,
+                        ctx.getBean(io.dupguard.idempotency.IdempotencyConfig.class));
+                assertThat(execution.mode()).isEqualTo(io.dupguard.spring.IdempotentExecution.Mode.TRANSACTIONAL);
+                IdempotencyKey key = IdempotencyKey.of("kafka", "held-" + suffix);
+                // another consumer (store mode, autocommit) holds the key in flight
+                io.dupguard.idempotency.BatchClaim<Void> held = Idempotency.of(store)
+                        .claimBatch(
+                                List.of(new io.dupguard.idempotency.BatchEntry(key, Fingerprint.none())), Void.class);
+                assertThat(held.claimed()).hasSize(1);
+                ExecutorService pool = Executors.newSingleThreadExecutor();
+                try {
+                    Future<Outcome<Void>> run =
+                            pool.submit(() -> execution.execute(key, Fingerprint.none(), Void.class, () -> null));
+                    // it waits (the application's default would refuse at once)
+                    Awaitility.await()
+                            .during(Duration.ofMillis(500))
+                            .atMost(Duration.ofSeconds(5))
+                            .until(() -> !run.isDone());
+                    held.close(); // the other consumer fails: released
+                    assertThat(run.get(20, java.util.concurrent.TimeUnit.SECONDS)
+                                    .isReplay())
+                            .isFalse();
+                } finally {
+                    pool.shutdownNow();
+                }
+            } finally {
+                ctx.getBean(JdbcTemplate.class).execute("drop table if exists " + idemTable);
+            }
+        });
+    }
 }
