@@ -63,7 +63,14 @@ import org.springframework.amqp.core.Message;
  * others are acknowledged one by one and the exception for it goes to the container, whose reject
  * then covers only it. Without the channel in the advised call the container
  * settles the whole batch (rejected or requeued). If the listener throws, every key of the call is
- * released and the container's policy acts on the whole batch. Thread-safe.
+ * released and the container's policy acts on the whole batch.
+ *
+ * <p>A listener method returning a {@code CompletableFuture}, {@code Mono} or any other future or
+ * publisher is not supported: its key would be recorded when the method returns, before the
+ * asynchronous work ends. With the starter, a {@code @RabbitListener} method of that kind on a
+ * factory whose advice chain holds this interceptor fails the application's start-up.
+ *
+ * <p>Thread-safe.
  */
 public class IdempotentMessageInterceptor implements MethodInterceptor {
     private static final Logger LOG = LoggerFactory.getLogger(IdempotentMessageInterceptor.class);

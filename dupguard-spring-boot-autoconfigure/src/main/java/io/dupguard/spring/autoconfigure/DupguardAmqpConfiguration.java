@@ -58,6 +58,20 @@ class DupguardAmqpConfiguration {
         };
     }
 
+    /** An asynchronous {@code @RabbitListener} on a factory with the dedup fails the start-up ({@link AsyncListenerCheck}). */
+    @Bean
+    static BeanPostProcessor dupguardAmqpAsyncListenerCheck(org.springframework.beans.factory.BeanFactory beans) {
+        return new AsyncListenerCheck(
+                beans,
+                org.springframework.amqp.rabbit.annotation.RabbitListener.class,
+                "rabbitListenerContainerFactory",
+                "dupguard.amqp.default-factory, or an IdempotentMessageInterceptor in its advice chain",
+                factory -> factory
+                                instanceof
+                                org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory<?> f
+                        && AsyncListenerCheck.holds(f.getAdviceChain(), IdempotentMessageInterceptor.class));
+    }
+
     /** Boot's listener retry around the dedup: the dedup's decisions are neither retried nor dead-lettered wrongly. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.amqp.autoconfigure.RabbitListenerRetrySettingsCustomizer")

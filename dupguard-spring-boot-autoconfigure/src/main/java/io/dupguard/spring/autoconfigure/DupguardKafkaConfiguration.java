@@ -85,6 +85,19 @@ class DupguardKafkaConfiguration {
         };
     }
 
+    /** An asynchronous {@code @KafkaListener} on a factory with the dedup fails the start-up ({@link AsyncListenerCheck}). */
+    @Bean
+    static BeanPostProcessor dupguardKafkaAsyncListenerCheck(org.springframework.beans.factory.BeanFactory beans) {
+        return new AsyncListenerCheck(
+                beans,
+                org.springframework.kafka.annotation.KafkaListener.class,
+                "kafkaListenerContainerFactory",
+                "dupguard.kafka.default-factory, or an IdempotentKafkaInterceptor in its advice chain",
+                factory -> factory instanceof AbstractKafkaListenerContainerFactory<?, ?, ?> f
+                        && AsyncListenerCheck.holds(
+                                f.getContainerProperties().getAdviceChain(), IdempotentKafkaInterceptor.class));
+    }
+
     /** Appends {@code dedup} to the factory's advice chain (innermost, around the listener only). */
     static void addTo(AbstractKafkaListenerContainerFactory<?, ?, ?> factory, IdempotentKafkaInterceptor dedup) {
         Advice[] existing = factory.getContainerProperties().getAdviceChain();

@@ -84,10 +84,10 @@ import org.springframework.kafka.support.Acknowledgment;
  *       UnsupportedOperationException});
  *   <li>no key with {@code reject-without-key=false}: runs in the listener call with the others, at
  *       least once — again when the poll stopped at a record before it;
- *   <li>a listener method returning a {@code CompletableFuture} or {@code Mono}: its records are
- *       recorded when the method returns, before the asynchronous work ends; a failure of that work
- *       leaves them recorded, so its redelivery is a duplicate. Asynchronous batch listeners are not
- *       supported.
+ *   <li>a listener method returning a {@code CompletableFuture}, {@code Mono} or any other future
+ *       or publisher: not supported, since its records would be recorded when the method returns,
+ *       before the asynchronous work ends. With the starter, a {@code @KafkaListener} method of that
+ *       kind on a factory whose advice chain holds this interceptor fails the application's start-up.
  * </ul>
  *
  * <p>Thread-safe.
