@@ -64,13 +64,13 @@ public final class DedupAwareRetry {
         return new MessageBatchRecoverer() {
             @Override
             public void recover(Message message, Throwable cause) {
-                requeueIfInFlight(cause);
+                requeueIfInFlight(cause, message);
                 reject.recover(message, cause);
             }
 
             @Override
             public void recover(List<Message> messages, Throwable cause) {
-                requeueIfInFlight(cause);
+                requeueIfInFlight(cause, messages.toArray(new Message[0]));
                 throw new AmqpRejectAndDontRequeueException(
                         "the batch of " + messages.size()
                                 + " messages failed on every retry; each is rejected without requeue",
@@ -79,9 +79,10 @@ public final class DedupAwareRetry {
         };
     }
 
-    private static void requeueIfInFlight(Throwable cause) {
+    private static void requeueIfInFlight(Throwable cause, Message... messages) {
         if (causedBy(cause, ImmediateRequeueAmqpException.class)) {
-            throw new ImmediateRequeueAmqpException("a copy of this message is still being processed", cause);
+            throw IdempotentMessageInterceptor.requeued(
+                    "a copy of this message is still being processed", cause, messages);
         }
     }
 

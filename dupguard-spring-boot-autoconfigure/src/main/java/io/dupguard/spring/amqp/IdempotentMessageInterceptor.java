@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
 
 /**
  * Consumer-side deduplication for Spring AMQP listener containers: add it to a container factory's
@@ -167,8 +168,7 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
             return null;
         } catch (RequestInFlightException e) {
             LOG.debug("duplicate of {} while the first is still processing; requeued", idempotencyKey);
-            throw new ImmediateRequeueAmqpException(
-                    "duplicate of " + idempotencyKey + " still processing; requeued", e);
+            throw requeued("duplicate of " + idempotencyKey + " still processing; requeued", e, message);
         } catch (PayloadMismatchException e) {
             throw new AmqpRejectAndDontRequeueException(
                     "message " + idempotencyKey + " was already processed with a different body", e);
@@ -253,7 +253,10 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
             if (!rejected.isEmpty()) {
                 throw new AmqpRejectAndDontRequeueException("batch holds a message dupguard refused", lastRefusal);
             }
-            throw new ImmediateRequeueAmqpException("batch holds a duplicate still processing; requeued", lastInFlight);
+            throw requeued(
+                    "batch holds a duplicate still processing; requeued",
+                    lastInFlight,
+                    messages.toArray(new Message[0]));
         }
         // Each refused or in-flight message is settled alone; the container settles the last delivery
         // tag of the batch with multiple=true, which then covers only the last message.
@@ -279,10 +282,19 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
             throw new AmqpRejectAndDontRequeueException("last message of the batch refused", lastRefusal);
         }
         if (requeued.contains(last)) {
-            throw new ImmediateRequeueAmqpException(
-                    "last message of the batch still processing; requeued", lastInFlight);
+            throw requeued("last message of the batch still processing; requeued", lastInFlight, last);
         }
         return null;
+    }
+
+    /**
+     * A requeue the container settles and goes on from: an {@link ImmediateRequeueAmqpException}
+     * inside a {@link ListenerExecutionFailedException}. Thrown bare from an advice (outside the
+     * listener adapter, which wraps what the listener throws), the requeue ends the consumer's loop:
+     * the container restarts the consumer, and the message waits for the restart.
+     */
+    static ListenerExecutionFailedException requeued(String why, Throwable cause, Message... messages) {
+        return new ListenerExecutionFailedException(why, new ImmediateRequeueAmqpException(why, cause), messages);
     }
 
     private static Fingerprint body(Message m) {

@@ -45,7 +45,12 @@ class RabbitDedupIT {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
         RabbitItServers.register(r, IDEM);
+        // short, so a test can hold a claim past it: the message is then requeued, not lost
+        r.add("dupguard.amqp.in-flight-wait", () -> "300ms");
     }
+
+    /** Consumers the containers had to restart (an exception that ended a consumer's loop). */
+    static final AtomicInteger CONSUMER_RESTARTS = new AtomicInteger();
 
     /** Deliveries that reached the container's advice chain, per message id. */
     static final Map<String, AtomicInteger> DELIVERIES = new ConcurrentHashMap<>();
@@ -64,6 +69,13 @@ class RabbitDedupIT {
     @EnableAutoConfiguration
     @Import(Listener.class)
     static class App {
+        @Bean
+        org.springframework.context.ApplicationListener<
+                        org.springframework.amqp.rabbit.listener.ListenerContainerConsumerFailedEvent>
+                consumerRestarts() {
+            return e -> CONSUMER_RESTARTS.incrementAndGet();
+        }
+
         @Bean
         Queue dedupQueue() {
             // Named, not AnonymousQueue: its x-queue-leader-locator argument is refused by RabbitMQ < 3.10.
@@ -273,6 +285,40 @@ class RabbitDedupIT {
         assertThat(RabbitDeadLetters.take(rabbit, deadQueue.getName(), id, 1)).isEqualTo(Map.of(id, "rejected"));
         assertThat(effects(id)).isEqualTo(1);
         assertThat(deliveries(id)).isEqualTo(2);
+    }
+
+    @Autowired
+    io.dupguard.spring.autoconfigure.DupguardProperties properties;
+
+    @Test
+    void aMessageInFlightElsewherePastTheWaitIsRequeuedWithoutRestartingTheConsumerAndRunsOnceReleased() {
+        String id = "held-" + UUID.randomUUID();
+        int restartsBefore = CONSUMER_RESTARTS.get();
+        // another consumer's claim, from its own pool: the key and body this listener's dedup sees
+        io.dupguard.idempotency.BatchClaim<Void> held = io.dupguard.idempotency.Idempotency.of(
+                        io.dupguard.jdbc.JdbcIdempotencyStore.builder(
+                                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                                                System.getProperty(
+                                                        "dupguard.pg.url",
+                                                        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres")))
+                                .tableName(IDEM)
+                                .build())
+                .claimBatch(
+                        java.util.List.of(new io.dupguard.idempotency.BatchEntry(
+                                io.dupguard.idempotency.IdempotencyKey.of(
+                                        properties.getAmqp().getScope(), id),
+                                io.dupguard.idempotency.Fingerprint.of(
+                                        "credit 5".getBytes(java.nio.charset.StandardCharsets.UTF_8)))),
+                        Void.class);
+        assertThat(held.claimed()).hasSize(1);
+        publish(dlxQueue.getName(), id, "credit 5");
+        // delivered, waited for 300 ms, requeued; again and again while the claim is held
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> deliveries(id) >= 3);
+        assertThat(effects(id)).isZero();
+        held.close(); // the other consumer fails: its claim is released
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> effects(id) == 1);
+        assertThat(CONSUMER_RESTARTS.get()).as("consumers restarted").isEqualTo(restartsBefore);
+        assertThat(admin.getQueueInfo(deadQueue.getName()).getMessageCount()).isZero();
     }
 
     @Autowired
