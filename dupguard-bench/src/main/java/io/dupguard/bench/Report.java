@@ -1,6 +1,7 @@
 package io.dupguard.bench;
 
 import io.dupguard.bench.harness.Markdown;
+import io.dupguard.bench.harness.RawRounds;
 import io.dupguard.bench.harness.Rounds;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,8 +23,6 @@ final class Report {
 
     static final double CAMEL_TARGET = 1.0;
     static final double MEMORY_TARGET_OPS = 2_000_000;
-    /** Rounds during which other processes used at least this share of the CPU are marked in the tables. */
-    static final double NOTED_FOREIGN = 0.05;
 
     private Report() {}
 
@@ -52,7 +51,8 @@ final class Report {
             Map<String, String> machine,
             Instant started,
             Duration elapsed,
-            List<StoreReport> stores) {}
+            List<StoreReport> stores,
+            String rawLink) {}
 
     /**
      * The median of the successful rounds: {@code opsPerSecond} is the median throughput (the mean
@@ -190,7 +190,9 @@ final class Report {
                         " All rows of a store run back to back in one JVM run; every ratio compares rows of that one run.\n\n");
         md.append("This file is written by `scripts/bench`; numbers from a 2-core machine with the servers on the")
                 .append(
-                        " same cores are noisy (expect ±10 % between runs), which is why each row reports the median of its rounds.\n\n");
+                        " same cores are noisy (expect ±10 % between runs), which is why each row reports the median of its rounds; ")
+                .append(rawFile(ctx))
+                .append(" lists every round.\n\n");
 
         md.append(Markdown.commandSection(ctx.command(), ctx.started(), ctx.elapsed()));
         Map<String, String> servers = new LinkedHashMap<>();
@@ -220,14 +222,15 @@ final class Report {
                 .append(
                         " other round. Each row shows the **median** of its rounds (ops/s; p50/p99 and CPU are from the round")
                 .append(" closest to the median), and every ratio compares medians;")
-                .append(" the last column lists every round.\n");
+                .append(" every round is in ")
+                .append(rawFile(ctx))
+                .append(".\n");
         md.append("- **Other load**: the machine is shared (builds and tests of other work may run on it), so every")
                 .append(" measured window also records how much CPU processes other than this JVM and the database")
                 .append(" servers used, from /proc. A run where they used more than ")
                 .append(Math.round(IdempotencyBench.DISTURBED * 100))
-                .append(" % is run once more, keeping the less disturbed attempt; the last column marks rounds with ≥ ")
-                .append(Math.round(NOTED_FOREIGN * 100))
-                .append(" % as \"(other N %)\".\n");
+                .append(
+                        " % is run once more, keeping the less disturbed attempt; the raw file gives every round's share.\n");
         md.append("- **CPU per call**: CPU time of this JVM (load driver + implementation; for H2 also the")
                 .append(" database) and of the server processes over the measured window, from /proc, divided by the")
                 .append(
@@ -264,30 +267,43 @@ final class Report {
                         " (NFC normalisation and checks are part of the API's cost); hand-written rows use the key string.\n");
         md.append("- **dupguard config**: defaults everywhere (30 s lease renewed by the Watchdog, 24 h retention,")
                 .append(" reject in-flight, basic codec, no local cache).\n");
-        md.append("- **Memory rows**: unique keys at millions per second would fill the heap within seconds, and a")
-                .append(" purger would measure the purge, so each client thread has its own store (dupguard) or map")
-                .append(" (hand-written) and swaps it for an empty one every ")
-                .append(MemoryImpls.ROTATE_EVERY.toMillis())
-                .append(
-                        " ms between calls, forgetting its duplicate ring at the same moment. Both rows are set up alike.\n");
-        md.append("- **SQL**: one HikariCP pool of ")
-                .append(o.poolSize())
-                .append(
-                        " connections per database, shared by all rows; each row has its own table (the lean ceiling's is")
-                .append(" its own minimal one; the same-table ceiling's is dupguard's shipped DDL under another name),")
-                .append(" truncated before every run and dropped at")
-                .append(" the end; on PostgreSQL a `CHECKPOINT` follows the truncation, so that every run starts with")
-                .append(
-                        " the same full-page-write state instead of whichever row meets the next timed checkpoint paying")
-                .append(" for it. H2 is embedded and in-memory. Camel's table is the one its repository creates.")
-                .append(" The transactional rows have two ceilings of their own (*hand-written lean tx*: dedup inside")
-                .append(" the caller's transaction on a minimal table; *hand-written same-table tx*: the same steps on")
-                .append(" dupguard's table); in the *vs lean* and *vs same-table* columns a transactional row is")
-                .append(" compared with those, every other row with the autocommit ceilings.\n");
-        md.append("- **Redis**: dupguard's store on its one shared Lettuce connection; the hand-written row on another")
-                .append(
-                        " shared Lettuce connection. Keys live under a per-run prefix, deleted (SCAN + UNLINK) before every")
-                .append(" run and at the end.\n\n");
+        if (o.targets().contains(BenchOptions.Target.MEMORY)) {
+            md.append("- **Memory rows**: unique keys at millions per second would fill the heap within seconds, and a")
+                    .append(
+                            " purger would measure the purge, so each client thread has its own store (dupguard) or map")
+                    .append(" (hand-written) and swaps it for an empty one every ")
+                    .append(MemoryImpls.ROTATE_EVERY.toMillis())
+                    .append(
+                            " ms between calls, forgetting its duplicate ring at the same moment. Both rows are set up alike.\n");
+        }
+        if (o.targets().stream().anyMatch(t -> t != BenchOptions.Target.MEMORY && t != BenchOptions.Target.REDIS)) {
+            md.append("- **SQL**: one HikariCP pool of ")
+                    .append(o.poolSize())
+                    .append(
+                            " connections per database, shared by all rows; each row has its own table (the lean ceiling's is")
+                    .append(
+                            " its own minimal one; the same-table ceiling's is dupguard's shipped DDL under another name),")
+                    .append(" truncated before every run and dropped at")
+                    .append(
+                            " the end; on PostgreSQL a `CHECKPOINT` follows the truncation, so that every run starts with")
+                    .append(
+                            " the same full-page-write state instead of whichever row meets the next timed checkpoint paying")
+                    .append(" for it. H2 is embedded and in-memory. Camel's table is the one its repository creates.")
+                    .append(
+                            " The transactional rows have two ceilings of their own (*hand-written lean tx*: dedup inside")
+                    .append(
+                            " the caller's transaction on a minimal table; *hand-written same-table tx*: the same steps on")
+                    .append(" dupguard's table); in the *vs lean* and *vs same-table* columns a transactional row is")
+                    .append(" compared with those, every other row with the autocommit ceilings.\n");
+        }
+        if (o.targets().contains(BenchOptions.Target.REDIS)) {
+            md.append(
+                            "- **Redis**: dupguard's store on its one shared Lettuce connection; the hand-written row on another")
+                    .append(
+                            " shared Lettuce connection. Keys live under a per-run prefix, deleted (SCAN + UNLINK) before every")
+                    .append(" run and at the end.\n");
+        }
+        md.append('\n');
 
         List<TargetCheck> checks = targets(ctx.stores());
         md.append("## Targets\n\n");
@@ -310,17 +326,25 @@ final class Report {
             }
             md.append('\n');
         }
-        md.append("The in-memory store's target is absolute (≥ 2 M ops/s); its hand-written row, a bare")
-                .append(" `ConcurrentHashMap`, is shown for scale, not as a ceiling to reach.\n\n");
+        if (o.targets().contains(BenchOptions.Target.MEMORY)) {
+            md.append("The in-memory store's target is absolute (≥ 2 M ops/s); its hand-written row, a bare")
+                    .append(" `ConcurrentHashMap`, is shown for scale, not as a ceiling to reach.\n\n");
+        }
 
         md.append("## Results\n\n");
+        Map<ImplInfo, String> described = new LinkedHashMap<>();
+        boolean[] auditExplained = {false};
         for (StoreReport s : ctx.stores()) {
-            md.append(storeSection(s));
+            md.append(storeSection(s, described, auditExplained));
         }
         return md.toString();
     }
 
-    static String storeSection(StoreReport s) {
+    /**
+     * One store's table, rows and audit; a row described under an earlier store ({@code described}: row
+     * → that store) is not described again, and the audit's method is explained once per page.
+     */
+    static String storeSection(StoreReport s, Map<ImplInfo, String> described, boolean[] auditExplained) {
         StringBuilder md = new StringBuilder();
         md.append("### ").append(s.title()).append("\n\n");
         if (s.failure() != null) {
@@ -329,18 +353,26 @@ final class Report {
         }
         md.append(storeTable(s)).append('\n');
         for (ImplInfo i : s.impls()) {
-            md.append("- **")
-                    .append(i.name())
-                    .append("**: ")
-                    .append(i.description())
-                    .append('\n');
+            md.append("- **").append(i.name()).append("**: ");
+            if (described.containsKey(i)) {
+                md.append("as described under ").append(described.get(i)).append('\n');
+                continue;
+            }
+            described.put(i, s.title());
+            md.append(i.description()).append('\n');
         }
         if (!s.audit().isEmpty()) {
-            md.append("\nWhat one call sends to the store (counted on one thread, ")
-                    .append(Audit.CALLS)
-                    .append(" calls on fresh keys, then the same keys again; setAutoCommit counts the calls the code")
-                    .append(
-                            " makes — HikariCP restores autocommit by itself when a connection comes back with it off):\n\n");
+            if (auditExplained[0]) {
+                md.append("\nWhat one call sends to the store:\n\n");
+            } else {
+                auditExplained[0] = true;
+                md.append("\nWhat one call sends to the store (counted on one thread, ")
+                        .append(Audit.CALLS)
+                        .append(
+                                " calls on fresh keys, then the same keys again; setAutoCommit counts the calls the code")
+                        .append(
+                                " makes — HikariCP restores autocommit by itself when a connection comes back with it off):\n\n");
+            }
             md.append("| implementation | unique call | duplicate call |\n|---|---|---|\n");
             for (Audit.Row a : s.audit()) {
                 md.append("| ")
@@ -385,10 +417,10 @@ final class Report {
                         "| implementation | workload | ops/s (median) | p50 µs | p99 µs | vs lean | vs same-table | vs Camel |")
                 .append(" client CPU µs/call |")
                 .append(hasServer ? " server CPU µs/call |" : "")
-                .append(" replays | ops/s by round |\n");
+                .append(" replays |\n");
         md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
                 .append(hasServer ? "---:|" : "")
-                .append("---:|---|\n");
+                .append("---:|\n");
         List<ImplInfo> ordered = new ArrayList<>(s.impls());
         ordered.sort(Comparator.comparingInt(i -> i.role().ordinal()));
         boolean hasCamel = withRole(s, BenchImpl.Role.CAMEL).isPresent();
@@ -401,7 +433,7 @@ final class Report {
                 Optional<Median> b = median(s.runs(), i.name(), w);
                 md.append("| ").append(i.name()).append(" | ").append(w.label).append(" | ");
                 if (b.isEmpty()) {
-                    md.append("failed | | | | | | | |")
+                    md.append("failed | | | | | | |")
                             .append(hasServer ? " |" : "")
                             .append(" |\n");
                     continue;
@@ -434,25 +466,41 @@ final class Report {
                 if (hasServer) {
                     md.append(" | ").append(Markdown.micros(r.serverCpuMicrosPerCall()));
                 }
-                md.append(" | ")
-                        .append(Markdown.percent(r.replayShare()))
-                        .append(" | ")
-                        .append(rounds(s.runs(), i.name(), w))
-                        .append(" |\n");
+                md.append(" | ").append(Markdown.percent(r.replayShare())).append(" |\n");
             }
         }
         return md.toString();
     }
 
-    private static String rounds(List<RunResult> runs, String impl, Workload w) {
-        List<String> parts = new ArrayList<>();
-        runs.stream()
-                .filter(r -> r.impl().equals(impl) && r.workload() == w)
-                .sorted(Comparator.comparingInt(RunResult::round))
-                .forEach(r -> parts.add((r.failed() ? "failed" : Markdown.ops(r.opsPerSecond()))
-                        + (r.foreignCpuShare() >= NOTED_FOREIGN
-                                ? " (other " + Markdown.percent(r.foreignCpuShare()) + ")"
-                                : "")));
-        return String.join(" / ", parts);
+    /** The page's link to its raw file, or where the rounds went without one. */
+    private static String rawFile(Context ctx) {
+        return ctx.rawLink() == null
+                ? "the raw rounds printed after the page"
+                : "[" + ctx.rawLink() + "](" + ctx.rawLink() + ")";
+    }
+
+    /** Every round of every row, for the raw file beside the page. */
+    static RawRounds raw(Context ctx, String page) {
+        RawRounds raw = new RawRounds(page, ctx.command(), ctx.started(), "calls");
+        for (StoreReport s : ctx.stores()) {
+            List<ImplInfo> ordered = new ArrayList<>(s.impls());
+            ordered.sort(Comparator.comparingInt(i -> i.role().ordinal()));
+            for (ImplInfo i : ordered) {
+                for (Workload w : Workload.values()) {
+                    s.runs().stream()
+                            .filter(r -> r.impl().equals(i.name()) && r.workload() == w)
+                            .sorted(Comparator.comparingInt(RunResult::round))
+                            .forEach(r -> raw.round(
+                                    s.title(),
+                                    i.name(),
+                                    w.label,
+                                    r.round(),
+                                    r.opsPerSecond(),
+                                    r.foreignCpuShare(),
+                                    r.failed() ? "failed: " + r.errors() + " failed calls" : "ok"));
+                }
+            }
+        }
+        return raw;
     }
 }

@@ -1,6 +1,8 @@
 package io.dupguard.bench.lock;
 
+import io.dupguard.bench.harness.MachineInfo;
 import io.dupguard.bench.harness.Markdown;
+import io.dupguard.bench.harness.RawRounds;
 import io.dupguard.bench.harness.Rounds;
 import io.dupguard.bench.lock.LockBench.AuditRow;
 import io.dupguard.bench.lock.LockBench.ImplInfo;
@@ -27,9 +29,6 @@ final class LockReport {
     /** PostgreSQL and MariaDB: dupguard against the lean hand-written lease row. */
     static final double SQL_LEAN_TARGET = 0.9;
 
-    /** Rounds during which other processes used at least this share of the CPU are marked in the tables. */
-    static final double NOTED_FOREIGN = 0.05;
-
     /** After a check that is not a target: the ratio of a target, applied to the other mode. */
     private static final String FOR_INFORMATION = " *(for information: the target is uncontended)*";
 
@@ -43,7 +42,8 @@ final class LockReport {
             String loadAfter,
             Instant started,
             Duration elapsed,
-            List<StoreResult> stores) {}
+            List<StoreResult> stores,
+            String rawLink) {}
 
     /**
      * One check evaluated on the medians of this run: one of the project's targets ({@code target}),
@@ -174,11 +174,13 @@ final class LockReport {
                 .append(" ratio compares rows of that one run. Written by `scripts/bench-locks`; the analysis at the")
                 .append(" end is hand-written and kept when the file is rewritten.\n\n");
         md.append("Numbers from a 2-core machine with every server on the same cores as the client JVM are noisy")
-                .append(" (expect ±10 % between runs), which is why each row reports the median of its rounds and")
+                .append(" (expect ±10 % between runs), which is why each row reports the median of its rounds; ")
+                .append(rawFile(ctx))
                 .append(" lists every round.\n\n");
 
         md.append(Markdown.commandSection(ctx.command(), ctx.started(), ctx.elapsed()));
         Map<String, String> machine = new LinkedHashMap<>(ctx.machine());
+        machine.remove(MachineInfo.LOAD_AT_START); // the load line below has it
         machine.put("Load average (1/5/15 min)", "before: " + ctx.loadBefore() + "; after: " + ctx.loadAfter());
         Map<String, String> servers = new LinkedHashMap<>();
         for (StoreResult s : ctx.stores()) {
@@ -211,13 +213,12 @@ final class LockReport {
                 .append(" per store; every row and mode runs once per round, rows and modes in reverse order every")
                 .append(" other round. Each row shows the **median** of its rounds (throughput; latencies, per-thread")
                 .append(" spread and CPU are from the round closest to the median), and every ratio compares medians;")
-                .append(" the last column lists every round. A failed round (an error or an overlap) is left out of")
-                .append(" the median and shown as failed.\n");
+                .append(" every round is in ")
+                .append(rawFile(ctx))
+                .append(". A failed round (an error or an overlap) is left out of the median.\n");
         md.append("- **Other load**: during each measured window, the CPU used by processes other than this JVM and")
-                .append(" the store's server, from `/proc` (share of the machine's 2 cores); the last column marks")
-                .append(" rounds with ≥ ")
-                .append(Math.round(NOTED_FOREIGN * 100))
-                .append(" % as \"(other N %)\".\n");
+                .append(" the store's server, from `/proc` (share of the machine's 2 cores): each store gives its")
+                .append(" range, the raw file every round's share.\n");
         md.append("- **Uncontended**: thread *i* locks and unlocks its own name `own-i`, again and again; latency")
                 .append(" = the acquire + release pair.\n");
         md.append("- **Contended**: every thread locks the name `shared`. One cycle = acquire (blocking; every")
@@ -251,41 +252,20 @@ final class LockReport {
                 .append(" not the commands a script runs; ZooKeeper: `mntr`'s `zk_packets_received`) or a counting")
                 .append(" wrapper around a separate pool counts what the row asks of JDBC. Untimed.\n\n");
 
-        List<Check> all = new ArrayList<>();
+        Map<ImplInfo, String> described = new LinkedHashMap<>();
         for (StoreResult s : ctx.stores()) {
-            List<Check> checks = checks(s);
-            all.addAll(checks);
-            store(md, s, checks);
+            store(md, s, checks(s), described);
         }
 
-        md.append("## Targets\n\n");
-        md.append("The project's targets, on the medians of this run. Rows marked *for information* apply a")
-                .append(" target's ratio to the other mode, where it is not a target.\n\n");
-        if (all.isEmpty()) {
-            md.append("No target could be evaluated.\n\n");
-        } else {
-            md.append("| store | mode | target | measured | met |\n|---|---|---|---:|:---:|\n");
-            for (Check c : all) {
-                md.append("| ")
-                        .append(c.store())
-                        .append(" | ")
-                        .append(c.mode().label)
-                        .append(" | ")
-                        .append(c.what())
-                        .append(c.target() ? "" : FOR_INFORMATION)
-                        .append(" | ")
-                        .append(c.value())
-                        .append(" | ")
-                        .append(c.met() ? "✅" : "❌")
-                        .append(" |\n");
-            }
-            md.append('\n');
-        }
         md.append(NOTES_MARKER).append('\n');
         return md.toString();
     }
 
-    private static void store(StringBuilder md, StoreResult s, List<Check> checks) {
+    /**
+     * One store's tables, targets, audit and rows; a row described under an earlier store ({@code
+     * described}: row → that store) is not described again.
+     */
+    private static void store(StringBuilder md, StoreResult s, List<Check> checks, Map<ImplInfo, String> described) {
         md.append("## ").append(s.title()).append("\n\n");
         if (s.failure() != null) {
             md.append("Not measured: `").append(s.failure()).append("`\n\n");
@@ -299,7 +279,7 @@ final class LockReport {
         md.append("\n\n### Uncontended: lock + unlock, each thread on its own name\n\n");
         md.append(
                         "| row | lock+unlock/s (median) | p50 µs | p99 µs | CPU µs/cycle JVM | CPU µs/cycle server | cores busy |")
-                .append(" every round (/s) |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+                .append("\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (ImplInfo impl : s.impls()) {
             Optional<Rounds.Median<LockRun>> m = median(s.runs(), impl.name(), Mode.UNCONTENDED);
             Optional<LockRun> b = m.map(Rounds.Median::round);
@@ -311,15 +291,14 @@ final class LockReport {
                     .append(b.map(r -> Markdown.micros(r.p99Micros())).orElse("—"))
                     .append(" | ")
                     .append(cpu(b))
-                    .append(rounds(s, impl.name(), Mode.UNCONTENDED))
-                    .append(" |\n");
+                    .append('\n');
         }
         md.append("\n### Contended: ")
                 .append("every thread on one name\n\n")
                 .append(
                         "| row | acquisitions/s (median) | wait p50 µs | wait p99 µs | hand-off gap p50 µs | gap p99 µs |")
                 .append(" per thread (min–max) | overlaps | CPU µs/acq. JVM | CPU µs/acq. server | cores busy |")
-                .append(" every round (/s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                .append("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ImplInfo impl : s.impls()) {
             Optional<Rounds.Median<LockRun>> m = median(s.runs(), impl.name(), Mode.CONTENDED);
             Optional<LockRun> b = m.map(Rounds.Median::round);
@@ -344,8 +323,7 @@ final class LockReport {
                     .append(overlaps)
                     .append(" | ")
                     .append(cpu(b))
-                    .append(rounds(s, impl.name(), Mode.CONTENDED))
-                    .append(" |\n");
+                    .append('\n');
         }
         md.append('\n');
         if (!checks.isEmpty()) {
@@ -386,12 +364,26 @@ final class LockReport {
             }
             md.append('\n');
         }
+        List<ImplInfo> fresh =
+                s.impls().stream().filter(i -> !described.containsKey(i)).toList();
+        List<String> earlier = s.impls().stream()
+                .filter(described::containsKey)
+                .map(described::get)
+                .distinct()
+                .toList();
+        if (fresh.isEmpty() && earlier.size() == 1) {
+            md.append("Rows: as described under ").append(earlier.get(0)).append(".\n\n");
+            return;
+        }
         md.append("Rows:\n\n");
         for (ImplInfo impl : s.impls()) {
-            md.append("- **")
-                    .append(impl.name())
-                    .append("**: ")
-                    .append(impl.description())
+            md.append("- **").append(impl.name()).append("**: ");
+            if (described.containsKey(impl)) {
+                md.append("as described under ").append(described.get(impl)).append(".\n");
+                continue;
+            }
+            described.put(impl, s.title());
+            md.append(impl.description())
                     .append(" Waiting: ")
                     .append(impl.waiting())
                     .append(".\n");
@@ -437,27 +429,47 @@ final class LockReport {
         }
     }
 
-    /** The CPU cells of a row, each followed by " | ". */
+    /** The CPU cells of a row, the last one closed by " |". */
     private static String cpu(Optional<LockRun> b) {
         return b.map(r -> Markdown.micros(r.jvmCpuMicrosPerCycle()) + " | "
                         + (Double.isNaN(r.serverCpuMicrosPerCycle())
                                 ? "in the JVM"
                                 : Markdown.micros(r.serverCpuMicrosPerCycle()))
-                        + " | " + Markdown.decimal2(r.coresBusy()) + " | ")
-                .orElse("— | — | — | ");
+                        + " | " + Markdown.decimal2(r.coresBusy()) + " |")
+                .orElse("— | — | — |");
     }
 
-    private static String rounds(StoreResult s, String impl, Mode mode) {
-        return s.runs().stream()
-                .filter(r -> r.impl().equals(impl) && r.mode() == mode)
-                .sorted(Comparator.comparingInt(LockRun::round))
-                .map(r -> (r.failed()
-                                ? "r" + r.round() + " failed (" + r.errors() + " errors, " + r.overlaps() + " overlaps)"
-                                : Markdown.ops(r.opsPerSecond()))
-                        + (r.foreignShare() >= NOTED_FOREIGN
-                                ? " (other " + Markdown.percent(r.foreignShare()) + ")"
-                                : ""))
-                .collect(Collectors.joining(" · "));
+    /** The page's link to its raw file, or where the rounds went without one. */
+    private static String rawFile(Context ctx) {
+        return ctx.rawLink() == null
+                ? "the raw rounds printed after the page"
+                : "[" + ctx.rawLink() + "](" + ctx.rawLink() + ")";
+    }
+
+    /** Every round of every row, for the raw file beside the page. */
+    static RawRounds raw(Context ctx, String page) {
+        RawRounds raw =
+                new RawRounds(page, ctx.command(), ctx.started(), "lock + unlock cycles (contended: acquisitions)");
+        for (StoreResult s : ctx.stores()) {
+            for (ImplInfo impl : s.impls()) {
+                for (Mode mode : Mode.values()) {
+                    s.runs().stream()
+                            .filter(r -> r.impl().equals(impl.name()) && r.mode() == mode)
+                            .sorted(Comparator.comparingInt(LockRun::round))
+                            .forEach(r -> raw.round(
+                                    s.title(),
+                                    impl.name(),
+                                    mode.label,
+                                    r.round(),
+                                    r.opsPerSecond(),
+                                    r.foreignShare(),
+                                    r.failed()
+                                            ? "failed: " + r.errors() + " errors, " + r.overlaps() + " overlaps"
+                                            : "ok"));
+                }
+            }
+        }
+        return raw;
     }
 
     /**
