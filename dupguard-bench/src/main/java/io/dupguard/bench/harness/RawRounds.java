@@ -8,6 +8,11 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToIntFunction;
 
 /**
  * Every measured round behind a report page, which shows each row's median: a CSV file in {@code
@@ -61,6 +66,29 @@ public final class RawRounds {
         return this;
     }
 
+    /** The rounds of one row in one workload, in round order. */
+    public <R> RawRounds rounds(
+            String store,
+            String row,
+            String workload,
+            List<R> runs,
+            ToIntFunction<R> round,
+            ToDoubleFunction<R> perSecond,
+            ToDoubleFunction<R> otherShare,
+            Function<R, String> result) {
+        runs.stream()
+                .sorted(Comparator.comparingInt(round))
+                .forEach(r -> round(
+                        store,
+                        row,
+                        workload,
+                        round.applyAsInt(r),
+                        perSecond.applyAsDouble(r),
+                        otherShare.applyAsDouble(r),
+                        result.apply(r)));
+        return this;
+    }
+
     @Override
     public String toString() {
         return csv.toString();
@@ -85,6 +113,11 @@ public final class RawRounds {
     /** How the page links its raw file: {@code raw/<page without .md>.csv}. */
     public static String link(Path page) {
         return "raw/" + beside(page).getFileName();
+    }
+
+    /** How a page names its raw file: a link, or (no file, {@code link} null) where the rounds went. */
+    public static String mention(String link) {
+        return link == null ? "the raw rounds printed after the page" : "[" + link + "](" + link + ")";
     }
 
     /** Writes {@code rounds} to the raw file of {@code page}; returns where. */

@@ -11,7 +11,6 @@ import io.dupguard.bench.lock.LockLoad.Mode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -168,14 +167,16 @@ final class LockReport {
         LockBenchOptions o = ctx.options();
         StringBuilder md = new StringBuilder();
         md.append("# Lock benchmarks\n\n");
-        md.append("Throughput and latency of dupguard's lock providers next to their peers on the same servers:")
-                .append(" lock + unlock uncontended (every thread on its own name) and hand-off under contention")
-                .append(" (every thread on one name). All rows of a store run back to back in one JVM run; every")
-                .append(" ratio compares rows of that one run. Written by `scripts/bench-locks`; the analysis at the")
-                .append(" end is hand-written and kept when the file is rewritten.\n\n");
-        md.append("Numbers from a 2-core machine with every server on the same cores as the client JVM are noisy")
-                .append(" (expect ±10 % between runs), which is why each row reports the median of its rounds; ")
-                .append(rawFile(ctx))
+        md.append("Throughput and latency of dupguard's lock providers next to their peers on the same servers,")
+                .append(
+                        " uncontended (every thread on its own name) and contended (every thread on one name). All rows")
+                .append(
+                        " of a store run back to back in one JVM run; every ratio compares rows of that run. Written by")
+                .append(" `scripts/bench-locks`; the analysis at the end is hand-written and kept when the file is")
+                .append(" rewritten.\n\n");
+        md.append("Numbers from 2 cores shared with the servers are noisy (expect ±10 % between runs), so each row")
+                .append(" reports the median of its rounds; ")
+                .append(RawRounds.mention(ctx.rawLink()))
                 .append(" lists every round.\n\n");
 
         md.append(Markdown.commandSection(ctx.command(), ctx.started(), ctx.elapsed()));
@@ -189,68 +190,59 @@ final class LockReport {
             }
         }
         md.append(Markdown.machineSection(machine, servers));
-        md.append("**2 cores, shared:** PostgreSQL, MariaDB and Redis run on this machine (loopback) and")
-                .append(" ZooKeeper runs inside the benchmark JVM, so every server competes with the 16 client")
-                .append(" threads (and with the peers' own I/O and timer threads) for the same 2 cores. Absolute")
-                .append(" numbers are low and latencies include waiting for a core; the ratios between rows of one")
-                .append(" run are what the targets compare. The machine may also run other work (builds, tests):")
-                .append(" the load average is recorded for the run and for each store, and the CPU share other")
-                .append(" processes used in every measured window.\n\n");
+        md.append("**2 cores, shared:** PostgreSQL, MariaDB and Redis run on this machine (loopback), ZooKeeper")
+                .append(" inside the benchmark JVM: every server competes with the client threads for the 2 cores, so")
+                .append(" absolute numbers are low and latencies include waiting for a core; the targets compare")
+                .append(" rows of one run. Other work (builds, tests) may run too: the load average is recorded for")
+                .append(" the run and for each store.\n\n");
 
         md.append("## Settings\n\n");
         md.append("- **Load**: ")
                 .append(o.threads())
-                .append(" client threads in a closed loop (each starts its next cycle when the previous one returns).")
-                .append(" Before round 1 every row runs once per mode, unmeasured, for ")
+                .append(" client threads in a closed loop. Before round 1 every row runs once per mode, unmeasured,")
+                .append(" for ")
                 .append(Markdown.duration(o.prewarm()))
                 .append(" (JIT, pools, subscriptions, lock rows). Each run: ")
                 .append(Markdown.duration(o.warmup()))
                 .append(" warmup, then ")
                 .append(Markdown.duration(o.duration()))
-                .append(" measured. Only cycles started in the measured window count; throughput = cycles / window.\n");
+                .append(" measured; throughput = cycles started in the measured window ÷ window.\n");
         md.append("- **Rounds**: ")
                 .append(o.rounds())
-                .append(" per store; every row and mode runs once per round, rows and modes in reverse order every")
-                .append(" other round. Each row shows the **median** of its rounds (throughput; latencies, per-thread")
-                .append(" spread and CPU are from the round closest to the median), and every ratio compares medians;")
-                .append(" every round is in ")
-                .append(rawFile(ctx))
+                .append(" per store; every row and mode runs once per round, in reverse order every other round. A")
+                .append(
+                        " row shows the **median** of its rounds (throughput; latencies, per-thread spread and CPU from")
+                .append(" the round closest to it), and every ratio compares medians; every round is in ")
+                .append(RawRounds.mention(ctx.rawLink()))
                 .append(". A failed round (an error or an overlap) is left out of the median.\n");
-        md.append("- **Other load**: during each measured window, the CPU used by processes other than this JVM and")
-                .append(" the store's server, from `/proc` (share of the machine's 2 cores): each store gives its")
-                .append(" range, the raw file every round's share.\n");
+        md.append("- **Other load**: the CPU that processes other than this JVM and the store's server used in each")
+                .append(" measured window, from `/proc` (share of the 2 cores): each store gives its range, the raw")
+                .append(" file every round's share.\n");
         md.append("- **Uncontended**: thread *i* locks and unlocks its own name `own-i`, again and again; latency")
                 .append(" = the acquire + release pair.\n");
-        md.append("- **Contended**: every thread locks the name `shared`. One cycle = acquire (blocking; every")
-                .append(" implementation waits at least 30 s) → critical section → release. The critical section")
-                .append(" increments an atomic *inside* counter and checks it is 1 (else: an overlap), increments an")
-                .append(" unguarded counter (lost increments are counted as overlaps too), notes the time and leaves.")
-                .append(" *Wait* = the acquire call alone. *Hand-off gap* = from the previous holder starting its")
-                .append(" release to this acquire returning: how long the lock stood free between two holders.")
-                .append(" *Per thread* = fewest–most cycles one thread completed in the window (fairness: a FIFO")
-                .append(" lock gives every thread the same share).\n");
-        md.append("- **CPU**: during each measured window, the CPU time of the benchmark JVM (every thread: clients,")
-                .append(" drivers' I/O and timer threads, and for ZooKeeper the in-process server) and of the store's")
-                .append(" server processes (`/proc/<pid>/stat`: every PostgreSQL backend, `mariadbd`, `redis-server`")
-                .append(
-                        " of the port under test), per cycle; *cores busy* = both together ÷ window: the machine has 2,")
-                .append(" so a row near 2 is CPU-bound.\n");
+        md.append("- **Contended**: every thread locks the name `shared`: acquire (blocking, at least 30 s) →")
+                .append(" critical section → release. The critical section checks that an atomic *inside* counter")
+                .append(" is 1 and increments an unguarded counter; either failing counts as an overlap. *Wait* = the")
+                .append(" acquire call. *Hand-off gap* = from the previous holder starting its release to this acquire")
+                .append(" returning. *Per thread* = fewest–most cycles of one thread (a FIFO lock gives every thread")
+                .append(" the same share).\n");
+        md.append("- **CPU**: per cycle, the CPU time of the benchmark JVM (every thread; for ZooKeeper also the")
+                .append(" server) and of the store's server processes (`/proc/<pid>/stat`) in the measured window;")
+                .append(" *cores busy* = both ÷ window (of 2: near 2 is CPU-bound).\n");
         md.append("- **Latency**: `System.nanoTime` around the call, per-thread HdrHistogram (3 significant digits),")
-                .append(" merged after the run. 16 threads on 2 cores: it includes waiting for a core.\n");
-        md.append("- **Instances**: every row has its own client and connections (own `RedisClient`, own Redisson")
-                .append(" client, own Lettuce connection factory, own HikariCP pool of ")
+                .append(" merged; it includes waiting for a core.\n");
+        md.append("- **Instances**: every row has its own client and connections (on SQL a HikariCP pool of ")
                 .append(o.poolSize())
-                .append(", own `CuratorFramework` session) and its own keys, tables or znodes. On PostgreSQL and")
-                .append(" MariaDB two hand-written ceilings: the *lean lease row* on its own minimal table and")
-                .append(" *same-table* on dupguard's lock table, both polling when refused. Each library runs with")
-                .append(" its defaults; what a row sends and how it waits is listed under each table.\n");
-        md.append("- **Audit**: before the measured runs, each row runs ")
+                .append(") and its own keys, tables or znodes; libraries run with their defaults. Under each table:")
+                .append(" what a row sends and how it waits (on SQL also two hand-written ceilings, the *lean lease")
+                .append(" row* and *same-table*).\n");
+        md.append("- **Audit**: untimed, before the measured runs, each row runs ")
                 .append(o.auditCycles())
                 .append(" lock cycles on one thread, then every thread on one name for ")
                 .append(Markdown.duration(o.auditContended()))
-                .append(", while the server side counts what arrives (Redis: `MONITOR`, top-level commands only,")
-                .append(" not the commands a script runs; ZooKeeper: `mntr`'s `zk_packets_received`) or a counting")
-                .append(" wrapper around a separate pool counts what the row asks of JDBC. Untimed.\n\n");
+                .append(", while the server counts what arrives (Redis: `MONITOR`, top-level commands only;")
+                .append(" ZooKeeper: `mntr`'s `zk_packets_received`) or a counting wrapper counts what the row asks of")
+                .append(" JDBC.\n\n");
 
         Map<ImplInfo, String> described = new LinkedHashMap<>();
         for (StoreResult s : ctx.stores()) {
@@ -297,15 +289,11 @@ final class LockReport {
                 .append("every thread on one name\n\n")
                 .append(
                         "| row | acquisitions/s (median) | wait p50 µs | wait p99 µs | hand-off gap p50 µs | gap p99 µs |")
-                .append(" per thread (min–max) | overlaps | CPU µs/acq. JVM | CPU µs/acq. server | cores busy |")
-                .append("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                .append(" per thread (min–max) | CPU µs/acq. JVM | CPU µs/acq. server | cores busy |")
+                .append("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ImplInfo impl : s.impls()) {
             Optional<Rounds.Median<LockRun>> m = median(s.runs(), impl.name(), Mode.CONTENDED);
             Optional<LockRun> b = m.map(Rounds.Median::round);
-            long overlaps = s.runs().stream()
-                    .filter(r -> r.impl().equals(impl.name()) && r.mode() == Mode.CONTENDED)
-                    .mapToLong(LockRun::overlaps)
-                    .sum();
             md.append("| ").append(label(impl)).append(" | ");
             md.append(m.map(x -> Markdown.ops(x.value())).orElse("failed"))
                     .append(" | ")
@@ -319,8 +307,6 @@ final class LockReport {
                     .append(" | ")
                     .append(b.map(r -> r.minPerThread() + "–" + r.maxPerThread())
                             .orElse("—"))
-                    .append(" | ")
-                    .append(overlaps)
                     .append(" | ")
                     .append(cpu(b))
                     .append('\n');
@@ -355,7 +341,11 @@ final class LockReport {
                                         ? "audit failed: " + Markdown.cell(a.problem())
                                         : formatCounts(a.uncontended()))
                         .append(" | ")
-                        .append(formatCounts(a.contended()))
+                        .append(
+                                !a.uncontended().isEmpty()
+                                                && formatCounts(a.contended()).equals(formatCounts(a.uncontended()))
+                                        ? "the same"
+                                        : formatCounts(a.contended()))
                         .append(
                                 a.problem() != null && !a.uncontended().isEmpty()
                                         ? " (" + Markdown.cell(a.problem()) + ")"
@@ -439,13 +429,6 @@ final class LockReport {
                 .orElse("— | — | — |");
     }
 
-    /** The page's link to its raw file, or where the rounds went without one. */
-    private static String rawFile(Context ctx) {
-        return ctx.rawLink() == null
-                ? "the raw rounds printed after the page"
-                : "[" + ctx.rawLink() + "](" + ctx.rawLink() + ")";
-    }
-
     /** Every round of every row, for the raw file beside the page. */
     static RawRounds raw(Context ctx, String page) {
         RawRounds raw =
@@ -453,19 +436,19 @@ final class LockReport {
         for (StoreResult s : ctx.stores()) {
             for (ImplInfo impl : s.impls()) {
                 for (Mode mode : Mode.values()) {
-                    s.runs().stream()
-                            .filter(r -> r.impl().equals(impl.name()) && r.mode() == mode)
-                            .sorted(Comparator.comparingInt(LockRun::round))
-                            .forEach(r -> raw.round(
-                                    s.title(),
-                                    impl.name(),
-                                    mode.label,
-                                    r.round(),
-                                    r.opsPerSecond(),
-                                    r.foreignShare(),
-                                    r.failed()
-                                            ? "failed: " + r.errors() + " errors, " + r.overlaps() + " overlaps"
-                                            : "ok"));
+                    raw.rounds(
+                            s.title(),
+                            impl.name(),
+                            mode.label,
+                            s.runs().stream()
+                                    .filter(r -> r.impl().equals(impl.name()) && r.mode() == mode)
+                                    .toList(),
+                            LockRun::round,
+                            LockRun::opsPerSecond,
+                            LockRun::foreignShare,
+                            r -> r.failed()
+                                    ? "failed: " + r.errors() + " errors, " + r.overlaps() + " overlaps"
+                                    : "ok");
                 }
             }
         }
