@@ -30,9 +30,6 @@ class DocPagesTest {
      * rows and rounds measured, so the word limit is for the pages written by hand.
      */
     private static final Set<String> GENERATED = Set.of(
-            "benchmarks-idempotency.md",
-            "benchmarks-idempotency-sql.md",
-            "benchmarks-locks.md",
             "benchmarks-consumer.md",
             "benchmarks-dedupe.md",
             "benchmarks-galera.md",
