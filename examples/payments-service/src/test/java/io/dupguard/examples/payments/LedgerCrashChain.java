@@ -117,9 +117,7 @@ final class LedgerCrashChain {
                     .containsExactlyInAnyOrder(
                             "ledger-" + run + "-keyless:1.00", "ledger-" + run + "-x-0:9.99", "malformed");
         } catch (Exception | AssertionError e) {
-            for (Path log : logs) {
-                System.out.println("===== " + log + " (last lines)\n" + PaymentsProcess.tail(log, 150));
-            }
+            PaymentsProcess.printTails(logs);
             throw e;
         } finally {
             if (app != null) {

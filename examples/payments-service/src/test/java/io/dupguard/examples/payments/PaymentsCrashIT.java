@@ -142,9 +142,7 @@ class PaymentsCrashIT {
             }
             softly.assertAll();
         } catch (Exception | AssertionError e) {
-            for (Path log : logs) {
-                System.out.println("===== " + log + " (last lines)\n" + PaymentsProcess.tail(log, 150));
-            }
+            PaymentsProcess.printTails(logs);
             throw e;
         } finally {
             if (app != null) {
