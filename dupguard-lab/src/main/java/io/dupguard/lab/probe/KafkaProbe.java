@@ -168,13 +168,13 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
                                 + "; create it, or start the service that creates it",
                         e);
             }
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+                throw noBroker(e);
+            }
             throw new UnreachableException(
                     "--bootstrap-servers " + bootstrapServers + ": " + rootMessage(e.getCause()), e);
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new UnreachableException(
-                    "--bootstrap-servers " + bootstrapServers + ": no broker answered within "
-                            + BROKER_TIMEOUT.toSeconds() + " s",
-                    e);
+            throw noBroker(e);
         }
         ConsumerGroupDescription g;
         try {
@@ -202,6 +202,13 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
                     null);
         }
         return t.partitions().size();
+    }
+
+    private UnreachableException noBroker(Exception e) {
+        return new UnreachableException(
+                "--bootstrap-servers " + bootstrapServers + ": no broker answered within " + BROKER_TIMEOUT.toSeconds()
+                        + " s",
+                e);
     }
 
     /**

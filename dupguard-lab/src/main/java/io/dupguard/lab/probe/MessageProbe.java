@@ -108,6 +108,10 @@ public abstract sealed class MessageProbe<P extends MessageProbe<P>> permits Rab
      * @throws UnreachableException when the queries cannot count
      */
     final List<EffectsQuery> checkInput() {
+        if (body.text().isEmpty()) {
+            throw new ProbeInputException("--body: a body template is required, e.g. '{\"ref\":\"{{key}}\"}'"
+                    + " ({{key}} where the effect records it, so that --effects-sql can count one key's effects)");
+        }
         if (copies < 2 || copies > 1000) {
             throw new ProbeInputException("--copies: between 2 and 1000 copies of a message, got " + copies);
         }

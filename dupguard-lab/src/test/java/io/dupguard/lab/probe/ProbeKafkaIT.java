@@ -259,7 +259,18 @@ class ProbeKafkaIT {
         LabCli.Result down = LabCli.run(
                 args("127.0.0.1:1", NAIVE_TOPIC, NAIVE_GROUP, NAIVE_TABLE).toArray(String[]::new));
         assertThat(down.status()).as(down.err()).isEqualTo(2);
-        assertThat(down.err()).contains("dupguard: --bootstrap-servers 127.0.0.1:1: ");
+        assertThat(down.err()).contains("dupguard: --bootstrap-servers 127.0.0.1:1: no broker answered within 10 s");
+
+        LabCli.Result unknownHost = LabCli.run(args("no-such-host.invalid:9092", NAIVE_TOPIC, NAIVE_GROUP, NAIVE_TABLE)
+                .toArray(String[]::new));
+        assertThat(unknownHost.status()).as(unknownHost.err()).isEqualTo(2);
+        assertThat(unknownHost.err()).contains("dupguard: --bootstrap-servers no-such-host.invalid:9092: ");
+
+        List<String> noBody = args(broker.getBrokersAsString(), NAIVE_TOPIC, NAIVE_GROUP, NAIVE_TABLE);
+        noBody.set(noBody.indexOf(BODY), "");
+        LabCli.Result empty = LabCli.run(noBody.toArray(String[]::new));
+        assertThat(empty.status()).as(empty.err()).isEqualTo(2);
+        assertThat(empty.err()).contains("dupguard: --body: a body template is required");
     }
 
     static void insert(Connection db, String table, ConsumerRecord<String, byte[]> r) throws SQLException {
