@@ -31,11 +31,13 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,7 +45,7 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * {@code dupguard probe kafka} on an in-process KRaft broker against two services of the test's
- * own, each two consumers (own threads, own clients, own database connections) in a group on a
+ * own, each four consumers (own threads, own clients, own database connections) in a group on a
  * topic of 4 partitions, writing an effect row into PostgreSQL per record: a naive one that inserts
  * for every record, and one that inserts in the transaction of dupguard's transactional
  * idempotency, keyed by the record's {@code message-id} header (a record without one is skipped).
@@ -60,6 +62,8 @@ class ProbeKafkaIT {
     static final String SAFE_GROUP = "probe-kafka-it-safe-" + SUFFIX;
     static final String BODY = "{\"ref\":\"{{key}}\",\"amount\":\"25.00\"}";
     static final Pattern REF = Pattern.compile("\"ref\":\"([^\"]*)\"");
+    /** Consumers per service, one per partition: the copies of a record are handled at once. */
+    static final int CONSUMERS = 4;
 
     static EmbeddedKafkaKraftBroker broker;
     static HikariDataSource pool;
@@ -80,14 +84,14 @@ class ProbeKafkaIT {
 
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(PG);
-        hc.setMaximumPoolSize(4);
+        hc.setMaximumPoolSize(CONSUMERS);
         pool = new HikariDataSource(hc);
         JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(JdbcIdempotencyStore.builder(pool)
                 .tableName(IDEM_TABLE)
                 .createSchemaIfMissing(true)
                 .build());
 
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < CONSUMERS; i++) {
             services.add(new Service(NAIVE_GROUP, NAIVE_TOPIC, (db, r) -> {
                 insert(db, NAIVE_TABLE, r);
                 db.commit();
@@ -113,6 +117,22 @@ class ProbeKafkaIT {
             assertThat(s.assigned.await(60, TimeUnit.SECONDS))
                     .as("consumer of %s joined its group", s.group)
                     .isTrue();
+        }
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString());
+        try (Admin admin = Admin.create(p)) {
+            // every consumer holds a partition of its topic once the joins' rebalances are over
+            Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(
+                            admin.describeConsumerGroups(List.of(NAIVE_GROUP, SAFE_GROUP))
+                                    .all()
+                                    .get(10, TimeUnit.SECONDS)
+                                    .values())
+                    .allSatisfy(g -> {
+                        assertThat(g.groupState()).isEqualTo(GroupState.STABLE);
+                        assertThat(g.members()).hasSize(CONSUMERS).allSatisfy(m -> assertThat(
+                                        m.assignment().topicPartitions())
+                                .hasSize(1));
+                    }));
         }
     }
 
