@@ -18,7 +18,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -215,6 +217,13 @@ final class ProbeCommand implements Callable<Integer> {
                         + " they are spread over the topic's partitions)")
         private boolean recordKey;
 
+        @Option(
+                names = "--kafka-property",
+                paramLabel = "KEY=VALUE",
+                description = "A Kafka client setting for the probe's producer and admin client (security.protocol,"
+                        + " sasl.*, ssl.*, …); repeatable")
+        private Map<String, String> kafkaProperties = new LinkedHashMap<>();
+
         @Mixin
         private MessageOptions message;
 
@@ -231,6 +240,7 @@ final class ProbeCommand implements Callable<Integer> {
                     .group(group)
                     .idHeader(keyHeader)
                     .idAsRecordKey(recordKey);
+            kafkaProperties.forEach(probe::clientProperty);
             return message.run(probe, effects, output, spec);
         }
     }

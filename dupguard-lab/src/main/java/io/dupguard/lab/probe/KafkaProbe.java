@@ -4,12 +4,14 @@ import io.dupguard.lab.env.UnreachableException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -47,6 +49,7 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
     private String group;
     private String idHeader = "message-id";
     private boolean idAsRecordKey;
+    private final Map<String, String> clientProperties = new LinkedHashMap<>();
 
     KafkaProbe(String bootstrapServers) {
         this.bootstrapServers =
@@ -84,6 +87,16 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
         return this;
     }
 
+    /**
+     * A Kafka client setting for the probe's producer and admin client ({@code security.protocol},
+     * {@code sasl.jaas.config}, {@code ssl.truststore.location}, …); may be called again. The
+     * bootstrap servers and the serializers stay the probe's.
+     */
+    public KafkaProbe clientProperty(String key, String value) {
+        clientProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return this;
+    }
+
     /** {@code publish kafka://127.0.0.1:9092 topic credits group credits-service} */
     @Override
     public String target() {
@@ -114,8 +127,8 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
         }
         List<EffectsQuery> queries = checkInput();
         List<MessageScenario> done = new ArrayList<>();
-        try (Admin admin = Admin.create(adminConfig());
-                KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerConfig())) {
+        try (Admin admin = client(() -> Admin.create(adminConfig()));
+                KafkaProducer<String, byte[]> producer = client(() -> new KafkaProducer<>(producerConfig()))) {
             int partitions = check(admin);
             done.add(publishedNTimes(producer, partitions).done(progress));
             done.add(redelivery(admin, producer, partitions).done(progress));
@@ -130,24 +143,47 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
         return report(start, queries, done);
     }
 
+    /**
+     * Creates a client; a setting it refuses is bad input ({@code --kafka-property}), a bootstrap
+     * server that does not resolve an unreachable broker.
+     */
+    private <T> T client(Supplier<T> create) {
+        try {
+            return create.get();
+        } catch (KafkaException e) {
+            String m = rootMessage(e);
+            if (m.contains(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) || clientProperties.isEmpty()) {
+                throw new UnreachableException("--bootstrap-servers " + bootstrapServers + ": " + m, e);
+            }
+            throw new ProbeInputException("--kafka-property: the Kafka client refused a setting: " + m);
+        }
+    }
+
     private Properties adminConfig() {
         Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "dupguard-probe-admin-" + runId);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis());
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis());
+        // the producer's settings are no admin client's: only the shared ones (security, dns, …) go on
+        clientProperties.forEach((k, v) -> {
+            if (AdminClientConfig.configNames().contains(k)) {
+                p.put(k, v);
+            }
+        });
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "dupguard-probe-admin-" + runId);
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         return p;
     }
 
     private Properties producerConfig() {
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "dupguard-probe-" + runId);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis());
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis());
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis() + 5000);
+        p.putAll(clientProperties);
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return p;

@@ -233,9 +233,18 @@ class ProbeKafkaIT {
 
     @Test
     void theCliExitsZeroOnTheDedupConsumerWithTheIdAlsoTheRecordKey() {
-        LabCli.Result r = LabCli.run(
-                args(broker.getBrokersAsString(), SAFE_TOPIC, SAFE_GROUP, SAFE_TABLE, "--record-key", "--json")
-                        .toArray(String[]::new));
+        LabCli.Result r = LabCli.run(args(
+                        broker.getBrokersAsString(),
+                        SAFE_TOPIC,
+                        SAFE_GROUP,
+                        SAFE_TABLE,
+                        "--record-key",
+                        "--json",
+                        "--kafka-property",
+                        "compression.type=none",
+                        "--kafka-property",
+                        "client.dns.lookup=use_all_dns_ips")
+                .toArray(String[]::new));
 
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isEqualTo(0);
         assertThat(r.out()).contains("\"ok\" : true").contains("to the key's partition");
@@ -291,6 +300,30 @@ class ProbeKafkaIT {
         LabCli.Result empty = LabCli.run(noBody.toArray(String[]::new));
         assertThat(empty.status()).as(empty.err()).isEqualTo(2);
         assertThat(empty.err()).contains("dupguard: --body: a body template is required");
+
+        LabCli.Result refused = LabCli.run(args(
+                        broker.getBrokersAsString(),
+                        NAIVE_TOPIC,
+                        NAIVE_GROUP,
+                        NAIVE_TABLE,
+                        "--kafka-property",
+                        "acks=banana")
+                .toArray(String[]::new));
+        assertThat(refused.status()).as(refused.err()).isEqualTo(2);
+        assertThat(refused.err())
+                .contains("dupguard: --kafka-property: the Kafka client refused a setting: ")
+                .contains("banana");
+
+        LabCli.Result malformed = LabCli.run(args(
+                        broker.getBrokersAsString(),
+                        NAIVE_TOPIC,
+                        NAIVE_GROUP,
+                        NAIVE_TABLE,
+                        "--kafka-property",
+                        "no-equals-sign")
+                .toArray(String[]::new));
+        assertThat(malformed.status()).as(malformed.err()).isEqualTo(2);
+        assertThat(malformed.err()).contains("--kafka-property");
     }
 
     static void insert(Connection db, String table, ConsumerRecord<String, byte[]> r) throws SQLException {
