@@ -53,7 +53,9 @@ final class LedgerCrashChain {
     }
 
     static void run(JdbcTemplate db, List<String> baseArgs, SoftAssertions softly) throws Exception {
-        String run = Long.toString(System.currentTimeMillis(), 36);
+        String run = Long.toString(System.currentTimeMillis(), 36)
+                + Integer.toString(
+                        java.util.concurrent.ThreadLocalRandom.current().nextInt(36 * 36), 36);
         String topic = "payments.ledger.crash-" + run;
         String servers = bootstrap(topic);
         List<String> args = new ArrayList<>(baseArgs);

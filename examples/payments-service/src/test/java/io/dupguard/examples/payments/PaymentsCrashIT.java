@@ -65,16 +65,25 @@ class PaymentsCrashIT {
 
     @Test
     void theLedgerBatchListenerTakesEveryEntryOnceWhereverTheConsumerCrashes() throws Exception {
+        ledgerChain("jdbc");
+    }
+
+    @Test
+    void inBackstopModeTheLedgerBatchListenerTakesEveryEntryOnceWhereverTheConsumerCrashes() throws Exception {
+        ledgerChain("redis");
+    }
+
+    private void ledgerChain(String store) throws Exception {
         SoftAssertions softly = new SoftAssertions();
         LedgerCrashChain.run(
                 db,
                 List.of(
-                        "--dupguard.store=jdbc",
+                        "--dupguard.store=" + store,
                         "--spring.datasource.url="
                                 + System.getProperty(
                                         "dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
-                        "--payments.credits.queue=payments.credits.crash-ledger",
-                        "--dupguard.retry.table=example_crash_ledger_retry_tasks",
+                        "--payments.credits.queue=payments.credits.crash-ledger-" + store,
+                        "--dupguard.retry.table=example_crash_ledger_" + store + "_retry_tasks",
                         "--spring.datasource.hikari.maximum-pool-size=6",
                         "--spring.datasource.hikari.minimum-idle=1",
                         "--dupguard.idempotency.in-flight-lease=3s"),
