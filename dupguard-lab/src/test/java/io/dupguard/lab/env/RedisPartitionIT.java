@@ -40,6 +40,7 @@ class RedisPartitionIT {
 
     @Test
     void aHolderCutOffFromRedisLosesTheLockAtItsLeaseEndAndItsFencedWriteIsRefused() throws Exception {
+        long start = System.nanoTime();
         Fence fence = Fence.on("account", "id", "fence");
         try (LabRedisServer server = new LabRedisServer(false);
                 Connection db = DriverManager.getConnection("jdbc:h2:mem:partition;DB_CLOSE_DELAY=-1")) {
@@ -58,6 +59,7 @@ class RedisPartitionIT {
                     RedisLockProvider holderLocks = RedisLockProvider.create(cutOff);
                     RedisLockProvider otherLocks = RedisLockProvider.create(other);
                     StatefulRedisConnection<String, String> inspect = other.connect()) {
+                phase(start, "connected");
                 AtomicLong lostAt = new AtomicLong();
                 CountDownLatch lost = new CountDownLatch(1);
                 long acquiredAt = System.nanoTime();
@@ -83,6 +85,7 @@ class RedisPartitionIT {
                         .until(() -> System.nanoTime() - acquiredAt > LEASE.toNanos() * 2 / 3
                                 && inspect.sync().pttl(key) > LEASE.toMillis() * 5 / 6);
 
+                phase(start, "renewed");
                 relay.partition();
                 long cutAt = System.nanoTime();
                 long expiresAt =
@@ -115,6 +118,7 @@ class RedisPartitionIT {
                 long heldBytes = relay.heldBytes();
                 assertThat(heldBytes).as("renewals sent into the partition").isPositive();
 
+                phase(start, "granted");
                 relay.heal();
                 first.close(); // through the healed relay: must not release the second holder's lock
                 await("the holder's client through the healed relay")
@@ -139,6 +143,7 @@ class RedisPartitionIT {
                     assertThat(rs.getInt(1)).isEqualTo(200);
                     assertThat(rs.getLong(2)).isEqualTo(second.fencingToken());
                 }
+                phase(start, "after heal");
                 second.close();
                 System.out.printf(
                         "partition: cut at 0 ms, key expired on the server at %d ms, holder told lost at %d ms,"
@@ -152,8 +157,10 @@ class RedisPartitionIT {
                         .isBetween(
                                 -LEASE.toNanos() / 3, COMMAND_TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(500));
             } finally {
+                phase(start, "closing");
                 cutOff.shutdown();
                 other.shutdown();
+                phase(start, "clients shut down");
                 try (Statement s = db.createStatement()) {
                     s.execute("DROP TABLE account");
                 } catch (SQLException ignored) {
@@ -161,6 +168,10 @@ class RedisPartitionIT {
                 }
             }
         }
+    }
+
+    private static void phase(long start, String what) {
+        System.out.printf("partition test: %s at %d ms%n", what, ms(System.nanoTime() - start));
     }
 
     private static long ms(long nanos) {
