@@ -12,6 +12,7 @@ import io.dupguard.redis.RedisLockProvider;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.event.connection.DisconnectedEvent;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -55,6 +56,12 @@ class RedisPartitionIT {
             direct.setTimeout(Duration.ofSeconds(2));
             RedisClient cutOff = RedisClient.create(throughRelay);
             RedisClient other = RedisClient.create(direct);
+            AtomicLong drops = new AtomicLong(); // a partition closes nothing: the client sees no disconnect
+            cutOff.getResources()
+                    .eventBus()
+                    .get()
+                    .filter(e -> e instanceof DisconnectedEvent)
+                    .subscribe(e -> drops.incrementAndGet());
             try (relay;
                     RedisLockProvider holderLocks = RedisLockProvider.create(cutOff);
                     RedisLockProvider otherLocks = RedisLockProvider.create(other);
@@ -137,6 +144,7 @@ class RedisPartitionIT {
                 assertThat(holderLocks.tryAcquire(NAME))
                         .as("the old holder asking again")
                         .isEmpty();
+                assertThat(drops).as("disconnects seen by the cut-off client").hasValue(0);
                 try (Statement s = db.createStatement();
                         var rs = s.executeQuery("SELECT balance, fence FROM account WHERE id = 42")) {
                     rs.next();
