@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP relay on a free loopback port to one server address, for a client whose machine the lab
@@ -20,6 +21,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Used where a client library would otherwise talk on after a simulated crash: Curator, whose
  * session the lab cannot end without either telling the server (a graceful close, not a crash) or
  * letting the client open a new session and go on.
+ *
+ * <p>{@link #partition()} is a network partition instead: no socket is closed or reset, nothing
+ * passes either way. Bytes either side sends are held (as TCP holds unacknowledged segments), a
+ * connection attempt completes the TCP handshake in the listener's backlog but is neither accepted
+ * nor relayed, so the client's commands and connects hang until its own timeouts. {@link #heal()}
+ * delivers what was held, in order, and relays again.
  */
 final class LoopbackRelay implements AutoCloseable {
     private static final int CONNECT_TIMEOUT_MS = 5_000;
@@ -28,6 +35,9 @@ final class LoopbackRelay implements AutoCloseable {
     private final InetSocketAddress server;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile boolean cut;
+    private final Object gate = new Object();
+    private volatile boolean partitioned;
+    private final AtomicLong held = new AtomicLong();
 
     private LoopbackRelay(ServerSocket listener, InetSocketAddress server) {
         this.listener = listener;
@@ -60,6 +70,7 @@ final class LoopbackRelay implements AutoCloseable {
             try {
                 open.add(client);
                 open.add(upstream);
+                untilHealed(); // accepted during a partition: relayed from the heal on
                 upstream.connect(server, CONNECT_TIMEOUT_MS);
                 client.setTcpNoDelay(true);
                 upstream.setTcpNoDelay(true);
@@ -82,6 +93,10 @@ final class LoopbackRelay implements AutoCloseable {
                         InputStream in = from.getInputStream();
                         OutputStream out = to.getOutputStream();
                         for (int n; (n = in.read(buffer)) >= 0; ) {
+                            if (partitioned) {
+                                held.addAndGet(n);
+                            }
+                            untilHealed();
                             out.write(buffer, 0, n);
                         }
                     } catch (IOException e) {
@@ -94,9 +109,50 @@ final class LoopbackRelay implements AutoCloseable {
                 .start();
     }
 
+    /**
+     * A network partition between the client and the server from now on: nothing is forwarded
+     * either way and no new connection is relayed, but no socket is closed or reset.
+     */
+    void partition() {
+        partitioned = true;
+    }
+
+    /** Ends a {@link #partition()}: what was held is delivered, and new connections are relayed. */
+    void heal() {
+        synchronized (gate) {
+            partitioned = false;
+            gate.notifyAll();
+        }
+    }
+
+    /** Bytes that arrived during a partition and were held back (either direction). */
+    long heldBytes() {
+        return held.get();
+    }
+
+    /** Blocks while partitioned; {@link IOException} if the relay is cut meanwhile. */
+    private void untilHealed() throws IOException {
+        synchronized (gate) {
+            while (partitioned && !cut) {
+                try {
+                    gate.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted during a partition", e);
+                }
+            }
+        }
+        if (cut) {
+            throw new IOException("cut");
+        }
+    }
+
     /** The machine dies: every connection is reset now and the port refuses new ones. */
     void cut() {
         cut = true;
+        synchronized (gate) {
+            gate.notifyAll();
+        }
         try {
             listener.close();
         } catch (IOException e) {
