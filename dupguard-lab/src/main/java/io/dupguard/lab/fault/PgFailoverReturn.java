@@ -15,8 +15,9 @@ import java.util.concurrent.locks.LockSupport;
  * pg-failover-second-primary-new-first}: {@code pg-failover} (an asynchronous {@link LabPostgresPair}:
  * 300 ms of WAL held back, the primary crashed, the standby promoted), then the old primary comes back
  * while the storm runs. The clients' URL lists both hosts with {@code targetServerType=primary} and
- * {@code hostRecheckSeconds=1}; once the old primary is back the pool replaces its connections (as it
- * does at its maximum lifetime or after an error), and they go wherever the URL leads.
+ * {@code hostRecheckSeconds=1} (the driver tries a host that refused it again after 1 s; 10 s by
+ * default). Once the old primary is back and a new connection lands where the URL leads, the pool
+ * replaces its connections (as it does at their maximum lifetime or after an error).
  *
  * <ul>
  *   <li>{@code pg-failover-rejoin}: the old primary is rewound with {@code pg_rewind} against the new
@@ -31,7 +32,9 @@ import java.util.concurrent.locks.LockSupport;
  *       pg_is_in_recovery() = false}, so nothing a client or dupguard asks the server tells them apart.
  *       The writes go to the new primary after the failover and to the old one once it is back: claims,
  *       records and effects split between two databases, so a retry finds no claim and runs the work
- *       again, and what was acknowledged on the other database is missing. dupguard cannot keep its
+ *       again, and what was acknowledged on the other database is missing (the lab's check reads the
+ *       database the clients end on: a request charged only in the other counts as lost, one charged
+ *       in both as charged once). dupguard cannot keep its
  *       promise here ({@code durable: false}): only fencing the old primary (the operator's failover
  *       tooling stops it, or keeps it from accepting connections, before the standby is promoted) or a
  *       check of the server's timeline against the newest one stops it.
