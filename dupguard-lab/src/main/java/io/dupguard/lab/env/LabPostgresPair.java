@@ -39,10 +39,10 @@ import java.util.stream.Stream;
  *       (restarted as it was: a second primary).
  * </ol>
  *
- * <p>The cluster is created with {@code wal_log_hints = on}, which {@code pg_rewind} requires; a pair
- * built {@link #rewindable()} also keeps {@code full_page_writes} on, which {@code pg_rewind} requires
- * of its source, and {@code wal_keep_size = 1GB}: {@code pg_rewind} reads the old primary's WAL back
- * to the last checkpoint before the fork.
+ * <p>A pair built {@link #rewindable()} is created with what {@code pg_rewind} requires: {@code
+ * wal_log_hints = on} and {@code full_page_writes} on (of the old primary and its source), and {@code
+ * wal_keep_size = 1GB} (it reads the old primary's WAL back to the last checkpoint before the fork);
+ * the other pairs, benchmarks' included, are created without them.
  *
  * <p>With {@code synchronous}, the primary gets {@code synchronous_standby_names = '*'} (after the
  * base backup: the standby, once promoted, has none) and {@code synchronous_commit = on}: a commit
@@ -107,11 +107,12 @@ public final class LabPostgresPair implements AutoCloseable {
                             base.resolve("primary").toString()),
                     "copy");
             if (rewindable) {
-                // pg_rewind reads the old primary's WAL back to the checkpoint before the timelines
-                // forked, which its own crash recovery's checkpoints would otherwise remove
+                // pg_rewind needs hint-bit changes WAL-logged on the server it rewinds, and reads its
+                // WAL back to the checkpoint before the timelines forked, which its own crash
+                // recovery's checkpoints would otherwise remove
                 Files.writeString(
                         base.resolve("primary").resolve("postgresql.conf"),
-                        "\nwal_keep_size = 1GB\n",
+                        "\nwal_log_hints = on\nwal_keep_size = 1GB\n",
                         StandardOpenOption.APPEND);
             }
             start("primary", primaryPort);
@@ -367,8 +368,6 @@ public final class LabPostgresPair implements AutoCloseable {
                             "--no-sync"),
                     dir.resolve("initdb.log"));
             Path data = dir.resolve("data");
-            // pg_rewind needs hint-bit changes WAL-logged on the server it rewinds
-            Files.writeString(data.resolve("postgresql.conf"), "\nwal_log_hints = on\n", StandardOpenOption.APPEND);
             int port = freePort();
             start(data, port, false, false, dir.resolve("template.log"), dir.resolve("start.out"));
             try (Connection c = DriverManager.getConnection(adminUrl(port))) {
