@@ -25,3 +25,12 @@ create table if not exists example_gateway_authorisations (
     calls int not null,
     created_at timestamptz not null
 );
+-- The ledger topic's entries (LedgerListener): one row per entry applied. Not unique by entry id, so
+-- a duplicate effect would show as a second row (the crash test counts them).
+create table if not exists example_ledger_entries (
+    id bigserial primary key,
+    entry_id text not null,
+    account text not null,
+    amount numeric(19, 2) not null
+);
+create index if not exists example_ledger_entries_entry on example_ledger_entries (entry_id);

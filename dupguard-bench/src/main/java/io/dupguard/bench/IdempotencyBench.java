@@ -6,6 +6,7 @@ import io.dupguard.bench.harness.ForeignLoad;
 import io.dupguard.bench.harness.LoadDriver;
 import io.dupguard.bench.harness.MachineInfo;
 import io.dupguard.bench.harness.Markdown;
+import io.dupguard.bench.harness.RawRounds;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +17,8 @@ import java.util.Map;
 /**
  * Load driver comparing dupguard's {@code execute} with the hand-written ceiling of each store and
  * with Apache Camel's {@code JdbcMessageIdRepository}. Run it with {@code scripts/bench}; {@code
- * --help} lists the options. Prints the tables and writes {@code docs/benchmarks-idempotency.md}.
+ * --help} lists the options. Prints the tables and writes {@code docs/benchmarks-idempotency.md}
+ * (every round: {@code docs/raw/benchmarks-idempotency.csv}).
  */
 public final class IdempotencyBench {
     /** A run during which other processes used more than this share of the CPU is run again. */
@@ -52,15 +54,25 @@ public final class IdempotencyBench {
         }
 
         machine.put("Load average 1/5/15 min at end", MachineInfo.loadAverage());
-        Report.Context ctx =
-                new Report.Context(command, o, machine, started, Duration.ofNanos(System.nanoTime() - t0), stores);
+        Report.Context ctx = new Report.Context(
+                command,
+                o,
+                machine,
+                started,
+                Duration.ofNanos(System.nanoTime() - t0),
+                stores,
+                o.out() == null ? null : RawRounds.link(o.out()));
         String markdown = Report.markdown(ctx);
+        RawRounds raw = Report.raw(
+                ctx, o.out() == null ? "this report" : o.out().getFileName().toString());
         System.out.println();
         System.out.println(markdown);
         if (o.out() != null) {
             Path out = o.out();
             Markdown.write(out, markdown, Report.NOTES_MARKER);
-            log("wrote " + out.toAbsolutePath());
+            log("wrote " + out.toAbsolutePath() + " and " + RawRounds.write(out, raw));
+        } else {
+            System.out.println(raw);
         }
         int failures = 0;
         for (Report.StoreReport s : stores) {

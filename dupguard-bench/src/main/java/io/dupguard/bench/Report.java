@@ -1,6 +1,7 @@
 package io.dupguard.bench;
 
 import io.dupguard.bench.harness.Markdown;
+import io.dupguard.bench.harness.RawRounds;
 import io.dupguard.bench.harness.Rounds;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,8 +23,6 @@ final class Report {
 
     static final double CAMEL_TARGET = 1.0;
     static final double MEMORY_TARGET_OPS = 2_000_000;
-    /** Rounds during which other processes used at least this share of the CPU are marked in the tables. */
-    static final double NOTED_FOREIGN = 0.05;
 
     private Report() {}
 
@@ -43,16 +42,14 @@ final class Report {
             List<Audit.Row> audit,
             String failure) {}
 
-    /** One of the project's targets, evaluated on the median rounds of one run. */
-    record TargetCheck(String store, String what, Workload workload, String value, boolean met) {}
-
     record Context(
             String command,
             BenchOptions options,
             Map<String, String> machine,
             Instant started,
             Duration elapsed,
-            List<StoreReport> stores) {}
+            List<StoreReport> stores,
+            String rawLink) {}
 
     /**
      * The median of the successful rounds: {@code opsPerSecond} is the median throughput (the mean
@@ -121,76 +118,20 @@ final class Report {
         return !s.title().equals("memory");
     }
 
-    static List<TargetCheck> targets(List<StoreReport> stores) {
-        List<TargetCheck> out = new ArrayList<>();
-        for (StoreReport s : stores) {
-            if (s.failure() != null) {
-                continue;
-            }
-            Optional<ImplInfo> dupguard = withRole(s, BenchImpl.Role.DUPGUARD);
-            Optional<ImplInfo> tx = withRole(s, BenchImpl.Role.DUPGUARD_TX);
-            for (Workload w : Workload.values()) {
-                if (dupguard.isPresent() && hasCeilingTarget(s)) {
-                    double target = targetFor(s);
-                    boolean twoCeilings =
-                            withRole(s, BenchImpl.Role.CEILING_SAME_TABLE).isPresent();
-                    Optional<Double> r = ratio(s, dupguard.get().name(), BenchImpl.Role.CEILING, w);
-                    r.ifPresent(v -> out.add(new TargetCheck(
-                            s.title(),
-                            "dupguard ≥ " + target + "× hand-written" + (twoCeilings ? " lean" : ""),
-                            w,
-                            Markdown.ratio(v),
-                            v >= target)));
-                }
-                if (tx.isPresent() && withRole(s, BenchImpl.Role.CEILING_TX).isPresent()) {
-                    double target = targetFor(s);
-                    ratio(s, tx.get().name(), BenchImpl.Role.CEILING_TX, w)
-                            .ifPresent(v -> out.add(new TargetCheck(
-                                    s.title(),
-                                    "transactional ≥ " + target + "× hand-written lean tx",
-                                    w,
-                                    Markdown.ratio(v),
-                                    v >= target)));
-                }
-                if (tx.isPresent()) {
-                    Optional<Double> r = ratio(s, tx.get().name(), BenchImpl.Role.CAMEL, w);
-                    r.ifPresent(v -> out.add(new TargetCheck(
-                            s.title(),
-                            "transactional ≥ " + CAMEL_TARGET + "× Camel",
-                            w,
-                            Markdown.ratio(v),
-                            v >= CAMEL_TARGET)));
-                }
-                if (s.title().equals("memory") && dupguard.isPresent()) {
-                    median(s.runs(), dupguard.get().name(), w)
-                            .ifPresent(r -> out.add(new TargetCheck(
-                                    s.title(),
-                                    "dupguard ≥ 2 M ops/s",
-                                    w,
-                                    Markdown.ops(r.opsPerSecond()) + " ops/s",
-                                    r.opsPerSecond() >= MEMORY_TARGET_OPS)));
-                }
-            }
-        }
-        return out;
-    }
-
     static String markdown(Context ctx) {
         BenchOptions o = ctx.options();
         StringBuilder md = new StringBuilder();
         md.append("# Benchmarks\n\n");
-        md.append(
-                        "Throughput and latency of `Idempotency.execute` (and of the JDBC transactional mode) on every store,")
-                .append(" next to hand-written ceilings — on PostgreSQL and MariaDB two of them: the *lean* design an")
-                .append(
-                        " expert would write by hand with its own minimal table (the target), and *same-table*, hand-written")
-                .append(" statements on dupguard's own table, which measures only the library's client-side overhead —")
-                .append(" and next to Apache Camel's `JdbcMessageIdRepository` as the peer of the transactional mode.")
-                .append(
-                        " All rows of a store run back to back in one JVM run; every ratio compares rows of that one run.\n\n");
-        md.append("This file is written by `scripts/bench`; numbers from a 2-core machine with the servers on the")
-                .append(
-                        " same cores are noisy (expect ±10 % between runs), which is why each row reports the median of its rounds.\n\n");
+        md.append("Throughput and latency of `Idempotency.execute` (and of the JDBC transactional mode) on every")
+                .append(" store, next to hand-written ceilings — on PostgreSQL and MariaDB two: *lean*, the design an")
+                .append(" expert would write by hand on its own minimal table (the target), and *same-table*,")
+                .append(" hand-written statements on dupguard's table (the library's client-side overhead) — and next")
+                .append(" to Apache Camel's `JdbcMessageIdRepository`, the transactional mode's peer. All rows of a")
+                .append(" store run back to back in one JVM run; every ratio compares rows of that run.\n\n");
+        md.append("Written by `scripts/bench`. Numbers from 2 cores shared with the servers are noisy (expect ±10 %")
+                .append(" between runs), so each row reports the median of its rounds; ")
+                .append(RawRounds.mention(ctx.rawLink()))
+                .append(" lists every round.\n\n");
 
         md.append(Markdown.commandSection(ctx.command(), ctx.started(), ctx.elapsed()));
         Map<String, String> servers = new LinkedHashMap<>();
@@ -206,121 +147,120 @@ final class Report {
         md.append("## Settings\n\n");
         md.append("- **Load**: ")
                 .append(o.threads())
-                .append(" client threads in a closed loop (each starts its next call when the previous returns).")
-                .append(" Before round 1 every row runs once unmeasured for ")
+                .append(" client threads in a closed loop. Before round 1 every row runs once unmeasured for ")
                 .append(Markdown.duration(o.prewarm()))
                 .append(" (JIT, pools, caches). Each run: ")
                 .append(Markdown.duration(o.warmup()))
                 .append(" warmup, then ")
                 .append(Markdown.duration(o.duration()))
-                .append(" measured. Only calls started in the measured window count; throughput = calls / window.\n");
+                .append(" measured; throughput = calls started in the measured window ÷ window.\n");
         md.append("- **Rounds**: ")
                 .append(o.rounds())
-                .append(" per store; every row and workload runs once per round, the order of the rows reversed every")
-                .append(
-                        " other round. Each row shows the **median** of its rounds (ops/s; p50/p99 and CPU are from the round")
-                .append(" closest to the median), and every ratio compares medians;")
-                .append(" the last column lists every round.\n");
-        md.append("- **Other load**: the machine is shared (builds and tests of other work may run on it), so every")
-                .append(" measured window also records how much CPU processes other than this JVM and the database")
-                .append(" servers used, from /proc. A run where they used more than ")
+                .append(" per store; every row and workload runs once per round, the rows in reverse order every")
+                .append(" other round. A row shows the **median** of its rounds (ops/s; p50/p99 and CPU from the round")
+                .append(" closest to it), and every ratio compares medians; every round is in ")
+                .append(RawRounds.mention(ctx.rawLink()))
+                .append(".\n");
+        md.append("- **Other load**: the machine is shared, so every measured window records the CPU that processes")
+                .append(" other than this JVM and the database servers used (from /proc). A run where they used more")
+                .append(" than ")
                 .append(Math.round(IdempotencyBench.DISTURBED * 100))
-                .append(" % is run once more, keeping the less disturbed attempt; the last column marks rounds with ≥ ")
-                .append(Math.round(NOTED_FOREIGN * 100))
-                .append(" % as \"(other N %)\".\n");
-        md.append("- **CPU per call**: CPU time of this JVM (load driver + implementation; for H2 also the")
-                .append(" database) and of the server processes over the measured window, from /proc, divided by the")
+                .append(" % is run once more, keeping the less disturbed attempt; the raw file gives every round's")
+                .append(" share.\n");
+        md.append("- **CPU per call**: CPU time of this JVM (load driver + implementation; for H2 also the database)")
+                .append(" and of the server processes in the measured window (/proc) ÷ calls; on 2 shared cores this,")
                 .append(
-                        " calls. On 2 shared cores this, more than latency, decides throughput. The database servers are")
+                        " more than latency, decides throughput. Server backends serving other databases count as other")
                 .append(
-                        " shared with other work's tests: the PostgreSQL backends and MariaDB connection threads serving")
-                .append(" other databases are left out of the server column (counted as other load); the servers'")
-                .append(" background work (WAL/redo writing, checkpoints, purge) stays in it.\n");
-        md.append("- **Latency**: per call, `System.nanoTime` around the call, recorded in a per-thread HdrHistogram")
+                        " load; the servers' background work (WAL/redo writing, checkpoints, purge) stays in the server")
+                .append(" column.\n");
+        md.append("- **Latency**: `System.nanoTime` around each call, per-thread HdrHistogram (3 significant digits),")
+                .append(" merged; it includes waiting for a core.\n");
+        md.append("- **Workloads**: *unique* — every call a fresh key: the work runs and a record is written. *50 %")
                 .append(
-                        " (3 significant digits) merged after the run. It includes waiting for a core: 16 threads on 2 cores.\n");
-        md.append(
-                        "- **Workloads**: *unique* — every call uses a fresh key, so every call runs the work and writes a record.")
-                .append(
-                        " *50 % dup* — each call, with probability 0.5, re-uses a key its thread completed before (picked at")
-                .append(" random from the thread's last ")
+                        " dup* — with probability 0.5 a call re-uses a key its thread completed (at random from its last ")
                 .append(ExecuteLoad.RING_SIZE)
+                .append("), else a fresh key: duplicates replay completed records. *50 % dup, racing* (SQL rows) — as")
+                .append(" *50 % dup*, but half of the duplicates re-use a key another thread issued a moment ago (in")
                 .append(
-                        " completed keys), else a fresh key: duplicates replay completed records, never in-flight ones.")
-                .append(
-                        " *50 % dup, racing* (SQL rows) — as *50 % dup*, but half of the duplicates re-use a key another")
-                .append(
-                        " thread issued a moment ago (still in flight, just completed, or not yet claimed), so they race")
-                .append(
-                        " the first request: rejected as in flight (autocommit rows; dupguard's default policy), waiting on")
-                .append(" the row lock (transactional rows) or replaying.\n");
-        md.append("- **Work and payload**: the work returns `\"ok-<n>\"` (a few bytes; on the SQL stores padded to a")
-                .append(" 200-byte response). Every row stores the same")
-                .append(
-                        " precomputed SHA-256 fingerprint (64 hex characters, hashed once at start-up, not per call) and")
+                        " flight, just completed or not yet claimed): rejected as in flight (autocommit rows; dupguard's")
+                .append(" default policy), waiting on the row lock (transactional rows) or replaying.\n");
+        md.append("- **Work and payload**: the work returns `\"ok-<n>\"` (on the SQL stores padded to a 200-byte")
+                .append(" response). Every row stores the same precomputed SHA-256 fingerprint (64 hex characters) and")
                 .append(
                         " checks it on a duplicate; dupguard rows build an `IdempotencyKey.of(\"bench\", key)` per call")
                 .append(
-                        " (NFC normalisation and checks are part of the API's cost); hand-written rows use the key string.\n");
+                        " (its NFC normalisation and checks are the API's cost); hand-written rows use the key string.\n");
         md.append("- **dupguard config**: defaults everywhere (30 s lease renewed by the Watchdog, 24 h retention,")
                 .append(" reject in-flight, basic codec, no local cache).\n");
-        md.append("- **Memory rows**: unique keys at millions per second would fill the heap within seconds, and a")
-                .append(" purger would measure the purge, so each client thread has its own store (dupguard) or map")
-                .append(" (hand-written) and swaps it for an empty one every ")
-                .append(MemoryImpls.ROTATE_EVERY.toMillis())
-                .append(
-                        " ms between calls, forgetting its duplicate ring at the same moment. Both rows are set up alike.\n");
-        md.append("- **SQL**: one HikariCP pool of ")
-                .append(o.poolSize())
-                .append(
-                        " connections per database, shared by all rows; each row has its own table (the lean ceiling's is")
-                .append(" its own minimal one; the same-table ceiling's is dupguard's shipped DDL under another name),")
-                .append(" truncated before every run and dropped at")
-                .append(" the end; on PostgreSQL a `CHECKPOINT` follows the truncation, so that every run starts with")
-                .append(
-                        " the same full-page-write state instead of whichever row meets the next timed checkpoint paying")
-                .append(" for it. H2 is embedded and in-memory. Camel's table is the one its repository creates.")
-                .append(" The transactional rows have two ceilings of their own (*hand-written lean tx*: dedup inside")
-                .append(" the caller's transaction on a minimal table; *hand-written same-table tx*: the same steps on")
-                .append(" dupguard's table); in the *vs lean* and *vs same-table* columns a transactional row is")
-                .append(" compared with those, every other row with the autocommit ceilings.\n");
-        md.append("- **Redis**: dupguard's store on its one shared Lettuce connection; the hand-written row on another")
-                .append(
-                        " shared Lettuce connection. Keys live under a per-run prefix, deleted (SCAN + UNLINK) before every")
-                .append(" run and at the end.\n\n");
-
-        List<TargetCheck> checks = targets(ctx.stores());
-        md.append("## Targets\n\n");
-        if (checks.isEmpty()) {
-            md.append("No target could be evaluated.\n\n");
-        } else {
-            md.append("| store | target | workload | measured | met |\n|---|---|---|---:|:-:|\n");
-            for (TargetCheck c : checks) {
-                md.append("| ")
-                        .append(c.store())
-                        .append(" | ")
-                        .append(c.what())
-                        .append(" | ")
-                        .append(c.workload().label)
-                        .append(" | ")
-                        .append(c.value())
-                        .append(" | ")
-                        .append(c.met() ? "✅" : "❌")
-                        .append(" |\n");
-            }
-            md.append('\n');
+        if (o.targets().contains(BenchOptions.Target.MEMORY)) {
+            md.append("- **Memory rows**: unique keys at millions per second would fill the heap within seconds (and a")
+                    .append(
+                            " purger would measure the purge), so each client thread has its own store (dupguard) or map")
+                    .append(" (hand-written) and swaps it for an empty one every ")
+                    .append(MemoryImpls.ROTATE_EVERY.toMillis())
+                    .append(" ms between calls, forgetting its duplicate ring with it.\n");
         }
-        md.append("The in-memory store's target is absolute (≥ 2 M ops/s); its hand-written row, a bare")
-                .append(" `ConcurrentHashMap`, is shown for scale, not as a ceiling to reach.\n\n");
+        if (o.targets().stream().anyMatch(t -> t != BenchOptions.Target.MEMORY && t != BenchOptions.Target.REDIS)) {
+            md.append("- **SQL**: one HikariCP pool of ")
+                    .append(o.poolSize())
+                    .append(
+                            " connections per database, shared by all rows; each row has its own table (the lean ceiling's is")
+                    .append(
+                            " its own minimal one; the same-table ceiling's is dupguard's shipped DDL under another name),")
+                    .append(" truncated before every run and dropped at")
+                    .append(
+                            " the end; on PostgreSQL a `CHECKPOINT` follows the truncation, so that every run starts with")
+                    .append(
+                            " the same full-page-write state instead of whichever row meets the next timed checkpoint paying")
+                    .append(" for it. H2 is embedded and in-memory. Camel's table is the one its repository creates.")
+                    .append(
+                            " The transactional rows have two ceilings of their own (*hand-written lean tx*: dedup inside")
+                    .append(
+                            " the caller's transaction on a minimal table; *hand-written same-table tx*: the same steps on")
+                    .append(" dupguard's table); in the *vs lean* and *vs same-table* columns a transactional row is")
+                    .append(" compared with those, every other row with the autocommit ceilings.\n");
+        }
+        if (o.targets().contains(BenchOptions.Target.REDIS)) {
+            md.append(
+                            "- **Redis**: dupguard's store on its one shared Lettuce connection; the hand-written row on another")
+                    .append(
+                            " shared Lettuce connection. Keys live under a per-run prefix, deleted (SCAN + UNLINK) before every")
+                    .append(" run and at the end.\n");
+        }
+        md.append('\n');
+
+        md.append("## Targets\n\n");
+        md.append("Each target is marked ✅ (met) or ❌ (missed) in the tables below, beside the ratio it is about:")
+                .append(" dupguard ≥ ")
+                .append(CEILING_TARGET)
+                .append("× the hand-written ceiling (H2, Redis) or ≥ ")
+                .append(SQL_LEAN_TARGET)
+                .append("× the lean one (PostgreSQL, MariaDB), the transactional row likewise against the lean tx")
+                .append(" ceiling where the run has one, and ≥ ")
+                .append(CAMEL_TARGET)
+                .append("× Camel.");
+        if (o.targets().contains(BenchOptions.Target.MEMORY)) {
+            md.append(" The in-memory store's target is absolute (≥ 2 M ops/s, marked beside its ops/s); its")
+                    .append(
+                            " hand-written row, a bare `ConcurrentHashMap`, is shown for scale, not as a ceiling to reach.");
+        }
+        md.append("\n\n");
 
         md.append("## Results\n\n");
+        Map<ImplInfo, String> described = new LinkedHashMap<>();
+        boolean[] auditExplained = {false};
         for (StoreReport s : ctx.stores()) {
-            md.append(storeSection(s));
+            md.append(storeSection(s, described, auditExplained));
         }
         return md.toString();
     }
 
-    static String storeSection(StoreReport s) {
+    /**
+     * One store's table, rows and audit; a row described under an earlier store ({@code described}: row
+     * → that store) is not described again, and the audit's method is explained once per page.
+     */
+    static String storeSection(StoreReport s, Map<ImplInfo, String> described, boolean[] auditExplained) {
         StringBuilder md = new StringBuilder();
         md.append("### ").append(s.title()).append("\n\n");
         if (s.failure() != null) {
@@ -329,18 +269,26 @@ final class Report {
         }
         md.append(storeTable(s)).append('\n');
         for (ImplInfo i : s.impls()) {
-            md.append("- **")
-                    .append(i.name())
-                    .append("**: ")
-                    .append(i.description())
-                    .append('\n');
+            md.append("- **").append(i.name()).append("**: ");
+            if (described.containsKey(i)) {
+                md.append("as described under ").append(described.get(i)).append('\n');
+                continue;
+            }
+            described.put(i, s.title());
+            md.append(i.description()).append('\n');
         }
         if (!s.audit().isEmpty()) {
-            md.append("\nWhat one call sends to the store (counted on one thread, ")
-                    .append(Audit.CALLS)
-                    .append(" calls on fresh keys, then the same keys again; setAutoCommit counts the calls the code")
-                    .append(
-                            " makes — HikariCP restores autocommit by itself when a connection comes back with it off):\n\n");
+            if (auditExplained[0]) {
+                md.append("\nWhat one call sends to the store:\n\n");
+            } else {
+                auditExplained[0] = true;
+                md.append("\nWhat one call sends to the store (counted on one thread, ")
+                        .append(Audit.CALLS)
+                        .append(
+                                " calls on fresh keys, then the same keys again; setAutoCommit counts the calls the code")
+                        .append(
+                                " makes — HikariCP restores autocommit by itself when a connection comes back with it off):\n\n");
+            }
             md.append("| implementation | unique call | duplicate call |\n|---|---|---|\n");
             for (Audit.Row a : s.audit()) {
                 md.append("| ")
@@ -385,10 +333,10 @@ final class Report {
                         "| implementation | workload | ops/s (median) | p50 µs | p99 µs | vs lean | vs same-table | vs Camel |")
                 .append(" client CPU µs/call |")
                 .append(hasServer ? " server CPU µs/call |" : "")
-                .append(" replays | ops/s by round |\n");
+                .append(" replays |\n");
         md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
                 .append(hasServer ? "---:|" : "")
-                .append("---:|---|\n");
+                .append("---:|\n");
         List<ImplInfo> ordered = new ArrayList<>(s.impls());
         ordered.sort(Comparator.comparingInt(i -> i.role().ordinal()));
         boolean hasCamel = withRole(s, BenchImpl.Role.CAMEL).isPresent();
@@ -401,14 +349,17 @@ final class Report {
                 Optional<Median> b = median(s.runs(), i.name(), w);
                 md.append("| ").append(i.name()).append(" | ").append(w.label).append(" | ");
                 if (b.isEmpty()) {
-                    md.append("failed | | | | | | | |")
+                    md.append("failed | | | | | | |")
                             .append(hasServer ? " |" : "")
                             .append(" |\n");
                     continue;
                 }
                 RunResult r = b.get().round();
-                md.append(Markdown.ops(b.get().opsPerSecond()))
-                        .append(" | ")
+                md.append(Markdown.ops(b.get().opsPerSecond()));
+                if (s.title().equals("memory") && i.role() == BenchImpl.Role.DUPGUARD) {
+                    md.append(b.get().opsPerSecond() >= MEMORY_TARGET_OPS ? " ✅" : " ❌");
+                }
+                md.append(" | ")
                         .append(Markdown.micros(r.p50Micros()))
                         .append(" | ")
                         .append(Markdown.micros(r.p99Micros()))
@@ -434,25 +385,34 @@ final class Report {
                 if (hasServer) {
                     md.append(" | ").append(Markdown.micros(r.serverCpuMicrosPerCall()));
                 }
-                md.append(" | ")
-                        .append(Markdown.percent(r.replayShare()))
-                        .append(" | ")
-                        .append(rounds(s.runs(), i.name(), w))
-                        .append(" |\n");
+                md.append(" | ").append(Markdown.percent(r.replayShare())).append(" |\n");
             }
         }
         return md.toString();
     }
 
-    private static String rounds(List<RunResult> runs, String impl, Workload w) {
-        List<String> parts = new ArrayList<>();
-        runs.stream()
-                .filter(r -> r.impl().equals(impl) && r.workload() == w)
-                .sorted(Comparator.comparingInt(RunResult::round))
-                .forEach(r -> parts.add((r.failed() ? "failed" : Markdown.ops(r.opsPerSecond()))
-                        + (r.foreignCpuShare() >= NOTED_FOREIGN
-                                ? " (other " + Markdown.percent(r.foreignCpuShare()) + ")"
-                                : "")));
-        return String.join(" / ", parts);
+    /** Every round of every row, for the raw file beside the page. */
+    static RawRounds raw(Context ctx, String page) {
+        RawRounds raw = new RawRounds(page, ctx.command(), ctx.started(), "calls");
+        for (StoreReport s : ctx.stores()) {
+            List<ImplInfo> ordered = new ArrayList<>(s.impls());
+            ordered.sort(Comparator.comparingInt(i -> i.role().ordinal()));
+            for (ImplInfo i : ordered) {
+                for (Workload w : Workload.values()) {
+                    raw.rounds(
+                            s.title(),
+                            i.name(),
+                            w.label,
+                            s.runs().stream()
+                                    .filter(r -> r.impl().equals(i.name()) && r.workload() == w)
+                                    .toList(),
+                            RunResult::round,
+                            RunResult::opsPerSecond,
+                            RunResult::foreignCpuShare,
+                            r -> r.failed() ? "failed: " + r.errors() + " failed calls" : "ok");
+                }
+            }
+        }
+        return raw;
     }
 }

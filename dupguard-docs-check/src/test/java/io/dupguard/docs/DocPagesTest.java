@@ -25,19 +25,6 @@ import org.junit.jupiter.api.Test;
 class DocPagesTest {
     private static final int MAX_WORDS = 4_000;
     private static final int MAX_BENCHMARK_LINES = 400;
-    /**
-     * Result files a benchmark script writes (tables of every round); their length follows the
-     * rows and rounds measured, so the word limit is for the pages written by hand.
-     */
-    private static final Set<String> GENERATED = Set.of(
-            "benchmarks-idempotency.md",
-            "benchmarks-idempotency-sql.md",
-            "benchmarks-locks.md",
-            "benchmarks-consumer.md",
-            "benchmarks-dedupe.md",
-            "benchmarks-galera.md",
-            "benchmarks-purge.md",
-            "benchmarks-spring-boot.md");
 
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
     private static final Pattern HEADING = Pattern.compile("^#{1,6} (.*)$");
@@ -85,9 +72,8 @@ class DocPagesTest {
         List<String> problems = new ArrayList<>();
         for (Path page : DocSnippetsTest.pages()) {
             String text = Files.readString(page);
-            String name = page.getFileName().toString();
             int words = text.isBlank() ? 0 : text.trim().split("\\s+").length;
-            if (words > MAX_WORDS && !GENERATED.contains(name)) {
+            if (words > MAX_WORDS) {
                 problems.add(
                         DocSnippetsTest.ROOT.relativize(page) + ": " + words + " words (at most " + MAX_WORDS + ")");
             }

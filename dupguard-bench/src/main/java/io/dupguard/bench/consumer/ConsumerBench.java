@@ -32,9 +32,10 @@ import picocli.CommandLine.Option;
  * consumer threads, one per partition, that handle them poll by poll as a batch listener would. The
  * handler writes one effect row per message to PostgreSQL or MariaDB. The rows: no dedup (the
  * ceiling), a hand-written processed-messages table, dupguard per record and per batch in the
- * listener's transaction, Spring Integration's idempotent receiver on {@code JdbcMetadataStore},
- * Camel's idempotent consumer on {@code JdbcMessageIdRepository}, and dupguard in store mode on Redis
- * (effects in PostgreSQL); at several poll sizes. After every run each message's effect is checked
+ * listener's transaction, the starter's batch dedup engine ({@link EngineRow}), Spring
+ * Integration's idempotent receiver on {@code JdbcMetadataStore}, Camel's idempotent consumer on
+ * {@code JdbcMessageIdRepository}, and dupguard in store mode on Redis (effects in PostgreSQL); at
+ * several poll sizes. After every run each message's effect is checked
  * to be there exactly once. Run it with {@code scripts/bench-consumer}.
  */
 public final class ConsumerBench {

@@ -107,6 +107,14 @@ final class ConsumerReport {
                             5);
                 }
                 target(t, db, "batch ≥ 0.8× ceiling, batch 100", r.median(BATCH, 100) / r.median(CEILING, 100), 0.8);
+                if (r.runs.containsKey(EngineRow.ENGINE)) {
+                    target(
+                            t,
+                            db,
+                            "batch engine ≥ 0.95× batch, batch 100",
+                            r.median(EngineRow.ENGINE, 100) / r.median(BATCH, 100),
+                            0.95);
+                }
                 if (r.runs.containsKey(REDIS_BATCH)) {
                     target(
                             t,

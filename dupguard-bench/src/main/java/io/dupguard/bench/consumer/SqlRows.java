@@ -117,6 +117,7 @@ final class SqlRows {
                                     })));
                         },
                         () -> db.truncate(DUPGUARD_TABLE)),
+                EngineRow.of(db),
                 springIntegration(db),
                 camel(db));
     }

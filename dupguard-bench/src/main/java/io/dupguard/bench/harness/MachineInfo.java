@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /** What the report says about the machine; every value read live, "?" where it cannot be. */
 public final class MachineInfo {
+    /** The key of the load average when {@link #collect()} ran. */
+    public static final String LOAD_AT_START = "Load average 1/5/15 min at start";
+
     private MachineInfo() {}
 
     public static Map<String, String> collect() {
@@ -27,7 +30,7 @@ public final class MachineInfo {
         info.put(
                 "dupguard",
                 "commit " + System.getProperty("dupguard.bench.commit", "unknown (not run by scripts/bench)"));
-        info.put("Load average 1/5/15 min at start", loadAverage());
+        info.put(LOAD_AT_START, loadAverage());
         info.put(
                 "JVM flags",
                 String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));

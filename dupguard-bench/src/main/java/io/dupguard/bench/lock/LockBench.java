@@ -5,6 +5,7 @@ import io.dupguard.bench.harness.CpuProbe;
 import io.dupguard.bench.harness.ForeignLoad;
 import io.dupguard.bench.harness.MachineInfo;
 import io.dupguard.bench.harness.Markdown;
+import io.dupguard.bench.harness.RawRounds;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,7 +22,8 @@ import java.util.TreeMap;
  * (Redis: hand-written ceiling, Redisson, Spring Integration; PostgreSQL and MariaDB: Spring
  * Integration, ShedLock and two hand-written ceilings, {@link LeaseRowLocks}; ZooKeeper: Curator's
  * mutex), on the harness's {@link io.dupguard.bench.harness.LoadDriver} ({@link LockLoad}). Run it with {@code scripts/bench-locks};
- * {@code --help} lists the options. Prints the tables and writes {@code docs/benchmarks-locks.md}.
+ * {@code --help} lists the options. Prints the tables and writes {@code docs/benchmarks-locks.md} and every
+ * round to {@code docs/raw/benchmarks-locks.csv}.
  */
 public final class LockBench {
     private LockBench() {}
@@ -89,14 +91,19 @@ public final class LockBench {
                 MachineInfo.loadAverage(),
                 started,
                 Duration.ofNanos(System.nanoTime() - t0),
-                stores);
+                stores,
+                o.out() == null ? null : RawRounds.link(o.out()));
         String markdown = LockReport.markdown(ctx);
+        RawRounds raw = LockReport.raw(
+                ctx, o.out() == null ? "this report" : o.out().getFileName().toString());
         System.out.println();
         System.out.println(markdown);
         if (o.out() != null) {
             Path out = o.out();
             Markdown.write(out, markdown, LockReport.NOTES_MARKER);
-            log("wrote " + out.toAbsolutePath());
+            log("wrote " + out.toAbsolutePath() + " and " + RawRounds.write(out, raw));
+        } else {
+            System.out.println(raw);
         }
         int failures = 0;
         for (StoreResult s : stores) {

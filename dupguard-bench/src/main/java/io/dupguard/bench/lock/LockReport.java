@@ -1,6 +1,8 @@
 package io.dupguard.bench.lock;
 
+import io.dupguard.bench.harness.MachineInfo;
 import io.dupguard.bench.harness.Markdown;
+import io.dupguard.bench.harness.RawRounds;
 import io.dupguard.bench.harness.Rounds;
 import io.dupguard.bench.lock.LockBench.AuditRow;
 import io.dupguard.bench.lock.LockBench.ImplInfo;
@@ -9,7 +11,6 @@ import io.dupguard.bench.lock.LockLoad.Mode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -27,9 +28,6 @@ final class LockReport {
     /** PostgreSQL and MariaDB: dupguard against the lean hand-written lease row. */
     static final double SQL_LEAN_TARGET = 0.9;
 
-    /** Rounds during which other processes used at least this share of the CPU are marked in the tables. */
-    static final double NOTED_FOREIGN = 0.05;
-
     /** After a check that is not a target: the ratio of a target, applied to the other mode. */
     private static final String FOR_INFORMATION = " *(for information: the target is uncontended)*";
 
@@ -43,7 +41,8 @@ final class LockReport {
             String loadAfter,
             Instant started,
             Duration elapsed,
-            List<StoreResult> stores) {}
+            List<StoreResult> stores,
+            String rawLink) {}
 
     /**
      * One check evaluated on the medians of this run: one of the project's targets ({@code target}),
@@ -168,17 +167,21 @@ final class LockReport {
         LockBenchOptions o = ctx.options();
         StringBuilder md = new StringBuilder();
         md.append("# Lock benchmarks\n\n");
-        md.append("Throughput and latency of dupguard's lock providers next to their peers on the same servers:")
-                .append(" lock + unlock uncontended (every thread on its own name) and hand-off under contention")
-                .append(" (every thread on one name). All rows of a store run back to back in one JVM run; every")
-                .append(" ratio compares rows of that one run. Written by `scripts/bench-locks`; the analysis at the")
-                .append(" end is hand-written and kept when the file is rewritten.\n\n");
-        md.append("Numbers from a 2-core machine with every server on the same cores as the client JVM are noisy")
-                .append(" (expect ±10 % between runs), which is why each row reports the median of its rounds and")
+        md.append("Throughput and latency of dupguard's lock providers next to their peers on the same servers,")
+                .append(
+                        " uncontended (every thread on its own name) and contended (every thread on one name). All rows")
+                .append(
+                        " of a store run back to back in one JVM run; every ratio compares rows of that run. Written by")
+                .append(" `scripts/bench-locks`; the analysis at the end is hand-written and kept when the file is")
+                .append(" rewritten.\n\n");
+        md.append("Numbers from 2 cores shared with the servers are noisy (expect ±10 % between runs), so each row")
+                .append(" reports the median of its rounds; ")
+                .append(RawRounds.mention(ctx.rawLink()))
                 .append(" lists every round.\n\n");
 
         md.append(Markdown.commandSection(ctx.command(), ctx.started(), ctx.elapsed()));
         Map<String, String> machine = new LinkedHashMap<>(ctx.machine());
+        machine.remove(MachineInfo.LOAD_AT_START); // the load line below has it
         machine.put("Load average (1/5/15 min)", "before: " + ctx.loadBefore() + "; after: " + ctx.loadAfter());
         Map<String, String> servers = new LinkedHashMap<>();
         for (StoreResult s : ctx.stores()) {
@@ -187,105 +190,74 @@ final class LockReport {
             }
         }
         md.append(Markdown.machineSection(machine, servers));
-        md.append("**2 cores, shared:** PostgreSQL, MariaDB and Redis run on this machine (loopback) and")
-                .append(" ZooKeeper runs inside the benchmark JVM, so every server competes with the 16 client")
-                .append(" threads (and with the peers' own I/O and timer threads) for the same 2 cores. Absolute")
-                .append(" numbers are low and latencies include waiting for a core; the ratios between rows of one")
-                .append(" run are what the targets compare. The machine may also run other work (builds, tests):")
-                .append(" the load average is recorded for the run and for each store, and the CPU share other")
-                .append(" processes used in every measured window.\n\n");
+        md.append("**2 cores, shared:** PostgreSQL, MariaDB and Redis run on this machine (loopback), ZooKeeper")
+                .append(" inside the benchmark JVM: every server competes with the client threads for the 2 cores, so")
+                .append(" absolute numbers are low and latencies include waiting for a core; the targets compare")
+                .append(" rows of one run. Other work (builds, tests) may run too: the load average is recorded for")
+                .append(" the run and for each store.\n\n");
 
         md.append("## Settings\n\n");
         md.append("- **Load**: ")
                 .append(o.threads())
-                .append(" client threads in a closed loop (each starts its next cycle when the previous one returns).")
-                .append(" Before round 1 every row runs once per mode, unmeasured, for ")
+                .append(" client threads in a closed loop. Before round 1 every row runs once per mode, unmeasured,")
+                .append(" for ")
                 .append(Markdown.duration(o.prewarm()))
                 .append(" (JIT, pools, subscriptions, lock rows). Each run: ")
                 .append(Markdown.duration(o.warmup()))
                 .append(" warmup, then ")
                 .append(Markdown.duration(o.duration()))
-                .append(" measured. Only cycles started in the measured window count; throughput = cycles / window.\n");
+                .append(" measured; throughput = cycles started in the measured window ÷ window.\n");
         md.append("- **Rounds**: ")
                 .append(o.rounds())
-                .append(" per store; every row and mode runs once per round, rows and modes in reverse order every")
-                .append(" other round. Each row shows the **median** of its rounds (throughput; latencies, per-thread")
-                .append(" spread and CPU are from the round closest to the median), and every ratio compares medians;")
-                .append(" the last column lists every round. A failed round (an error or an overlap) is left out of")
-                .append(" the median and shown as failed.\n");
-        md.append("- **Other load**: during each measured window, the CPU used by processes other than this JVM and")
-                .append(" the store's server, from `/proc` (share of the machine's 2 cores); the last column marks")
-                .append(" rounds with ≥ ")
-                .append(Math.round(NOTED_FOREIGN * 100))
-                .append(" % as \"(other N %)\".\n");
+                .append(" per store; every row and mode runs once per round, in reverse order every other round. A")
+                .append(
+                        " row shows the **median** of its rounds (throughput; latencies, per-thread spread and CPU from")
+                .append(" the round closest to it), and every ratio compares medians; every round is in ")
+                .append(RawRounds.mention(ctx.rawLink()))
+                .append(". A failed round (an error or an overlap) is left out of the median.\n");
+        md.append("- **Other load**: the CPU that processes other than this JVM and the store's server used in each")
+                .append(" measured window, from `/proc` (share of the 2 cores): each store gives its range, the raw")
+                .append(" file every round's share.\n");
         md.append("- **Uncontended**: thread *i* locks and unlocks its own name `own-i`, again and again; latency")
                 .append(" = the acquire + release pair.\n");
-        md.append("- **Contended**: every thread locks the name `shared`. One cycle = acquire (blocking; every")
-                .append(" implementation waits at least 30 s) → critical section → release. The critical section")
-                .append(" increments an atomic *inside* counter and checks it is 1 (else: an overlap), increments an")
-                .append(" unguarded counter (lost increments are counted as overlaps too), notes the time and leaves.")
-                .append(" *Wait* = the acquire call alone. *Hand-off gap* = from the previous holder starting its")
-                .append(" release to this acquire returning: how long the lock stood free between two holders.")
-                .append(" *Per thread* = fewest–most cycles one thread completed in the window (fairness: a FIFO")
-                .append(" lock gives every thread the same share).\n");
-        md.append("- **CPU**: during each measured window, the CPU time of the benchmark JVM (every thread: clients,")
-                .append(" drivers' I/O and timer threads, and for ZooKeeper the in-process server) and of the store's")
-                .append(" server processes (`/proc/<pid>/stat`: every PostgreSQL backend, `mariadbd`, `redis-server`")
-                .append(
-                        " of the port under test), per cycle; *cores busy* = both together ÷ window: the machine has 2,")
-                .append(" so a row near 2 is CPU-bound.\n");
+        md.append("- **Contended**: every thread locks the name `shared`: acquire (blocking, at least 30 s) →")
+                .append(" critical section → release. The critical section checks that an atomic *inside* counter")
+                .append(" is 1 and increments an unguarded counter; either failing counts as an overlap. *Wait* = the")
+                .append(" acquire call. *Hand-off gap* = from the previous holder starting its release to this acquire")
+                .append(" returning. *Per thread* = fewest–most cycles of one thread (a FIFO lock gives every thread")
+                .append(" the same share).\n");
+        md.append("- **CPU**: per cycle, the CPU time of the benchmark JVM (every thread; for ZooKeeper also the")
+                .append(" server) and of the store's server processes (`/proc/<pid>/stat`) in the measured window;")
+                .append(" *cores busy* = both ÷ window (of 2: near 2 is CPU-bound).\n");
         md.append("- **Latency**: `System.nanoTime` around the call, per-thread HdrHistogram (3 significant digits),")
-                .append(" merged after the run. 16 threads on 2 cores: it includes waiting for a core.\n");
-        md.append("- **Instances**: every row has its own client and connections (own `RedisClient`, own Redisson")
-                .append(" client, own Lettuce connection factory, own HikariCP pool of ")
+                .append(" merged; it includes waiting for a core.\n");
+        md.append("- **Instances**: every row has its own client and connections (on SQL a HikariCP pool of ")
                 .append(o.poolSize())
-                .append(", own `CuratorFramework` session) and its own keys, tables or znodes. On PostgreSQL and")
-                .append(" MariaDB two hand-written ceilings: the *lean lease row* on its own minimal table and")
-                .append(" *same-table* on dupguard's lock table, both polling when refused. Each library runs with")
-                .append(" its defaults; what a row sends and how it waits is listed under each table.\n");
-        md.append("- **Audit**: before the measured runs, each row runs ")
+                .append(") and its own keys, tables or znodes; libraries run with their defaults. Under each table:")
+                .append(" what a row sends and how it waits (on SQL also two hand-written ceilings, the *lean lease")
+                .append(" row* and *same-table*).\n");
+        md.append("- **Audit**: untimed, before the measured runs, each row runs ")
                 .append(o.auditCycles())
                 .append(" lock cycles on one thread, then every thread on one name for ")
                 .append(Markdown.duration(o.auditContended()))
-                .append(", while the server side counts what arrives (Redis: `MONITOR`, top-level commands only,")
-                .append(" not the commands a script runs; ZooKeeper: `mntr`'s `zk_packets_received`) or a counting")
-                .append(" wrapper around a separate pool counts what the row asks of JDBC. Untimed.\n\n");
+                .append(", while the server counts what arrives (Redis: `MONITOR`, top-level commands only;")
+                .append(" ZooKeeper: `mntr`'s `zk_packets_received`) or a counting wrapper counts what the row asks of")
+                .append(" JDBC.\n\n");
 
-        List<Check> all = new ArrayList<>();
+        Map<ImplInfo, String> described = new LinkedHashMap<>();
         for (StoreResult s : ctx.stores()) {
-            List<Check> checks = checks(s);
-            all.addAll(checks);
-            store(md, s, checks);
+            store(md, s, checks(s), described);
         }
 
-        md.append("## Targets\n\n");
-        md.append("The project's targets, on the medians of this run. Rows marked *for information* apply a")
-                .append(" target's ratio to the other mode, where it is not a target.\n\n");
-        if (all.isEmpty()) {
-            md.append("No target could be evaluated.\n\n");
-        } else {
-            md.append("| store | mode | target | measured | met |\n|---|---|---|---:|:---:|\n");
-            for (Check c : all) {
-                md.append("| ")
-                        .append(c.store())
-                        .append(" | ")
-                        .append(c.mode().label)
-                        .append(" | ")
-                        .append(c.what())
-                        .append(c.target() ? "" : FOR_INFORMATION)
-                        .append(" | ")
-                        .append(c.value())
-                        .append(" | ")
-                        .append(c.met() ? "✅" : "❌")
-                        .append(" |\n");
-            }
-            md.append('\n');
-        }
         md.append(NOTES_MARKER).append('\n');
         return md.toString();
     }
 
-    private static void store(StringBuilder md, StoreResult s, List<Check> checks) {
+    /**
+     * One store's tables, targets, audit and rows; a row described under an earlier store ({@code
+     * described}: row → that store) is not described again.
+     */
+    private static void store(StringBuilder md, StoreResult s, List<Check> checks, Map<ImplInfo, String> described) {
         md.append("## ").append(s.title()).append("\n\n");
         if (s.failure() != null) {
             md.append("Not measured: `").append(s.failure()).append("`\n\n");
@@ -299,7 +271,7 @@ final class LockReport {
         md.append("\n\n### Uncontended: lock + unlock, each thread on its own name\n\n");
         md.append(
                         "| row | lock+unlock/s (median) | p50 µs | p99 µs | CPU µs/cycle JVM | CPU µs/cycle server | cores busy |")
-                .append(" every round (/s) |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+                .append("\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (ImplInfo impl : s.impls()) {
             Optional<Rounds.Median<LockRun>> m = median(s.runs(), impl.name(), Mode.UNCONTENDED);
             Optional<LockRun> b = m.map(Rounds.Median::round);
@@ -311,22 +283,17 @@ final class LockReport {
                     .append(b.map(r -> Markdown.micros(r.p99Micros())).orElse("—"))
                     .append(" | ")
                     .append(cpu(b))
-                    .append(rounds(s, impl.name(), Mode.UNCONTENDED))
-                    .append(" |\n");
+                    .append('\n');
         }
         md.append("\n### Contended: ")
                 .append("every thread on one name\n\n")
                 .append(
                         "| row | acquisitions/s (median) | wait p50 µs | wait p99 µs | hand-off gap p50 µs | gap p99 µs |")
-                .append(" per thread (min–max) | overlaps | CPU µs/acq. JVM | CPU µs/acq. server | cores busy |")
-                .append(" every round (/s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                .append(" per thread (min–max) | CPU µs/acq. JVM | CPU µs/acq. server | cores busy |")
+                .append("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ImplInfo impl : s.impls()) {
             Optional<Rounds.Median<LockRun>> m = median(s.runs(), impl.name(), Mode.CONTENDED);
             Optional<LockRun> b = m.map(Rounds.Median::round);
-            long overlaps = s.runs().stream()
-                    .filter(r -> r.impl().equals(impl.name()) && r.mode() == Mode.CONTENDED)
-                    .mapToLong(LockRun::overlaps)
-                    .sum();
             md.append("| ").append(label(impl)).append(" | ");
             md.append(m.map(x -> Markdown.ops(x.value())).orElse("failed"))
                     .append(" | ")
@@ -341,11 +308,8 @@ final class LockReport {
                     .append(b.map(r -> r.minPerThread() + "–" + r.maxPerThread())
                             .orElse("—"))
                     .append(" | ")
-                    .append(overlaps)
-                    .append(" | ")
                     .append(cpu(b))
-                    .append(rounds(s, impl.name(), Mode.CONTENDED))
-                    .append(" |\n");
+                    .append('\n');
         }
         md.append('\n');
         if (!checks.isEmpty()) {
@@ -377,7 +341,11 @@ final class LockReport {
                                         ? "audit failed: " + Markdown.cell(a.problem())
                                         : formatCounts(a.uncontended()))
                         .append(" | ")
-                        .append(formatCounts(a.contended()))
+                        .append(
+                                !a.uncontended().isEmpty()
+                                                && formatCounts(a.contended()).equals(formatCounts(a.uncontended()))
+                                        ? "the same"
+                                        : formatCounts(a.contended()))
                         .append(
                                 a.problem() != null && !a.uncontended().isEmpty()
                                         ? " (" + Markdown.cell(a.problem()) + ")"
@@ -386,12 +354,26 @@ final class LockReport {
             }
             md.append('\n');
         }
+        List<ImplInfo> fresh =
+                s.impls().stream().filter(i -> !described.containsKey(i)).toList();
+        List<String> earlier = s.impls().stream()
+                .filter(described::containsKey)
+                .map(described::get)
+                .distinct()
+                .toList();
+        if (fresh.isEmpty() && earlier.size() == 1) {
+            md.append("Rows: as described under ").append(earlier.get(0)).append(".\n\n");
+            return;
+        }
         md.append("Rows:\n\n");
         for (ImplInfo impl : s.impls()) {
-            md.append("- **")
-                    .append(impl.name())
-                    .append("**: ")
-                    .append(impl.description())
+            md.append("- **").append(impl.name()).append("**: ");
+            if (described.containsKey(impl)) {
+                md.append("as described under ").append(described.get(impl)).append(".\n");
+                continue;
+            }
+            described.put(impl, s.title());
+            md.append(impl.description())
                     .append(" Waiting: ")
                     .append(impl.waiting())
                     .append(".\n");
@@ -437,27 +419,40 @@ final class LockReport {
         }
     }
 
-    /** The CPU cells of a row, each followed by " | ". */
+    /** The CPU cells of a row, the last one closed by " |". */
     private static String cpu(Optional<LockRun> b) {
         return b.map(r -> Markdown.micros(r.jvmCpuMicrosPerCycle()) + " | "
                         + (Double.isNaN(r.serverCpuMicrosPerCycle())
                                 ? "in the JVM"
                                 : Markdown.micros(r.serverCpuMicrosPerCycle()))
-                        + " | " + Markdown.decimal2(r.coresBusy()) + " | ")
-                .orElse("— | — | — | ");
+                        + " | " + Markdown.decimal2(r.coresBusy()) + " |")
+                .orElse("— | — | — |");
     }
 
-    private static String rounds(StoreResult s, String impl, Mode mode) {
-        return s.runs().stream()
-                .filter(r -> r.impl().equals(impl) && r.mode() == mode)
-                .sorted(Comparator.comparingInt(LockRun::round))
-                .map(r -> (r.failed()
-                                ? "r" + r.round() + " failed (" + r.errors() + " errors, " + r.overlaps() + " overlaps)"
-                                : Markdown.ops(r.opsPerSecond()))
-                        + (r.foreignShare() >= NOTED_FOREIGN
-                                ? " (other " + Markdown.percent(r.foreignShare()) + ")"
-                                : ""))
-                .collect(Collectors.joining(" · "));
+    /** Every round of every row, for the raw file beside the page. */
+    static RawRounds raw(Context ctx, String page) {
+        RawRounds raw =
+                new RawRounds(page, ctx.command(), ctx.started(), "lock + unlock cycles (contended: acquisitions)");
+        for (StoreResult s : ctx.stores()) {
+            for (ImplInfo impl : s.impls()) {
+                for (Mode mode : Mode.values()) {
+                    raw.rounds(
+                            s.title(),
+                            impl.name(),
+                            mode.label,
+                            s.runs().stream()
+                                    .filter(r -> r.impl().equals(impl.name()) && r.mode() == mode)
+                                    .toList(),
+                            LockRun::round,
+                            LockRun::opsPerSecond,
+                            LockRun::foreignShare,
+                            r -> r.failed()
+                                    ? "failed: " + r.errors() + " errors, " + r.overlaps() + " overlaps"
+                                    : "ok");
+                }
+            }
+        }
+        return raw;
     }
 
     /**

@@ -89,6 +89,7 @@ class ConsumerBenchIT {
                 "hand-written processed table",
                 SqlRows.PER_RECORD,
                 SqlRows.BATCH,
+                EngineRow.ENGINE,
                 SqlRows.SI,
                 SqlRows.CAMEL,
                 "dupguard per record, Redis store",

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.dupguard.bench.harness.CpuUsage;
 import io.dupguard.bench.harness.LoadRun;
+import io.dupguard.bench.harness.MachineInfo;
+import io.dupguard.bench.harness.RawRounds;
 import io.dupguard.bench.lock.LockBench.ImplInfo;
 import io.dupguard.bench.lock.LockBench.StoreResult;
 import io.dupguard.bench.lock.LockLoad.Mode;
@@ -152,29 +154,68 @@ class LockReportTest {
                 .satisfies(c -> assertThat(c.met()).isTrue());
     }
 
-    @Test
-    void theReportShowsMediansEveryRoundAndOtherLoadInTheWordsOfAReference() {
-        LockBenchOptions o = LockBenchOptions.parse("--rounds", "3");
-        String md = LockReport.markdown(new LockReport.Context(
+    private static LockReport.Context context(String rawLink, StoreResult... stores) {
+        return new LockReport.Context(
                 "scripts/bench-locks --rounds 3",
-                o,
-                Map.of("CPU", "test"),
+                LockBenchOptions.parse("--rounds", "3"),
+                Map.of("CPU", "test", MachineInfo.LOAD_AT_START, "9.00 / 8.00 / 7.00"),
                 "9.00 / 8.00 / 7.00",
                 "10.00 / 9.00 / 8.00",
                 Instant.parse("2026-01-01T00:00:00Z"),
                 Duration.ofMinutes(13),
-                List.of(postgres())));
+                List.of(stores),
+                rawLink);
+    }
+
+    /** The same rows on another store: MariaDB. */
+    private static StoreResult mariadb() {
+        StoreResult pg = postgres();
+        return new StoreResult("MariaDB", "MariaDB 10", pg.loadAverage(), pg.impls(), pg.runs(), List.of(), null);
+    }
+
+    @Test
+    void thePageShowsMediansTheCommandAndTheLoadLineAndLinksItsRawRounds() {
+        String md = LockReport.markdown(context("raw/benchmarks-locks.csv", postgres()));
 
         assertThat(md)
                 .contains("**median**")
-                .contains("| **dupguard JdbcLockProvider** | 5,000 | ")
-                .contains("| 9,000 · 1,000 (other 40 %) · 5,000 |")
+                .contains("```\nscripts/bench-locks --rounds 3\n```")
+                .contains("| Load average (1/5/15 min) | before: 9.00 / 8.00 / 7.00; after: 10.00 / 9.00 / 8.00 |")
+                .doesNotContain(MachineInfo.LOAD_AT_START) // one load line
+                .contains("[raw/benchmarks-locks.csv](raw/benchmarks-locks.csv)")
                 .contains("Other processes used 0–40 % of the CPU in its measured windows")
                 .contains("*(for information: the target is uncontended)*")
-                .contains("The project's targets, on the medians of this run.")
+                .doesNotContain("every round (/s)")
+                .doesNotContain("9,000") // a round that is not the median: only in the raw file
                 .doesNotContainIgnoringCase("best round")
                 .doesNotContainIgnoringCase("issue");
-        // p99 of the round closest to the median (round 3), not of the best round (round 1).
+        // The median, with p99 of the round closest to it (round 3), not of the best round (round 1); the
+        // row ends with the cores-busy cell.
         assertThat(md).contains("| **dupguard JdbcLockProvider** | 5,000 | 300 | 300 | ");
+        assertThat(md.lines().filter(l -> l.startsWith("| **dupguard JdbcLockProvider** |")))
+                .allSatisfy(l -> assertThat(l).endsWith(" | 1.00 |"));
+    }
+
+    @Test
+    void rowsAreDescribedOncePerPage() {
+        String md = LockReport.markdown(context("raw/benchmarks-locks.csv", postgres(), mariadb()));
+
+        assertThat(md).containsOnlyOnce("dupguard's row.").contains("Rows: as described under PostgreSQL.");
+    }
+
+    @Test
+    void theRawFileHasEveryRoundOfEveryRow() {
+        String csv = LockReport.raw(context("raw/benchmarks-locks.csv", postgres()), "benchmarks-locks.md")
+                .toString();
+
+        assertThat(csv)
+                .startsWith("# Every measured round behind benchmarks-locks.md, which shows each row's median.\n"
+                        + "# Command: scripts/bench-locks --rounds 3\n# Started 2026-01-01T00:00:00 UTC.\n")
+                .contains("\n" + RawRounds.COLUMNS + "\n")
+                .contains("\nPostgreSQL,dupguard JdbcLockProvider,uncontended,1,9000,1,ok\n"
+                        + "PostgreSQL,dupguard JdbcLockProvider,uncontended,2,1000,40,ok\n"
+                        + "PostgreSQL,dupguard JdbcLockProvider,uncontended,3,5000,1,ok\n");
+        // 4 rows × 2 modes × 3 rounds
+        assertThat(csv.lines().filter(l -> l.startsWith("PostgreSQL,"))).hasSize(24);
     }
 }

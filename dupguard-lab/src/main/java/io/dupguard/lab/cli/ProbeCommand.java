@@ -1,6 +1,8 @@
 package io.dupguard.lab.cli;
 
 import io.dupguard.lab.probe.HttpProbe;
+import io.dupguard.lab.probe.KafkaProbe;
+import io.dupguard.lab.probe.MessageProbe;
 import io.dupguard.lab.probe.Probe;
 import io.dupguard.lab.probe.ProbeInputException;
 import io.dupguard.lab.probe.ProbeReport;
@@ -16,9 +18,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -29,7 +34,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "Point the lab at your own running service and find out whether it takes each request once.",
-        subcommands = {ProbeCommand.Http.class, ProbeCommand.Rabbit.class},
+        subcommands = {ProbeCommand.Http.class, ProbeCommand.Rabbit.class, ProbeCommand.Kafka.class},
         footer = {"", "More: docs/probe.md"})
 final class ProbeCommand implements Callable<Integer> {
     @Spec
@@ -41,20 +46,203 @@ final class ProbeCommand implements Callable<Integer> {
         return DupguardCli.USAGE;
     }
 
-    /** Prints the verdicts (the table, or JSON), writes the HTML report; the exit status. */
-    static int output(ProbeReport report, boolean json, Path html, PrintWriter out, PrintWriter err)
-            throws IOException {
-        if (json) {
-            out.println(JsonReport.json(report));
-        } else {
-            ProbeTextReport.print(report, out);
+    /** {@code --effects-jdbc-url} and {@code --effects-sql}, shared by every probe. */
+    static final class EffectsOptions {
+        @Option(
+                names = "--effects-jdbc-url",
+                required = true,
+                paramLabel = "URL",
+                description = "The database the effects land in (PostgreSQL, MariaDB, H2)")
+        String jdbcUrl;
+
+        @Option(
+                names = "--effects-sql",
+                required = true,
+                paramLabel = "SQL",
+                description =
+                        "Counts one key's effects, with :key, e.g. \"select count(*) from payments where request_id"
+                                + " = :key\"; repeatable (every query must count 1 per key)")
+        List<String> sql = new ArrayList<>();
+    }
+
+    /** {@code --json} and {@code --html}, shared by every probe. */
+    static final class OutputOptions {
+        @Option(names = "--json", description = "Print the verdicts as JSON instead of the table")
+        boolean json;
+
+        @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML report")
+        Path html;
+
+        /** Refuses an {@code --html} file in a directory that does not exist, before any traffic. */
+        void check() {
+            if (html != null
+                    && html.toAbsolutePath().getParent() != null
+                    && !Files.isDirectory(html.toAbsolutePath().getParent())) {
+                throw new ProbeInputException(
+                        "--html: no directory " + html.toAbsolutePath().getParent());
+            }
         }
-        if (html != null) {
-            ProbeHtmlReport.write(report, html);
-            err.println("html: " + html);
+
+        /** Prints the verdicts (the table, or JSON), writes the HTML report; the exit status. */
+        int print(ProbeReport report, PrintWriter out, PrintWriter err) throws IOException {
+            if (json) {
+                out.println(JsonReport.json(report));
+            } else {
+                ProbeTextReport.print(report, out);
+            }
+            if (html != null) {
+                ProbeHtmlReport.write(report, html);
+                err.println("html: " + html);
+            }
+            out.flush();
+            return report.ok() ? DupguardCli.OK : DupguardCli.INVARIANT_BROKEN;
         }
-        out.flush();
-        return report.ok() ? DupguardCli.OK : DupguardCli.INVARIANT_BROKEN;
+    }
+
+    /** The message probes' body, copies, keys and counting options (rabbitmq, kafka). */
+    static final class MessageOptions {
+        @Option(
+                names = "--body",
+                paramLabel = "@FILE|TEXT",
+                description = "Body template; {{key}}, {{uuid}} and {{n}} are filled per logical message")
+        String body = "";
+
+        @Option(names = "--changed-body", paramLabel = "@FILE|TEXT", description = "Body sent with a used id")
+        String changedBody;
+
+        @Option(
+                names = "--content-type",
+                paramLabel = "TYPE",
+                description = "The messages' content type (default: ${DEFAULT-VALUE})")
+        String contentType = "application/json";
+
+        @Option(
+                names = "--copies",
+                paramLabel = "N",
+                description = "Copies per key in published-n-times (default: ${DEFAULT-VALUE})")
+        int copies = 8;
+
+        @Option(names = "--keys", paramLabel = "N", description = "Keys per scenario (default: ${DEFAULT-VALUE})")
+        int keys = 2;
+
+        @Option(
+                names = "--settle",
+                paramLabel = "TIME",
+                converter = DurationConverter.class,
+                description = "Wait before counting effects (default: 2s)")
+        Duration settle = Duration.ofSeconds(2);
+
+        @Option(
+                names = "--lost-after",
+                paramLabel = "TIME",
+                converter = DurationConverter.class,
+                description = "Keep counting a key without effects this long before calling it lost (default: 15s)")
+        Duration lostAfter = Duration.ofSeconds(15);
+
+        /**
+         * Gives {@code probe} these options and the {@code effects}, runs it, prints the report; the
+         * exit status (2 on bad input).
+         */
+        int run(MessageProbe<?> probe, EffectsOptions effects, OutputOptions output, CommandSpec spec)
+                throws IOException {
+            PrintWriter err = spec.commandLine().getErr();
+            ProbeReport report;
+            try {
+                probe.body(Http.text(body, "--body"))
+                        .contentType(contentType)
+                        .copies(copies)
+                        .keys(keys)
+                        .settle(settle, lostAfter)
+                        .progress(line -> err.println(line));
+                if (changedBody != null) {
+                    probe.changedBody(Http.text(changedBody, "--changed-body"));
+                }
+                effects.sql.forEach(sql -> probe.effects(effects.jdbcUrl, sql));
+                output.check();
+                report = probe.run();
+            } catch (ProbeInputException e) {
+                err.println("dupguard: " + e.getMessage());
+                return DupguardCli.USAGE;
+            }
+            return output.print(report, spec.commandLine().getOut(), err);
+        }
+    }
+
+    /** {@code dupguard probe kafka}. */
+    @Command(
+            name = "kafka",
+            mixinStandardHelpOptions = true,
+            versionProvider = VersionProvider.class,
+            sortOptions = false,
+            description = {
+                "Publishes the message scenarios (the same record N times, the same record again after the"
+                        + " service's consumer group committed it, the same id with another body, no id) to a topic"
+                        + " your running service consumes, each on fresh keys, then counts each key's effects with"
+                        + " --effects-sql.",
+                "Exits 1 if any key took effect twice or more, or not at all; 2 on bad input, an unreachable broker,"
+                        + " an unknown topic, a group without a member consuming it, or an unreachable database,"
+                        + " before any record is published."
+            },
+            footer = {"", "More: docs/probe.md"})
+    static final class Kafka implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+
+        @Option(
+                names = "--bootstrap-servers",
+                paramLabel = "HOST:PORT[,…]",
+                description = "The Kafka cluster (default: ${DEFAULT-VALUE})")
+        private String bootstrapServers = "127.0.0.1:9092";
+
+        @Option(names = "--topic", required = true, paramLabel = "NAME", description = "The topic the service consumes")
+        private String topic;
+
+        @Option(
+                names = "--group",
+                required = true,
+                paramLabel = "ID",
+                description = "The service's consumer group: must have a member consuming --topic; its commits pace"
+                        + " the redelivery scenario")
+        private String group;
+
+        @Option(
+                names = "--key-header",
+                paramLabel = "NAME",
+                description = "The header carrying the key (default: ${DEFAULT-VALUE})")
+        private String keyHeader = "message-id";
+
+        @Option(
+                names = "--record-key",
+                description = "Also put the key in the record key (the copies then share a partition; without it"
+                        + " they are spread over the topic's partitions)")
+        private boolean recordKey;
+
+        @Option(
+                names = "--kafka-property",
+                paramLabel = "KEY=VALUE",
+                description = "A Kafka client setting for the probe's producer and admin client (security.protocol,"
+                        + " sasl.*, ssl.*, …); repeatable")
+        private Map<String, String> kafkaProperties = new LinkedHashMap<>();
+
+        @Mixin
+        private MessageOptions message;
+
+        @Mixin
+        private EffectsOptions effects;
+
+        @Mixin
+        private OutputOptions output;
+
+        @Override
+        public Integer call() throws IOException {
+            KafkaProbe probe = Probe.kafka(bootstrapServers)
+                    .topic(topic)
+                    .group(group)
+                    .idHeader(keyHeader)
+                    .idAsRecordKey(recordKey);
+            kafkaProperties.forEach(probe::clientProperty);
+            return message.run(probe, effects, output, spec);
+        }
     }
 
     /** {@code dupguard probe rabbitmq}. */
@@ -92,98 +280,27 @@ final class ProbeCommand implements Callable<Integer> {
         private String routingKey;
 
         @Option(
-                names = "--body",
-                paramLabel = "@FILE|TEXT",
-                description = "Body template; {{key}}, {{uuid}} and {{n}} are filled per logical message")
-        private String body = "";
-
-        @Option(names = "--changed-body", paramLabel = "@FILE|TEXT", description = "Body sent with a used id")
-        private String changedBody;
-
-        @Option(
-                names = "--content-type",
-                paramLabel = "TYPE",
-                description = "The messages' content type (default: ${DEFAULT-VALUE})")
-        private String contentType = "application/json";
-
-        @Option(
                 names = "--key-header",
                 paramLabel = "NAME",
                 description = "Carry the key in this header (default: the message-id property)")
         private String keyHeader;
 
-        @Option(
-                names = "--effects-jdbc-url",
-                required = true,
-                paramLabel = "URL",
-                description = "The database the effects land in")
-        private String jdbcUrl;
+        @Mixin
+        private MessageOptions message;
 
-        @Option(
-                names = "--effects-sql",
-                required = true,
-                paramLabel = "SQL",
-                description = "Counts one key's effects, with :key; repeatable")
-        private List<String> effectsSql = new ArrayList<>();
+        @Mixin
+        private EffectsOptions effects;
 
-        @Option(
-                names = "--copies",
-                paramLabel = "N",
-                description = "Copies per key in published-n-times (default: ${DEFAULT-VALUE})")
-        private int copies = 8;
-
-        @Option(names = "--keys", paramLabel = "N", description = "Keys per scenario (default: ${DEFAULT-VALUE})")
-        private int keys = 2;
-
-        @Option(
-                names = "--settle",
-                paramLabel = "TIME",
-                converter = DurationConverter.class,
-                description = "Wait before counting effects (default: 2s)")
-        private Duration settle = Duration.ofSeconds(2);
-
-        @Option(
-                names = "--lost-after",
-                paramLabel = "TIME",
-                converter = DurationConverter.class,
-                description = "Keep counting a key without effects this long before calling it lost (default: 15s)")
-        private Duration lostAfter = Duration.ofSeconds(15);
-
-        @Option(names = "--json", description = "Print the verdicts as JSON instead of the table")
-        private boolean json;
-
-        @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML report")
-        private Path html;
+        @Mixin
+        private OutputOptions output;
 
         @Override
         public Integer call() throws IOException {
-            PrintWriter err = spec.commandLine().getErr();
-            ProbeReport report;
-            try {
-                RabbitProbe probe = Probe.rabbitmq(uri)
-                        .queue(queue)
-                        .body(Http.text(body, "--body"))
-                        .contentType(contentType)
-                        .keyHeader(keyHeader)
-                        .copies(copies)
-                        .keys(keys)
-                        .settle(settle, lostAfter)
-                        .progress(line -> err.println(line));
-                if (exchange != null) {
-                    probe.exchange(exchange, routingKey == null ? queue : routingKey);
-                }
-                if (changedBody != null) {
-                    probe.changedBody(Http.text(changedBody, "--changed-body"));
-                }
-                for (String sql : effectsSql) {
-                    probe.effects(jdbcUrl, sql);
-                }
-                report = probe.run();
-            } catch (ProbeInputException e) {
-                err.println("dupguard: " + e.getMessage());
-                return DupguardCli.USAGE;
+            RabbitProbe probe = Probe.rabbitmq(uri).queue(queue).keyHeader(keyHeader);
+            if (exchange != null) {
+                probe.exchange(exchange, routingKey == null ? queue : routingKey);
             }
-            return output(report, json, html, spec.commandLine().getOut(), err);
+            return message.run(probe, effects, output, spec);
         }
     }
 
@@ -242,21 +359,8 @@ final class ProbeCommand implements Callable<Integer> {
                         "The header carrying the key (default: ${DEFAULT-VALUE}); '' when the key is in the body only")
         private String keyHeader = "Idempotency-Key";
 
-        @Option(
-                names = "--effects-jdbc-url",
-                required = true,
-                paramLabel = "URL",
-                description = "The database the effects land in (PostgreSQL, MariaDB, H2)")
-        private String jdbcUrl;
-
-        @Option(
-                names = "--effects-sql",
-                required = true,
-                paramLabel = "SQL",
-                description =
-                        "Counts one key's effects, with :key, e.g. \"select count(*) from payments where request_id"
-                                + " = :key\"; repeatable (every query must count 1 per key)")
-        private List<String> effectsSql = new ArrayList<>();
+        @Mixin
+        private EffectsOptions effects;
 
         @Option(
                 names = "--concurrency",
@@ -333,11 +437,8 @@ final class ProbeCommand implements Callable<Integer> {
         @Option(names = "--allow-remote", description = "Allow a target that is not a loopback address")
         private boolean allowRemote;
 
-        @Option(names = "--json", description = "Print the verdicts as JSON instead of the table")
-        private boolean json;
-
-        @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML report")
-        private Path html;
+        @Mixin
+        private OutputOptions output;
 
         @Override
         public Integer call() throws IOException {
@@ -366,8 +467,8 @@ final class ProbeCommand implements Callable<Integer> {
                     }
                     probe.header(h.substring(0, colon), h.substring(colon + 1));
                 }
-                for (String sql : effectsSql) {
-                    probe.effects(jdbcUrl, sql);
+                for (String sql : effects.sql) {
+                    probe.effects(effects.jdbcUrl, sql);
                 }
                 if (cutAfter != null) {
                     probe.cutTimeouts(cutAfter.toArray(Duration[]::new));
@@ -381,12 +482,7 @@ final class ProbeCommand implements Callable<Integer> {
                 if (restart != null) {
                     probe.restart(restart, health);
                 }
-                if (html != null
-                        && html.toAbsolutePath().getParent() != null
-                        && !Files.isDirectory(html.toAbsolutePath().getParent())) {
-                    throw new ProbeInputException(
-                            "--html: no directory " + html.toAbsolutePath().getParent());
-                }
+                output.check();
             } catch (ProbeInputException e) {
                 err.println("dupguard: " + e.getMessage());
                 return DupguardCli.USAGE;
@@ -398,7 +494,7 @@ final class ProbeCommand implements Callable<Integer> {
                 err.println("dupguard: " + e.getMessage());
                 return DupguardCli.USAGE;
             }
-            return output(report, json, html, out, err);
+            return output.print(report, out, err);
         }
 
         /** {@code @file} is the file's content; anything else the text itself. */

@@ -94,8 +94,9 @@ public final class LabRedisSentinel implements AutoCloseable {
     }
 
     /**
-     * {@code SENTINEL FAILOVER}: a graceful failover — the Sentinels promote the replica with the best
-     * replication offset and turn the old master into a replica of it. Waits until the Sentinels
+     * {@code SENTINEL FAILOVER}: an operator-requested failover with the master up — the Sentinels
+     * promote the replica with the best replication offset at once (no write pause, no catch-up)
+     * and turn the old master into a replica of it. Waits until the Sentinels
      * name the new master and it answers as one.
      */
     public void failover() throws IOException {

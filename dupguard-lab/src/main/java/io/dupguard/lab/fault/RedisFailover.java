@@ -16,8 +16,10 @@ import java.util.SplittableRandom;
  * run the master fails over:
  *
  * <ul>
- *   <li>{@code redis-failover}: gracefully, {@code SENTINEL FAILOVER}: the replica with the best
- *       offset is promoted, the old master becomes its replica and its clients are disconnected.
+ *   <li>{@code redis-failover}: an operator's {@code SENTINEL FAILOVER}, the master still up: the
+ *       Sentinels promote the replica with the best offset at once — writes are not paused and the
+ *       replica does not catch up first (Redis's own {@code FAILOVER} command, 6.2+, does both) —
+ *       then the old master becomes its replica and its clients are disconnected.
  *   <li>{@code redis-failover-kill}: the master is killed (SIGKILL); the Sentinels find it down after
  *       1 s and promote a replica.
  * </ul>

@@ -33,4 +33,12 @@ public final class Probe {
     public static RabbitProbe rabbitmq(String uri) {
         return new RabbitProbe(uri);
     }
+
+    /**
+     * The message scenarios against a topic a running service consumes, over the Kafka cluster at
+     * {@code bootstrapServers} ({@code host:port[,host:port…]}).
+     */
+    public static KafkaProbe kafka(String bootstrapServers) {
+        return new KafkaProbe(bootstrapServers);
+    }
 }

@@ -44,7 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
 class ProbeIT {
     static final String PG =
             System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-    static final String SUFFIX = UUID.randomUUID().toString().substring(0, 8);
+    /** The tables' suffix; {@link ProbeLaunchedService} is given its parent's. */
+    static final String SUFFIX = System.getProperty(
+            "dupguard.probe.it.suffix", UUID.randomUUID().toString().substring(0, 8));
+
     static final String NAIVE = "probe_it_naive_" + SUFFIX;
     static final String SAFE = "probe_it_safe_" + SUFFIX;
     static final String BODY = "{\"ref\":\"{{key}}\",\"n\":{{n}},\"amount\":\"25.00\"}";
@@ -301,6 +304,73 @@ class ProbeIT {
         assertThat(json.err()).contains("--body: not valid JSON once {{key}}").contains("{\"ref\":probe-check-key}");
 
         assertThat(requests.get()).as("requests the service received").isEqualTo(before);
+    }
+
+    /** {@code --launch}: the probe starts the service, kills it mid-request and starts it again. */
+    static String launch(int port) {
+        return "exec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -cp '"
+                + System.getProperty("java.class.path") + "' -Ddupguard.probe.it.suffix=" + SUFFIX
+                + " -Ddupguard.pg.url='" + PG + "' " + ProbeLaunchedService.class.getName() + " " + port;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void theKillScenarioKillsTheLaunchedServiceMidRequestAndItsRetryTakesEffectOnce() throws IOException {
+        int port = freePort();
+        ProbeReport report = Probe.http("http://127.0.0.1:" + port + "/safe")
+                .body(BODY)
+                .effects(PG, "select count(*) from " + SAFE + " where ref = :key")
+                .concurrency(4)
+                .keys(1)
+                .cutTimeouts(Duration.ofMillis(10))
+                .killAfter(Duration.ofMillis(10), Duration.ofMillis(300))
+                .launch(launch(port), "/health")
+                .startTimeout(Duration.ofSeconds(120))
+                .settle(Duration.ofMillis(200), Duration.ofSeconds(5))
+                .run();
+
+        assertThat(report.brokenKeys()).isEmpty();
+        ScenarioVerdict kill = report.scenario("kill");
+        assertThat(kill.verdict()).as("%s", kill).isEqualTo(ScenarioVerdict.PASS);
+        assertThat(kill.keys()).hasSize(2).allSatisfy(k -> assertThat(k.effects())
+                .containsExactly(1L));
+        assertThat(kill.notes())
+                .anySatisfy(n -> assertThat(n).containsPattern("killed 10 ms after sending; .*; ready again after"))
+                .anySatisfy(n -> assertThat(n).containsPattern("killed 300 ms after sending; .*; ready again after"));
+        // the probe stops the service it launched
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            try (java.net.Socket s = new java.net.Socket()) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(
+                                () -> s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500))
+                        .isInstanceOf(IOException.class);
+            }
+        });
+    }
+
+    @Test
+    void theKillScenarioFindsTheEffectThatLostItsAnswer() throws IOException {
+        int port = freePort();
+        String url = "http://127.0.0.1:" + port + "/slow-answer";
+        List<String> a = new ArrayList<>(args("/naive", NAIVE));
+        a.set(a.indexOf(url("/naive")), url);
+        a.set(a.indexOf("8"), "2"); // --concurrency
+        a.set(a.indexOf("10ms,3s"), "10ms"); // --cut-after
+        a.addAll(List.of(
+                "--launch", launch(port), "--health", "/health", "--kill-after", "1s", "--start-timeout", "120s"));
+
+        LabCli.Result r = LabCli.run(a.toArray(String[]::new));
+
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isEqualTo(1);
+        assertThat(line(r.out(), "  kill ")).contains("FAIL");
+        // inserted at once, killed 1 s into its 2 s of work: no answer, and the retry after the restart inserts again
+        assertThat(r.out())
+                .containsPattern("FAIL  kill: probe-\\S+: 2 effects \\(duplicate\\)")
+                .containsPattern("note  kill: probe-\\S+: killed 1000 ms after sending; the first attempt got error");
     }
 
     private static String[] replace(List<String> args, String from, String to) {

@@ -30,7 +30,9 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * predecessor left: outbox tasks, redelivered credits), then receives payment {@code i + 1} and halts
  * at its point. The chain runs in the transactional mode ({@code dupguard.store=jdbc}) and in the
  * backstop mode (Redis in front of the JDBC table). Each chain has its own queue and
- * outbox table, and the two chains run at the same time. Logs: {@code target/crash-logs/<chain>/}.
+ * outbox table, and the two chains run at the same time. A third chain, {@link LedgerCrashChain},
+ * halts the ledger topic's Kafka batch listener before its commit, in the middle of a poll and after
+ * the commit (before the offsets commit). Logs: {@code target/crash-logs/<chain>/}.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class PaymentsCrashIT {
@@ -59,6 +61,34 @@ class PaymentsCrashIT {
     @Test
     void backstopModeTakesEveryPaymentOnceWhereverTheServiceCrashes() throws Exception {
         crashAtEveryPoint("redis", List.of("--dupguard.store=redis"));
+    }
+
+    @Test
+    void theLedgerBatchListenerTakesEveryEntryOnceWhereverTheConsumerCrashes() throws Exception {
+        ledgerChain("jdbc");
+    }
+
+    @Test
+    void inBackstopModeTheLedgerBatchListenerTakesEveryEntryOnceWhereverTheConsumerCrashes() throws Exception {
+        ledgerChain("redis");
+    }
+
+    private void ledgerChain(String store) throws Exception {
+        SoftAssertions softly = new SoftAssertions();
+        LedgerCrashChain.run(
+                db,
+                List.of(
+                        "--dupguard.store=" + store,
+                        "--spring.datasource.url="
+                                + System.getProperty(
+                                        "dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
+                        "--payments.credits.queue=payments.credits.crash-ledger-" + store,
+                        "--dupguard.retry.table=example_crash_ledger_" + store + "_retry_tasks",
+                        "--spring.datasource.hikari.maximum-pool-size=6",
+                        "--spring.datasource.hikari.minimum-idle=1",
+                        "--dupguard.idempotency.in-flight-lease=3s"),
+                softly);
+        softly.assertAll();
     }
 
     private void crashAtEveryPoint(String mode, List<String> modeArgs) throws Exception {
@@ -121,9 +151,7 @@ class PaymentsCrashIT {
             }
             softly.assertAll();
         } catch (Exception | AssertionError e) {
-            for (Path log : logs) {
-                System.out.println("===== " + log + " (last lines)\n" + PaymentsProcess.tail(log, 150));
-            }
+            PaymentsProcess.printTails(logs);
             throw e;
         } finally {
             if (app != null) {

@@ -94,6 +94,13 @@ final class PaymentsProcess {
         jvm.kill();
     }
 
+    /** Prints the last lines of every log, for a failed test's report. */
+    static void printTails(List<Path> logs) {
+        for (Path log : logs) {
+            System.out.println("===== " + log + " (last lines)\n" + tail(log, 150));
+        }
+    }
+
     /** The last {@code lines} lines of a log, for a failure report. */
     static String tail(Path log, int lines) {
         return ChildJvm.tail(log, lines);

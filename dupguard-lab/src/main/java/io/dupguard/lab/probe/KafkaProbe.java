@@ -1,0 +1,381 @@
+package io.dupguard.lab.probe;
+
+import io.dupguard.lab.env.UnreachableException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The message scenarios against a Kafka topic a running service consumes, each on fresh keys (the
+ * id in a header, {@code message-id} by default, and optionally in the record key), with the
+ * effects counted per key by the user's queries. Built by {@link Probe#kafka(String)}; {@link
+ * #run()} checks the input (the broker answers, the topic exists, the service's consumer group has
+ * members, the queries count), then publishes and returns the verdicts.
+ */
+public final class KafkaProbe extends MessageProbe<KafkaProbe> {
+    /** The scenarios, in the order they run. */
+    public static final List<String> SCENARIOS = List.of("published-n-times", "redelivery", "changed-body", "no-id");
+
+    private static final Pattern SERVER = Pattern.compile("[^\\s,:]+:\\d{1,5}|\\[[0-9a-fA-F:.]+]:\\d{1,5}");
+    private static final Duration BROKER_TIMEOUT = Duration.ofSeconds(10);
+
+    private final String bootstrapServers;
+    private String topic;
+    private String group;
+    private String idHeader = "message-id";
+    private boolean idAsRecordKey;
+    private final Map<String, String> clientProperties = new LinkedHashMap<>();
+
+    KafkaProbe(String bootstrapServers) {
+        this.bootstrapServers =
+                Objects.requireNonNull(bootstrapServers, "bootstrapServers").strip();
+    }
+
+    /** The topic the service consumes (required). */
+    public KafkaProbe topic(String topic) {
+        this.topic = topic;
+        return this;
+    }
+
+    /**
+     * The service's consumer group (required): checked for a member consuming the topic before
+     * anything is published, and watched for the commit of a record before the redelivery scenario
+     * sends it again (for up to the {@link #settle lostAfter}).
+     */
+    public KafkaProbe group(String group) {
+        this.group = group;
+        return this;
+    }
+
+    /** The header carrying the id (default {@code message-id}). */
+    public KafkaProbe idHeader(String name) {
+        this.idHeader = name == null || name.isBlank() ? "message-id" : name.strip();
+        return this;
+    }
+
+    /**
+     * Also puts the id in the record key (default false): the copies of a record then land on one
+     * partition; without it they are spread over the topic's partitions.
+     */
+    public KafkaProbe idAsRecordKey(boolean on) {
+        this.idAsRecordKey = on;
+        return this;
+    }
+
+    /**
+     * A Kafka client setting for the probe's producer and admin client ({@code security.protocol},
+     * {@code sasl.jaas.config}, {@code ssl.truststore.location}, …); may be called again. The
+     * bootstrap servers and the serializers stay the probe's.
+     */
+    public KafkaProbe clientProperty(String key, String value) {
+        clientProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return this;
+    }
+
+    /** {@code publish kafka://127.0.0.1:9092 topic credits group credits-service} */
+    @Override
+    public String target() {
+        return "publish kafka://" + bootstrapServers + " topic " + topic + " group " + group;
+    }
+
+    /**
+     * Checks the input, publishes every scenario's records and counts the effects.
+     *
+     * @throws ProbeInputException for input the probe cannot use
+     * @throws UnreachableException when the broker, the topic, the group or the database cannot be
+     *     used
+     */
+    @Override
+    public ProbeReport run() {
+        long start = System.nanoTime();
+        if (bootstrapServers.isEmpty()
+                || !List.of(bootstrapServers.split(",")).stream()
+                        .allMatch(s -> SERVER.matcher(s.strip()).matches())) {
+            throw new ProbeInputException(
+                    "--bootstrap-servers: host:port[,host:port…] expected, got: " + bootstrapServers);
+        }
+        if (topic == null || topic.isBlank()) {
+            throw new ProbeInputException("--topic: the topic the service consumes is required");
+        }
+        if (group == null || group.isBlank()) {
+            throw new ProbeInputException("--group: the service's consumer group is required");
+        }
+        List<EffectsQuery> queries = checkInput();
+        List<MessageScenario> done = new ArrayList<>();
+        try (Admin admin = client(() -> Admin.create(adminConfig()));
+                KafkaProducer<String, byte[]> producer = client(() -> new KafkaProducer<>(producerConfig()))) {
+            int partitions = check(admin);
+            done.add(publishedNTimes(producer, partitions).done(progress));
+            done.add(redelivery(admin, producer, partitions).done(progress));
+            done.add(changedBodyScenario(producer, partitions).done(progress));
+            done.add(noId(producer, partitions).done(progress));
+        } catch (KafkaException e) {
+            throw new UnreachableException("--bootstrap-servers " + bootstrapServers + ": " + rootMessage(e), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        return report(start, queries, done);
+    }
+
+    /**
+     * Creates a client; a setting it refuses is bad input ({@code --kafka-property}), a bootstrap
+     * server that does not resolve an unreachable broker.
+     */
+    private <T> T client(Supplier<T> create) {
+        try {
+            return create.get();
+        } catch (KafkaException e) {
+            String m = rootMessage(e);
+            if (m.contains(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) || clientProperties.isEmpty()) {
+                throw new UnreachableException("--bootstrap-servers " + bootstrapServers + ": " + m, e);
+            }
+            throw new ProbeInputException("--kafka-property: the Kafka client refused a setting: " + m);
+        }
+    }
+
+    private Properties adminConfig() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis());
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis());
+        // the producer's settings are no admin client's: only the shared ones (security, dns, …) go on
+        clientProperties.forEach((k, v) -> {
+            if (AdminClientConfig.configNames().contains(k)) {
+                p.put(k, v);
+            }
+        });
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "dupguard-probe-admin-" + runId);
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return p;
+    }
+
+    private Properties producerConfig() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, "dupguard-probe-" + runId);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis());
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis());
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) BROKER_TIMEOUT.toMillis() + 5000);
+        p.putAll(clientProperties);
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return p;
+    }
+
+    /** The topic exists and the group has members; the topic's partition count. */
+    private int check(Admin admin) throws InterruptedException {
+        TopicDescription t;
+        try {
+            t = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(BROKER_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS)
+                    .get(topic);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                throw new UnreachableException(
+                        "--topic " + topic + ": no such topic on " + bootstrapServers
+                                + "; create it, or start the service that creates it",
+                        e);
+            }
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+                throw noBroker(e);
+            }
+            throw new UnreachableException(
+                    "--bootstrap-servers " + bootstrapServers + ": " + rootMessage(e.getCause()), e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw noBroker(e);
+        }
+        ConsumerGroupDescription g;
+        try {
+            g = admin.describeConsumerGroups(List.of(group))
+                    .all()
+                    .get(BROKER_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS)
+                    .get(group);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                throw new UnreachableException(
+                        "--group " + group + ": no member of the group consumes topic " + topic
+                                + " (no such group); start the service first",
+                        e);
+            }
+            throw new UnreachableException(
+                    "--group " + group + ": " + rootMessage(e.getCause() == null ? e : e.getCause()), e);
+        }
+        boolean consumes = g.members().stream()
+                .flatMap(m -> m.assignment().topicPartitions().stream())
+                .anyMatch(tp -> tp.topic().equals(topic));
+        if (!consumes) {
+            throw new UnreachableException(
+                    "--group " + group + ": no member of the group consumes topic " + topic + " (state "
+                            + g.groupState() + ", " + g.members().size() + " members); start the service first",
+                    null);
+        }
+        return t.partitions().size();
+    }
+
+    private UnreachableException noBroker(Exception e) {
+        return new UnreachableException(
+                "--bootstrap-servers " + bootstrapServers + ": no broker answered within " + BROKER_TIMEOUT.toSeconds()
+                        + " s",
+                e);
+    }
+
+    /**
+     * Sends one record and waits for the broker's acknowledgement. Without the id as record key,
+     * {@code partition} (modulo the topic's) places it; with it, the key's hash does.
+     */
+    private RecordMetadata publish(
+            MessageScenario s,
+            KafkaProducer<String, byte[]> producer,
+            String key,
+            boolean withId,
+            String text,
+            int partition,
+            String outcome)
+            throws InterruptedException {
+        ProducerRecord<String, byte[]> r = new ProducerRecord<>(
+                topic,
+                withId && idAsRecordKey ? null : partition,
+                withId && idAsRecordKey ? key : null,
+                text.getBytes(StandardCharsets.UTF_8));
+        if (withId) {
+            r.headers().add(new RecordHeader(idHeader, key.getBytes(StandardCharsets.UTF_8)));
+        }
+        long t0 = System.nanoTime();
+        RecordMetadata m;
+        try {
+            m = producer.send(r).get();
+        } catch (ExecutionException e) {
+            throw new UnreachableException(
+                    "--topic " + topic + ": publishing failed: " + rootMessage(e.getCause()), e.getCause());
+        }
+        s.record(key, outcome, Math.max(1, (System.nanoTime() - t0) / 1000));
+        return m;
+    }
+
+    private MessageScenario publishedNTimes(KafkaProducer<String, byte[]> producer, int partitions)
+            throws InterruptedException {
+        MessageScenario s = new MessageScenario(
+                "published-n-times",
+                "per key, the same record (same id, same value) published " + copies + " times in a burst"
+                        + (idAsRecordKey
+                                ? ", to the key's partition"
+                                : ", spread over the " + partitions + " partitions")
+                        + ": a producer retrying, an outbox sending again");
+        for (int i = 0; i < keys; i++) {
+            String key = freshKey();
+            String b = body.fill(key, n());
+            for (int c = 0; c < copies; c++) {
+                publish(s, producer, key, true, b, c % partitions, "acked");
+            }
+        }
+        return s;
+    }
+
+    private MessageScenario redelivery(Admin admin, KafkaProducer<String, byte[]> producer, int partitions)
+            throws InterruptedException {
+        MessageScenario s = new MessageScenario(
+                "redelivery",
+                "per key, one record; once group " + group + " has committed past it, the same record (same id,"
+                        + " same value, same partition) again: a redelivery after the consumer's commit");
+        for (int i = 0; i < keys; i++) {
+            String key = freshKey();
+            String b = body.fill(key, n());
+            RecordMetadata first = publish(s, producer, key, true, b, i % partitions, "acked");
+            TopicPartition tp = new TopicPartition(topic, first.partition());
+            long deadline = System.nanoTime() + lostAfter.toNanos();
+            long t0 = System.nanoTime();
+            boolean committed = false;
+            while (!committed && System.nanoTime() < deadline) {
+                committed = committedOffset(admin, tp) > first.offset();
+                if (!committed) {
+                    Thread.sleep(50); // polls the group's committed offset
+                }
+            }
+            if (committed) {
+                s.notes.add(String.format(
+                        java.util.Locale.ROOT,
+                        "%s: committed by %s %.2f s after the first publish, then sent again",
+                        key,
+                        group,
+                        (System.nanoTime() - t0) / 1e9));
+            } else {
+                s.notes.add(key + ": not committed by " + group + " within " + lostAfter.toSeconds()
+                        + " s; sent again anyway");
+            }
+            publish(s, producer, key, true, b, first.partition(), "acked again");
+        }
+        return s;
+    }
+
+    private long committedOffset(Admin admin, TopicPartition tp) throws InterruptedException {
+        try {
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(BROKER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            OffsetAndMetadata o = offsets.get(tp);
+            return o == null ? -1 : o.offset();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new UnreachableException(
+                    "--group " + group + ": reading its committed offsets failed: "
+                            + rootMessage(e.getCause() == null ? e : e.getCause()),
+                    e);
+        }
+    }
+
+    private MessageScenario changedBodyScenario(KafkaProducer<String, byte[]> producer, int partitions)
+            throws InterruptedException {
+        MessageScenario s = new MessageScenario(
+                "changed-body",
+                "per key, a record, then another value with the same id: the second must not take effect again");
+        BodyTemplate other = changed();
+        for (int i = 0; i < keys; i++) {
+            String key = freshKey();
+            long n = n();
+            publish(s, producer, key, true, body.fill(key, n), i % partitions, "acked");
+            publish(s, producer, key, true, other.fill(key, n), (i + 1) % partitions, "acked");
+        }
+        return s;
+    }
+
+    private MessageScenario noId(KafkaProducer<String, byte[]> producer, int partitions) throws InterruptedException {
+        MessageScenario s = new MessageScenario(
+                "no-id",
+                "one value published twice without the " + idHeader + " header"
+                        + (idAsRecordKey ? " or record key" : "")
+                        + " (its {{key}} still filled, so the effects can be counted): reported, not judged");
+        s.judged = false;
+        String key = freshKey();
+        String b = body.fill(key, n());
+        publish(s, producer, key, false, b, 0, "acked");
+        publish(s, producer, key, false, b, 1 % partitions, "acked");
+        return s;
+    }
+}
