@@ -15,6 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
  * through the multi-host URL; for 300 ms before the crash the primary sends no WAL. With
  * asynchronous replication the commits it acknowledged meanwhile are lost ({@code durable:
  * false}); with a synchronous standby, the transactional mode keeps 0 duplicate effects and 0 lost.
+ * Then the old primary back: rewound and rejoined as the new primary's standby, or restarted as it
+ * was — two primaries, and a client whose URL lists the old one first writes to both databases in
+ * turn ({@code durable: false}: the operator's fencing limit).
  * The PostgreSQL binaries missing fails the test (status 2).
  */
 class StormPgFailoverIT {
@@ -23,24 +26,7 @@ class StormPgFailoverIT {
 
     @Test
     void aSynchronousStandbyKeepsEveryAcknowledgedClaimThroughAFailover() throws Exception {
-        Path json = dir.resolve("pg-failover.json");
-        LabCli.Result r = LabCli.run(
-                "storm",
-                "--workload",
-                "payment",
-                "--strategy",
-                "idempotency-jdbc-tx",
-                "--faults",
-                "pg-failover,pg-failover-sync",
-                "--duration",
-                "1s",
-                "--clients",
-                "16",
-                "--json",
-                json.toString());
-        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
-
-        Map<String, JsonNode> rows = StormJson.faultedRows(json);
+        Map<String, JsonNode> rows = storm("pg-failover,pg-failover-sync", "1s");
         rows.forEach((where, row) -> {
             boolean synchronous = row.get("fault").asText().equals("pg-failover-sync");
             assertThat(row.get("durable").asBoolean())
@@ -58,7 +44,73 @@ class StormPgFailoverIT {
         assertThat(rows.keySet())
                 .containsExactly(
                         "payment/idempotency-jdbc-tx@pg-failover", "payment/idempotency-jdbc-tx@pg-failover-sync");
+    }
+
+    @Test
+    void theRewoundOldPrimaryRejoinsAsAStandbyAndTheClientsKeepWritingToTheNewPrimary() throws Exception {
+        Map<String, JsonNode> rows = storm("pg-failover-rejoin", "15s");
+
+        assertThat(rows.keySet()).containsExactly("payment/idempotency-jdbc-tx@pg-failover-rejoin");
+        JsonNode row = rows.get("payment/idempotency-jdbc-tx@pg-failover-rejoin");
+        assertThat(row.get("durable").asBoolean())
+                .as("asynchronous: what the standby had not received is lost")
+                .isFalse();
+        assertThat(row.get("requests").asLong()).isPositive();
+        long rejoined = row.get("faultWindows").get(0).get("toMillis").asLong();
+        long answeredAfter = 0;
+        for (JsonNode bucket : row.get("timeline")) {
+            answeredAfter += bucket.get("atMillis").asLong() > rejoined
+                    ? bucket.get("completed").asLong()
+                    : 0;
+        }
+        assertThat(answeredAfter)
+                .as(
+                        "requests answered by the new primary after the old one rejoined as its standby (at %d ms)",
+                        rejoined)
+                .isPositive();
+    }
+
+    @Test
+    void aSecondPrimarySplitsTheWritesOfAClientWhoseUrlListsItFirst() throws Exception {
+        Map<String, JsonNode> rows = storm("pg-failover-second-primary,pg-failover-second-primary-new-first", "3s");
+
+        assertThat(rows.keySet())
+                .containsExactly(
+                        "payment/idempotency-jdbc-tx@pg-failover-second-primary",
+                        "payment/idempotency-jdbc-tx@pg-failover-second-primary-new-first");
+        rows.forEach((where, row) -> assertThat(row.get("durable").asBoolean())
+                .as(where + ": two primaries (the operator's fencing limit), asynchronous replication")
+                .isFalse());
+        JsonNode split = rows.get("payment/idempotency-jdbc-tx@pg-failover-second-primary");
+        assertThat(split.get("duplicateEffects").asLong() + split.get("lost").asLong())
+                .as("what was acknowledged on the new primary is missing on the old one, retries run again there")
+                .isPositive();
+        assertThat(split.get("ok").asBoolean()).isFalse();
+    }
+
+    /**
+     * A payment storm of {@code idempotency-jdbc-tx}, 16 clients, under {@code faults}; its rows, each
+     * with its fault window. The run is short, and the lab's servers are stopped after it.
+     */
+    private Map<String, JsonNode> storm(String faults, String duration) throws Exception {
+        Path json = dir.resolve("pg-failover.json");
+        LabCli.Result r = LabCli.run(
+                "storm",
+                "--workload",
+                "payment",
+                "--strategy",
+                "idempotency-jdbc-tx",
+                "--faults",
+                faults,
+                "--duration",
+                duration,
+                "--clients",
+                "16",
+                "--json",
+                json.toString());
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
         assertThat(leftRunning()).as("the lab's PostgreSQL servers are stopped").isEmpty();
+        return StormJson.faultedRows(json);
     }
 
     /** PostgreSQL servers of a lab pair still running (their data directories are the lab's temporary ones). */

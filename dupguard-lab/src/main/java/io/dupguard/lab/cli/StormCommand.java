@@ -160,7 +160,9 @@ final class StormCommand implements Callable<Integer> {
                     + " node of that instance, --jdbc-url-2, killed with SIGKILL and restarted), replica-lag (WAL replay paused"
                     + " on the --jdbc-replica-url standby), pg-failover / pg-failover-sync (a PostgreSQL primary +"
                     + " asynchronous / synchronous standby of the lab's own, the primary crashed and the standby"
-                    + " promoted), redis-failover / redis-failover-kill (a Sentinel-managed Redis of the lab's own,"
+                    + " promoted; -rejoin: the old primary then rewound and back as its standby, -second-primary /"
+                    + " -second-primary-new-first: back as a second primary, the URL listing it / the new primary"
+                    + " first), redis-failover / redis-failover-kill (a Sentinel-managed Redis of the lab's own,"
                     + " SENTINEL FAILOVER / master killed; -acks variants with replicaAcks(1, 500 ms)), or all (all but"
                     + " the failovers and galera-node-kill). Invariants still hold where the store setting can keep them; errors surfaced"
                     + " to clients are allowed")

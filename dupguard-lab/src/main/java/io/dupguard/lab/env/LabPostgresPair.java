@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.UserPrincipal;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -32,8 +33,16 @@ import java.util.stream.Stream;
  *   <li>{@code pg_basebackup -R -X stream --checkpoint=fast}: the standby, started, streaming;
  *   <li>{@link #failover(Duration)}: the primary's WAL sender held back for a moment (SIGSTOP), then
  *       killed, the primary stopped as a crash ({@code pg_ctl stop -m immediate}: no shutdown checkpoint,
- *       nothing more sent to the standby), the standby promoted ({@code pg_ctl promote -w}).
+ *       nothing more sent to the standby), the standby promoted ({@code pg_ctl promote -w});
+ *   <li>for the faults where the old primary comes back: {@link #rejoinAsStandby()} ({@code
+ *       pg_rewind} against the new primary, restarted as its standby) or {@link #restartAsPrimary()}
+ *       (restarted as it was: a second primary).
  * </ol>
+ *
+ * <p>A pair built {@link #rewindable()} is created with what {@code pg_rewind} requires: {@code
+ * wal_log_hints = on} and {@code full_page_writes} on (of the old primary and its source), and {@code
+ * wal_keep_size = 1GB} (it reads the old primary's WAL back to the last checkpoint before the fork);
+ * the other pairs, benchmarks' included, are created without them.
  *
  * <p>With {@code synchronous}, the primary gets {@code synchronous_standby_names = '*'} (after the
  * base backup: the standby, once promoted, has none) and {@code synchronous_commit = on}: a commit
@@ -53,6 +62,7 @@ public final class LabPostgresPair implements AutoCloseable {
     private final int standbyPort;
     private final boolean synchronous;
     private final boolean fsync;
+    private final boolean rewindable;
 
     /**
      * Starts a primary and its standby, {@code fsync} off, and waits until the standby streams (as a
@@ -70,8 +80,21 @@ public final class LabPostgresPair implements AutoCloseable {
      * commit settings needs: without it, {@code synchronous_commit = local} costs no disk flush.
      */
     public LabPostgresPair(boolean synchronous, boolean fsync) throws IOException, SQLException {
+        this(synchronous, fsync, false);
+    }
+
+    /**
+     * An asynchronous pair, {@code fsync} off, whose old primary can be rewound with {@code pg_rewind}
+     * after a {@link #failover(Duration)} ({@code full_page_writes} on).
+     */
+    public static LabPostgresPair rewindable() throws IOException, SQLException {
+        return new LabPostgresPair(false, false, true);
+    }
+
+    private LabPostgresPair(boolean synchronous, boolean fsync, boolean rewindable) throws IOException, SQLException {
         this.synchronous = synchronous;
         this.fsync = fsync;
+        this.rewindable = rewindable;
         this.primaryPort = freePort();
         this.standbyPort = freePort();
         this.base = ownedTempDirectory("dupguard-lab-pg", !fsync);
@@ -83,6 +106,15 @@ public final class LabPostgresPair implements AutoCloseable {
                             template().toString(),
                             base.resolve("primary").toString()),
                     "copy");
+            if (rewindable) {
+                // pg_rewind needs hint-bit changes WAL-logged on the server it rewinds, and reads its
+                // WAL back to the checkpoint before the timelines forked, which its own crash
+                // recovery's checkpoints would otherwise remove
+                Files.writeString(
+                        base.resolve("primary").resolve("postgresql.conf"),
+                        "\nwal_log_hints = on\nwal_keep_size = 1GB\n",
+                        StandardOpenOption.APPEND);
+            }
             start("primary", primaryPort);
             run(
                     List.of(
@@ -109,7 +141,7 @@ public final class LabPostgresPair implements AutoCloseable {
                     c.createStatement().execute("SELECT pg_reload_conf()");
                 }
             }
-            awaitStreaming(synchronous);
+            awaitStreaming(primaryPort, synchronous);
         } catch (IOException | SQLException | RuntimeException e) {
             close();
             throw e;
@@ -130,6 +162,38 @@ public final class LabPostgresPair implements AutoCloseable {
                 + "/test?user=postgres&targetServerType=primary&connectTimeout=5";
     }
 
+    /**
+     * A client URL for the faults where the old primary comes back: both hosts, the old primary
+     * first ({@code oldPrimaryFirst}) or the standby (the new primary after a failover) first, {@code
+     * targetServerType=primary}, and {@code hostRecheckSeconds=1}: the driver remembers a host that
+     * refused a connection for that long before trying it again (10 s by default).
+     */
+    public String url(boolean oldPrimaryFirst) {
+        int first = oldPrimaryFirst ? primaryPort : standbyPort;
+        int second = oldPrimaryFirst ? standbyPort : primaryPort;
+        return "jdbc:postgresql://127.0.0.1:" + first + ",127.0.0.1:" + second
+                + "/test?user=postgres&targetServerType=primary&connectTimeout=5&hostRecheckSeconds=1";
+    }
+
+    /** The port of the server a connection through {@code url} reaches ({@code inet_server_port()}). */
+    public static int serverPort(String url) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url);
+                ResultSet rs = c.createStatement().executeQuery("SELECT inet_server_port()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** The old primary's port; the old standby's is {@link #standbyPort()}. */
+    public int primaryPort() {
+        return primaryPort;
+    }
+
+    /** The old standby's port: the primary's after a {@link #failover(Duration)}. */
+    public int standbyPort() {
+        return standbyPort;
+    }
+
     /** The primary alone, for administration ({@code ALTER SYSTEM}, {@code pg_stat_replication}). */
     public String primaryAdminUrl() {
         return adminUrl(primaryPort);
@@ -146,7 +210,7 @@ public final class LabPostgresPair implements AutoCloseable {
             c.createStatement().execute("ALTER SYSTEM SET synchronous_standby_names = '" + (named ? "*" : "") + "'");
             c.createStatement().execute("SELECT pg_reload_conf()");
         }
-        awaitStreaming(named);
+        awaitStreaming(primaryPort, named);
     }
 
     /**
@@ -181,6 +245,42 @@ public final class LabPostgresPair implements AutoCloseable {
                 "promote");
     }
 
+    /**
+     * After {@link #failover(Duration)}: the old primary, stopped as a crash, is rewound against the
+     * new primary and restarted as its asynchronous standby; returns once it streams. {@code pg_rewind}
+     * first runs the old primary's crash recovery (single-user mode), then copies back the blocks
+     * changed since the timelines forked — discarding the commits the new primary never received —
+     * and writes {@code standby.signal} and a {@code primary_conninfo} naming the new primary ({@code -R}).
+     * A {@code CHECKPOINT} on the new primary first: PostgreSQL 15's {@code pg_rewind} reads the
+     * source's timeline from its control file, which the promotion updates only at a checkpoint.
+     */
+    public void rejoinAsStandby() throws IOException, SQLException {
+        try (Connection c = DriverManager.getConnection(adminUrl(standbyPort))) {
+            c.createStatement().execute("CHECKPOINT");
+        }
+        run(
+                List.of(
+                        bin("pg_rewind"),
+                        "-D",
+                        base.resolve("primary").toString(),
+                        "--source-server=host=127.0.0.1 port=" + standbyPort + " user=postgres dbname=postgres",
+                        "-R",
+                        "--no-sync"),
+                "rewind");
+        start("primary", primaryPort);
+        awaitStreaming(standbyPort, false);
+    }
+
+    /**
+     * After {@link #failover(Duration)}: the old primary is started again as it was — crash recovery,
+     * then a primary on its old timeline, with the commits the standby never received — beside the
+     * promoted standby: two servers that accept writes, both answering {@code pg_is_in_recovery() =
+     * false}. This is the split brain an operator's fencing prevents.
+     */
+    public void restartAsPrimary() throws IOException {
+        start("primary", primaryPort);
+    }
+
     @Override
     public void close() {
         for (String node : List.of("primary", "standby")) {
@@ -196,12 +296,19 @@ public final class LabPostgresPair implements AutoCloseable {
     }
 
     private void start(String node, int port) throws IOException {
-        start(base.resolve(node), port, fsync, base.resolve(node + ".log"), base.resolve(node + ".out"));
+        start(
+                base.resolve(node),
+                port,
+                fsync,
+                fsync || rewindable,
+                base.resolve(node + ".log"),
+                base.resolve(node + ".out"));
     }
 
-    private static void start(Path data, int port, boolean fsync, Path log, Path out) throws IOException {
+    private static void start(Path data, int port, boolean fsync, boolean fullPageWrites, Path log, Path out)
+            throws IOException {
         String options = "-p " + port + " -k " + data.getParent() + " -c listen_addresses=127.0.0.1"
-                + (fsync ? "" : " -c fsync=off -c full_page_writes=off")
+                + (fsync ? "" : " -c fsync=off") + (fullPageWrites ? "" : " -c full_page_writes=off")
                 + " -c shared_buffers=16MB -c max_connections=60 -c synchronous_commit=on";
         run(
                 List.of(
@@ -219,11 +326,12 @@ public final class LabPostgresPair implements AutoCloseable {
                 out);
     }
 
-    private void awaitStreaming(boolean sync) throws SQLException, IOException {
+    /** Waits until the primary on {@code port} has one standby streaming, synchronous or not. */
+    private void awaitStreaming(int port, boolean sync) throws SQLException, IOException {
         String sql = "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'"
                 + (sync ? " AND sync_state = 'sync'" : " AND sync_state = 'async'");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        try (Connection c = DriverManager.getConnection(adminUrl(primaryPort));
+        try (Connection c = DriverManager.getConnection(adminUrl(port));
                 PreparedStatement ps = c.prepareStatement(sql)) {
             while (true) {
                 try (ResultSet rs = ps.executeQuery()) {
@@ -233,8 +341,8 @@ public final class LabPostgresPair implements AutoCloseable {
                     }
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IOException("the standby on port " + standbyPort + " did not stream within "
-                            + WAIT_SECONDS + " s; see " + base.resolve("standby.log"));
+                    throw new IOException("no standby of the primary on port " + port + " streams within "
+                            + WAIT_SECONDS + " s; see the logs in " + base);
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
             }
@@ -261,7 +369,7 @@ public final class LabPostgresPair implements AutoCloseable {
                     dir.resolve("initdb.log"));
             Path data = dir.resolve("data");
             int port = freePort();
-            start(data, port, false, dir.resolve("template.log"), dir.resolve("start.out"));
+            start(data, port, false, false, dir.resolve("template.log"), dir.resolve("start.out"));
             try (Connection c = DriverManager.getConnection(adminUrl(port))) {
                 c.createStatement().execute("CREATE DATABASE test");
             } catch (SQLException e) {

@@ -6,6 +6,7 @@ import io.dupguard.lab.storm.Strategy;
 import io.dupguard.lab.storm.Workload;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.SplittableRandom;
 
 /**
@@ -46,9 +47,14 @@ final class PgFailover implements Fault {
 
     @Override
     public Optional<String> unsupported(LabEnvironment env) {
+        return withoutBinaries();
+    }
+
+    /** Why a failover of a {@link LabPostgresPair} cannot run here, or empty. */
+    static Optional<String> withoutBinaries() {
         return LabPostgresPair.available()
                 ? Optional.empty()
-                : Optional.of("needs the PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup)"
+                : Optional.of("needs the PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup, pg_rewind)"
                         + " to start a primary and standby of its own");
     }
 
@@ -75,12 +81,25 @@ final class PgFailover implements Fault {
     @Override
     public void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
             throws Exception {
+        OptionalLong from = failOver(pair, env, startNanos, endNanos, random);
+        if (from.isPresent()) {
+            active.between(from.getAsLong(), System.nanoTime());
+        }
+    }
+
+    /**
+     * At the seeded moment, fails {@code pair} over ({@link #REPLICATION_LAG}) and renews the pool's
+     * connections; when it began ({@link System#nanoTime()}), or empty if interrupted first.
+     */
+    static OptionalLong failOver(
+            LabPostgresPair pair, LabEnvironment env, long startNanos, long endNanos, SplittableRandom random)
+            throws Exception {
         if (!Faults.waitForSeededMoment(startNanos, endNanos, random)) {
-            return;
+            return OptionalLong.empty();
         }
         long from = System.nanoTime();
         pair.failover(REPLICATION_LAG);
         env.renewConnections(); // idle connections to the old primary go now, busy ones when returned
-        active.between(from, System.nanoTime());
+        return OptionalLong.of(from);
     }
 }
