@@ -17,6 +17,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * MariaDB Connector/J with {@code useBulkStmts=true} sends a JDBC batch as one bulk command and
@@ -63,5 +65,72 @@ class MariaDbBulkCompletionIT {
                 }
             }
         }
+    }
+
+    /**
+     * A batch completion is one statement on the server (one multi-table {@code UPDATE}, no per-key
+     * {@code UPDATE}s, no read back), with and without bulk statements: the server's own counters of
+     * the session (a pool of one connection) before and after.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"", "&useServerPrepStmts=true&useBulkStmts=true"})
+    void aBatchCompletionIsOneStatementOnTheServer(String options) throws Exception {
+        String table = "dupguard_test_one_" + Long.toHexString(System.nanoTime());
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(TestDatabases.url(Db.MARIADB) + options);
+        config.setMaximumPoolSize(1);
+        try (HikariDataSource ds = new HikariDataSource(config)) {
+            try {
+                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
+                        .tableName(table)
+                        .createSchemaIfMissing(true)
+                        .build();
+                List<IdempotencyKey> keys = java.util.stream.IntStream.range(0, 50)
+                        .mapToObj(i -> IdempotencyKey.of("one", "k" + i))
+                        .toList();
+                assertThat(store.claimAll(keys.stream().map(BatchEntry::of).toList(), "owner-a", Duration.ofMinutes(1)))
+                        .allMatch(c -> c.equals(Claim.FRESH));
+                List<BatchCompletion> completions = keys.stream()
+                        .map(k -> new BatchCompletion(
+                                k,
+                                Fingerprint.none(),
+                                k.key().equals("k7") ? RecordStatus.FAILED : RecordStatus.COMPLETED,
+                                k.key().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                        .toList();
+                java.util.Map<String, Long> before = counters(ds);
+                assertThat(store.completeAll(completions, "owner-a", Duration.ofMinutes(1)))
+                        .isEmpty();
+                java.util.Map<String, Long> after = counters(ds);
+                assertThat(after.get("Com_update_multi") - before.get("Com_update_multi"))
+                        .isOne();
+                assertThat(after.get("Com_update") - before.get("Com_update")).isZero();
+                assertThat(after.get("Com_select") - before.get("Com_select")).isZero();
+                assertThat(store.find(keys.get(3))).hasValueSatisfying(r -> {
+                    assertThat(r.status()).isEqualTo(RecordStatus.COMPLETED);
+                    assertThat(r.payload()).isEqualTo("k3".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                });
+                assertThat(store.find(keys.get(7)))
+                        .hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.FAILED));
+            } finally {
+                try (Connection c = ds.getConnection();
+                        Statement st = c.createStatement()) {
+                    st.execute("DROP TABLE IF EXISTS " + table);
+                }
+            }
+        }
+    }
+
+    /** The session's statement counters (the pool's one connection). */
+    private static java.util.Map<String, Long> counters(javax.sql.DataSource ds) throws java.sql.SQLException {
+        java.util.Map<String, Long> counters = new java.util.HashMap<>();
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement();
+                java.sql.ResultSet rs = st.executeQuery("SHOW SESSION STATUS WHERE Variable_name IN"
+                        + " ('Com_update', 'Com_update_multi', 'Com_select')")) {
+            while (rs.next()) {
+                counters.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return counters;
     }
 }
