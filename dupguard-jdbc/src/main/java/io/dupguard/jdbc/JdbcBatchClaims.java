@@ -39,7 +39,11 @@ import java.util.Set;
  *       sequentially, at no cost on zero pages, and a connection would keep using it long after
  *       the table has grown (a sequential scan per batch of a 20,000-row table took 10–40 ms
  *       against under 1 ms through the index; an independent consumer check measured a quarter of
- *       the throughput). A plan made at the execution sees the table's present size.
+ *       the throughput). A plan made at the execution sees the table's present size. No read has
+ *       a shape that rules the scan out in a cached plan: a generic plan made on an empty, analyzed
+ *       table reads it sequentially for one key's primary-key equality, for {@code scope = ? AND
+ *       idem_key = ANY(?)} and for a {@code LATERAL} probe alike (zero pages cost nothing, the
+ *       index probe does); only an insert's arbiter probe has no other path.
  *   <li>MariaDB 10.5+: the claim is one multi-row {@code INSERT … ON DUPLICATE KEY UPDATE scope =
  *       scope RETURNING …}, answering every key with its row (ours or the existing one). MySQL
  *       (no {@code RETURNING}): the same insert without it, then one read of the keys: two round
