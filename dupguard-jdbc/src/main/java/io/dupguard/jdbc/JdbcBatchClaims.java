@@ -251,7 +251,7 @@ final class JdbcBatchClaims {
      * execution with the table's present size rather than reusing a plan it cached. Another driver,
      * or one behind a wrapper that does not unwrap, keeps its own behaviour.
      */
-    private static void planEachTime(PreparedStatement ps) {
+    static void planEachTime(PreparedStatement ps) {
         try {
             if (ps.isWrapperFor(org.postgresql.PGStatement.class)) {
                 Object statement = ps.unwrap(org.postgresql.PGStatement.class);

@@ -245,6 +245,51 @@ class PostgresBatchPlanIT {
         }
     }
 
+    /**
+     * The single-key path the per-record listeners take ({@code execute(connection, …, Void.class,
+     * …)}: the claim inserts the completed row, a duplicate's claim then reads the row): on one
+     * reused connection, plans made while the table was empty and analyzed (default plan cache mode:
+     * after five executions the server keeps a generic plan), the table grown to {@value #GROWN}
+     * rows, duplicates do not scan it.
+     */
+    @Test
+    void aDuplicateOfOneKeyDoesNotScanATableGrownPastItsPlans() throws SQLException {
+        String table = "dupguard_test_single_" + Long.toHexString(System.nanoTime());
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(TestDatabases.url(Db.POSTGRESQL));
+        config.setMaximumPoolSize(1);
+        try (HikariDataSource one = new HikariDataSource(config)) {
+            JdbcTransactionalIdempotency own = JdbcTransactionalIdempotency.of(emptyAnalyzed(one, table));
+            for (int round = 0; round < 3; round++) {
+                single(own, one, "e" + round);
+            }
+            fill(one, table, GROWN);
+            long before = flushedSeqScans(one, table);
+            single(own, one, "g");
+            assertThat(flushedSeqScans(one, table) - before).isZero();
+        } finally {
+            execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+
+    /** Ten keys, each executed twice (the second call a duplicate), a commit per key. */
+    private static void single(JdbcTransactionalIdempotency own, DataSource one, String scope) throws SQLException {
+        try (Connection c = one.getConnection()) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < 10; i++) {
+                for (int k = 0; k < 2; k++) { // the second call is a duplicate
+                    own.<Void, SQLException>execute(
+                            c,
+                            IdempotencyKey.of(scope, "m" + i),
+                            io.dupguard.idempotency.Fingerprint.none(),
+                            Void.class,
+                            x -> null);
+                }
+                c.commit();
+            }
+        }
+    }
+
     /** Every batch statement, in the caller's transaction ({@code own}) and in autocommit ({@code store}). */
     private static void rounds(
             JdbcTransactionalIdempotency own, JdbcIdempotencyStore store, DataSource one, String scope)
