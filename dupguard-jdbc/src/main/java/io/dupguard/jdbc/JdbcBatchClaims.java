@@ -39,11 +39,16 @@ import java.util.Set;
  *       sequentially, at no cost on zero pages, and a connection would keep using it long after
  *       the table has grown (a sequential scan per batch of a 20,000-row table took 10–40 ms
  *       against under 1 ms through the index; an independent consumer check measured a quarter of
- *       the throughput). A plan made at the execution sees the table's present size.
+ *       the throughput). A plan made at the execution sees the table's present size. No read has
+ *       a shape that rules the scan out in a cached plan: a generic plan made on an empty, analyzed
+ *       table reads it sequentially for one key's primary-key equality, for {@code scope = ? AND
+ *       idem_key = ANY(?)} and for a {@code LATERAL} probe alike (zero pages cost nothing, the
+ *       index probe does); only an insert's arbiter probe has no other path.
  *   <li>MariaDB 10.5+: the claim is one multi-row {@code INSERT … ON DUPLICATE KEY UPDATE scope =
  *       scope RETURNING …}, answering every key with its row (ours or the existing one). MySQL
  *       (no {@code RETURNING}): the same insert without it, then one read of the keys: two round
- *       trips. Completion and release are one JDBC batch of the single-key statement each
+ *       trips. Completion is one multi-table {@code UPDATE} of the rows, found by primary key from
+ *       a derived table of the completions; release one JDBC batch of the single-key statement
  *       (MariaDB Connector/J sends it in one go).
  *   <li>H2 (embedded, no network), and any database through ShardingSphere-JDBC (which routes a
  *       statement by the keys it names, and cannot split an array or a multi-row {@code RETURNING}
@@ -246,7 +251,7 @@ final class JdbcBatchClaims {
      * execution with the table's present size rather than reusing a plan it cached. Another driver,
      * or one behind a wrapper that does not unwrap, keeps its own behaviour.
      */
-    private static void planEachTime(PreparedStatement ps) {
+    static void planEachTime(PreparedStatement ps) {
         try {
             if (ps.isWrapperFor(org.postgresql.PGStatement.class)) {
                 Object statement = ps.unwrap(org.postgresql.PGStatement.class);
@@ -348,8 +353,8 @@ final class JdbcBatchClaims {
     }
 
     /**
-     * Completes in one statement (PostgreSQL, two keys or more) or one JDBC batch of the
-     * single-key completion; returns the keys not completed.
+     * Completes in one statement (PostgreSQL and MySQL/MariaDB, two keys or more) or one JDBC batch
+     * of the single-key completion; returns the keys not completed.
      */
     Set<IdempotencyKey> completeAll(Connection c, List<BatchCompletion> completions, String owner, long retentionMillis)
             throws SQLException {
@@ -395,6 +400,12 @@ final class JdbcBatchClaims {
             }
             return lost;
         }
+        if (s.dialect == SqlDialect.MYSQL && !keyByKey && completions.size() > 1) {
+            completions = completions.stream()
+                    .sorted(Comparator.comparing(BatchCompletion::key, CLAIM_ORDER))
+                    .toList();
+            return completeMysql(c, completions, owner, retentionMillis);
+        }
         try (PreparedStatement ps = c.prepareStatement(s.complete)) {
             for (BatchCompletion x : completions) {
                 int p = 1;
@@ -420,6 +431,47 @@ final class JdbcBatchClaims {
             if (!untold.isEmpty()) {
                 lost.removeAll(completedAsWritten(c, untold));
             }
+        }
+        return lost;
+    }
+
+    /**
+     * MySQL/MariaDB: one multi-table {@code UPDATE} of the batch's rows, found through the primary
+     * key from a derived table of the completions ({@code STRAIGHT_JOIN}: the completions are read
+     * first, in the order of the claims, so the rows are locked in that order, as the claim locked
+     * them). Its count is the rows that carried our owner token: all of them (the usual case) means
+     * none was lost; fewer, and the rows are read back ({@link #completedAsWritten}).
+     */
+    private Set<IdempotencyKey> completeMysql(
+            Connection c, List<BatchCompletion> completions, String owner, long retentionMillis) throws SQLException {
+        String nowPlus = s.dialect.nowPlusMillisParam();
+        String values = "SELECT ? AS scope, ? AS idem_key, ? AS status, ? AS payload"
+                + " UNION ALL SELECT ?, ?, ?, ?".repeat(completions.size() - 1);
+        String sql = "UPDATE (" + values + ") v STRAIGHT_JOIN " + table
+                + " t ON t.scope = v.scope AND t.idem_key = v.idem_key SET t.status = v.status,"
+                + " t.payload = v.payload, t.owner = NULL, t.expires_at = " + nowPlus
+                + (s.purgeColumn ? ", t.purge_after = GREATEST(t.purge_after, " + nowPlus + ")" : "")
+                + " WHERE t.owner = ?";
+        int updated;
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int p = 1;
+            for (BatchCompletion x : completions) {
+                bindKey(ps, p, x.key());
+                p += 2;
+                ps.setString(p++, status(x.status()));
+                ps.setBytes(p++, x.payload());
+            }
+            ps.setLong(p++, retentionMillis);
+            if (s.purgeColumn) {
+                ps.setLong(p++, retentionMillis);
+            }
+            ps.setString(p, owner);
+            updated = ps.executeUpdate();
+        }
+        Set<IdempotencyKey> lost = new LinkedHashSet<>();
+        if (updated < completions.size()) {
+            completions.forEach(x -> lost.add(x.key()));
+            lost.removeAll(completedAsWritten(c, completions));
         }
         return lost;
     }

@@ -494,9 +494,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return PacedPurge.dutyCycle(1).plusPause(pause).drain(batchSize, this::purgeExpired);
     }
 
+    /**
+     * Reads the key's row. On PostgreSQL the read is planned at each execution ({@link
+     * JdbcBatchClaims#planEachTime}): a plan the server cached while the table was empty (a new
+     * deployment, a truncated table) reads it sequentially, and a pooled connection would keep it
+     * after the table has grown — every duplicate's read would scan it.
+     */
     private Row selectRow(Connection c, String query, IdempotencyKey key, boolean withLiveFlag) throws SQLException {
         IdempotencySql s = sql(c);
         try (PreparedStatement ps = c.prepareStatement(query)) {
+            if (s.dialect == SqlDialect.POSTGRESQL) {
+                JdbcBatchClaims.planEachTime(ps);
+            }
             bindKey(ps, 1, key, s);
             try (ResultSet rs = ps.executeQuery()) {
                 return readRow(rs, s, withLiveFlag);

@@ -3,17 +3,24 @@ package io.dupguard.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.idempotency.BatchCompletion;
 import io.dupguard.idempotency.BatchEntry;
 import io.dupguard.idempotency.BatchResult;
+import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.jdbc.TestDatabases.Db;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,6 +35,7 @@ import org.junit.jupiter.api.Test;
 class PostgresBatchPlanIT {
     private static final String TABLE = "dupguard_test_batch_plan";
     private static final int ROWS = 20_000;
+    private static final int GROWN = 200_000;
 
     private HikariDataSource ds;
     private JdbcTransactionalIdempotency tx;
@@ -54,7 +62,7 @@ class PostgresBatchPlanIT {
         execute(ds, sql);
     }
 
-    private static void execute(javax.sql.DataSource ds, String sql) throws SQLException {
+    private static void execute(DataSource ds, String sql) throws SQLException {
         try (Connection c = ds.getConnection();
                 Statement st = c.createStatement()) {
             st.execute(sql);
@@ -63,9 +71,16 @@ class PostgresBatchPlanIT {
 
     /** {@value #ROWS} completed rows of another scope: the table a busy consumer has. */
     private void fill() throws SQLException {
-        execute("INSERT INTO " + TABLE + " (scope, idem_key, status, fingerprint, owner, payload, expires_at,"
-                + " purge_after) SELECT 'old', 'k-' || g, 'C', md5(g::text), NULL, NULL, now() + interval '1 day',"
-                + " now() + interval '1 day' FROM generate_series(1, " + ROWS + ") g");
+        fill(ds, TABLE, ROWS);
+    }
+
+    /** {@code rows} completed rows of another scope in {@code table}. */
+    private static void fill(DataSource ds, String table, int rows) throws SQLException {
+        execute(
+                ds,
+                "INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, payload, expires_at,"
+                        + " purge_after) SELECT 'old', 'k-' || g, 'C', md5(g::text), NULL, NULL, now() + interval '1 day',"
+                        + " now() + interval '1 day' FROM generate_series(1, " + rows + ") g");
     }
 
     private static List<BatchEntry> batch(String scope, int from, int to) {
@@ -178,14 +193,7 @@ class PostgresBatchPlanIT {
     void plansMadeOnAnEmptyAnalyzedTableDoNotScanItOnceItGrew() throws SQLException {
         String table = "dupguard_test_plan_" + Long.toHexString(System.nanoTime());
         try {
-            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
-                    .tableName(table)
-                    .createSchemaIfMissing(true)
-                    .build();
-            store.dialect();
-            JdbcTransactionalIdempotency own = JdbcTransactionalIdempotency.of(store);
-            execute("ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
-            execute("ANALYZE " + table);
+            JdbcTransactionalIdempotency own = JdbcTransactionalIdempotency.of(emptyAnalyzed(ds, table));
             try (Connection c = ds.getConnection()) {
                 c.setAutoCommit(false);
                 try (Statement st = c.createStatement()) {
@@ -195,10 +203,7 @@ class PostgresBatchPlanIT {
                     every(own, c, "e" + round);
                     c.commit();
                 }
-                execute("INSERT INTO " + table + " (scope, idem_key, status, fingerprint, owner, payload, expires_at,"
-                        + " purge_after) SELECT 'old', 'k-' || g, 'C', md5(g::text), NULL, NULL,"
-                        + " now() + interval '1 day', now() + interval '1 day' FROM generate_series(1, " + ROWS
-                        + ") g");
+                fill(ds, table, ROWS);
                 long before = seqScans(c, table);
                 every(own, c, "g");
                 assertThat(seqScans(c, table) - before).isZero();
@@ -207,6 +212,140 @@ class PostgresBatchPlanIT {
         } finally {
             execute("DROP TABLE IF EXISTS " + table);
         }
+    }
+
+    /**
+     * One reused connection plans every batch statement on an empty, analyzed table with generic
+     * plans forced; the table then grows to {@value #GROWN} rows (no new statistics) and the same
+     * connection claims, completes and releases batches again, in the caller's transaction and in
+     * autocommit through the store. The server's own count of sequential scans of the table
+     * ({@code pg_stat_user_tables.seq_scan}, every session's, flushed) does not move.
+     */
+    @Test
+    void aTableGrownPastPlansMadeWhileItWasEmptyIsNeverScanned() throws SQLException {
+        String table = "dupguard_test_grown_" + Long.toHexString(System.nanoTime());
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(TestDatabases.url(Db.POSTGRESQL));
+        config.setMaximumPoolSize(1); // one connection, reused by every call below
+        config.setConnectionInitSql("SET plan_cache_mode = force_generic_plan");
+        try (HikariDataSource one = new HikariDataSource(config)) {
+            JdbcIdempotencyStore store = emptyAnalyzed(one, table);
+            JdbcTransactionalIdempotency own = JdbcTransactionalIdempotency.of(store);
+            for (int round = 0; round < 8; round++) { // past pgJDBC's prepareThreshold: server-side plans
+                rounds(own, store, one, "e" + round);
+            }
+            fill(one, table, GROWN);
+            long before = flushedSeqScans(one, table);
+            for (int round = 0; round < 3; round++) {
+                rounds(own, store, one, "g" + round);
+            }
+            assertThat(flushedSeqScans(one, table) - before).isZero();
+        } finally {
+            execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+
+    /**
+     * The single-key path the per-record listeners take ({@code execute(connection, …, Void.class,
+     * …)}: the claim inserts the completed row, a duplicate's claim then reads the row): on one
+     * reused connection, plans made while the table was empty and analyzed (default plan cache mode:
+     * after five executions the server keeps a generic plan), the table grown to {@value #GROWN}
+     * rows, duplicates do not scan it.
+     */
+    @Test
+    void aDuplicateOfOneKeyDoesNotScanATableGrownPastItsPlans() throws SQLException {
+        String table = "dupguard_test_single_" + Long.toHexString(System.nanoTime());
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(TestDatabases.url(Db.POSTGRESQL));
+        config.setMaximumPoolSize(1);
+        try (HikariDataSource one = new HikariDataSource(config)) {
+            JdbcTransactionalIdempotency own = JdbcTransactionalIdempotency.of(emptyAnalyzed(one, table));
+            for (int round = 0; round < 3; round++) {
+                single(own, one, "e" + round);
+            }
+            fill(one, table, GROWN);
+            long before = flushedSeqScans(one, table);
+            single(own, one, "g");
+            assertThat(flushedSeqScans(one, table) - before).isZero();
+        } finally {
+            execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+
+    /** Ten keys, each executed twice (the second call a duplicate), a commit per key. */
+    private static void single(JdbcTransactionalIdempotency own, DataSource one, String scope) throws SQLException {
+        try (Connection c = one.getConnection()) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < 10; i++) {
+                for (int k = 0; k < 2; k++) { // the second call is a duplicate
+                    own.<Void, SQLException>execute(
+                            c,
+                            IdempotencyKey.of(scope, "m" + i),
+                            io.dupguard.idempotency.Fingerprint.none(),
+                            Void.class,
+                            x -> null);
+                }
+                c.commit();
+            }
+        }
+    }
+
+    /** Every batch statement, in the caller's transaction ({@code own}) and in autocommit ({@code store}). */
+    private static void rounds(
+            JdbcTransactionalIdempotency own, JdbcIdempotencyStore store, DataSource one, String scope)
+            throws SQLException {
+        try (Connection c = one.getConnection()) {
+            c.setAutoCommit(false);
+            every(own, c, scope);
+            c.commit();
+        }
+        List<BatchEntry> fresh = batch(scope + "a", 0, 100);
+        List<BatchEntry> half = batch(scope + "a", 50, 150);
+        for (List<BatchEntry> b : List.of(fresh, half)) {
+            List<Claim> claims = store.claimAll(b, "owner-" + scope, Duration.ofMinutes(1));
+            List<BatchCompletion> done = new ArrayList<>();
+            for (int i = 0; i < b.size(); i++) {
+                if (claims.get(i) == Claim.FRESH) {
+                    done.add(new BatchCompletion(
+                            b.get(i).key(), b.get(i).fingerprint(), RecordStatus.COMPLETED, new byte[] {1}));
+                }
+            }
+            assertThat(store.completeAll(done, "owner-" + scope, Duration.ofMinutes(1)))
+                    .isEmpty();
+        }
+        List<BatchEntry> failed = batch(scope + "r", 0, 100);
+        assertThat(store.claimAll(failed, "owner-" + scope, Duration.ofMinutes(1)))
+                .allMatch(Claim.FRESH::equals);
+        store.releaseAll(failed.stream().map(BatchEntry::key).toList(), "owner-" + scope);
+    }
+
+    /** The server's count of sequential scans of {@code table}, every session's statistics flushed. */
+    private static long flushedSeqScans(DataSource one, String table) throws SQLException {
+        try (Connection c = one.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("SELECT pg_stat_force_next_flush()"); // this session's counts, once it is idle
+            st.execute("SELECT pg_stat_clear_snapshot()");
+            try (ResultSet rs =
+                    st.executeQuery("SELECT seq_scan FROM pg_stat_user_tables WHERE relname = '" + table + "'")) {
+                assertThat(rs.next()).isTrue();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /**
+     * A store on its own new table, analyzed while empty (zero pages, zero rows: a sequential scan
+     * costs nothing), autovacuum off for it so that no analyze replaces the plans made on it.
+     */
+    private static JdbcIdempotencyStore emptyAnalyzed(DataSource ds, String table) throws SQLException {
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
+                .tableName(table)
+                .createSchemaIfMissing(true)
+                .build();
+        store.dialect();
+        execute(ds, "ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
+        execute(ds, "ANALYZE " + table);
+        return store;
     }
 
     /** Each batch statement once or more: claims of new and of recorded keys, completion, release. */
