@@ -237,7 +237,8 @@ public abstract sealed class MessageProbe<P extends MessageProbe<P>> permits Rab
     }
 
     /**
-     * The kill scenario: {@link #burst} messages with fresh ids published from a thread of their
+     * The kill scenario: once {@code drained} (the broker's view that the service caught up with
+     * the other scenarios), {@link #burst} messages with fresh ids published from a thread of their
      * own; {@link #killAfter} after the first, {@code beforeKill} (the readiness's reset), the
      * service killed and started again; then {@code drained} (the broker's view that the service
      * caught up) waited for, up to {@link #lostAfter}.
@@ -251,6 +252,8 @@ public abstract sealed class MessageProbe<P extends MessageProbe<P>> permits Rab
                         + " ms after the first, the service is killed (SIGKILL"
                         + (launch != null ? " of the launched process tree" : ", by the --restart command")
                         + ") and started again: each id must take effect once");
+        // The kill is to land in the burst, not in what the other scenarios left.
+        awaitDrained(drained);
         List<String[]> messages = new ArrayList<>();
         for (int i = 0; i < burst; i++) {
             String key = freshKey();
@@ -298,12 +301,7 @@ public abstract sealed class MessageProbe<P extends MessageProbe<P>> permits Rab
             }
             throw e;
         }
-        long deadline = System.nanoTime() + lostAfter.toNanos();
-        boolean caughtUp = drained.getAsBoolean();
-        while (!caughtUp && System.nanoTime() < deadline) {
-            Thread.sleep(100); // polls the broker's view of the service's progress
-            caughtUp = drained.getAsBoolean();
-        }
+        boolean caughtUp = awaitDrained(drained);
         s.notes.add(String.format(
                 Locale.ROOT,
                 "killed %d ms after the first message, %d of %d published by then; ready again after %.1f s; %s",
@@ -316,6 +314,17 @@ public abstract sealed class MessageProbe<P extends MessageProbe<P>> permits Rab
                                 + " after the kill"
                         : "not caught up within " + lostAfter.toSeconds() + " s"));
         return s;
+    }
+
+    /** Waits up to {@link #lostAfter} for {@code drained}; whether it came. */
+    private boolean awaitDrained(BooleanSupplier drained) throws InterruptedException {
+        long deadline = System.nanoTime() + lostAfter.toNanos();
+        boolean caughtUp = drained.getAsBoolean();
+        while (!caughtUp && System.nanoTime() < deadline) {
+            Thread.sleep(100); // polls the broker's view of the service's progress
+            caughtUp = drained.getAsBoolean();
+        }
+        return caughtUp;
     }
 
     /** Counts the effects of every scenario's keys; the verdicts of a run that began at {@code start}. */
