@@ -44,7 +44,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@link #restart}, the kill scenario runs last.
  */
 public final class KafkaProbe extends MessageProbe<KafkaProbe> {
-    /** The scenarios, in the order they run. */
+    /** The scenarios, in the order they run; {@code kill} only with {@code launch} or {@code restart}. */
     public static final List<String> SCENARIOS =
             List.of("published-n-times", "redelivery", "changed-body", "no-id", "kill");
 

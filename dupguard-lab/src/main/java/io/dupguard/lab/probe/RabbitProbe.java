@@ -24,7 +24,7 @@ import java.util.concurrent.TimeoutException;
  * runs last.
  */
 public final class RabbitProbe extends MessageProbe<RabbitProbe> {
-    /** The scenarios, in the order they run. */
+    /** The scenarios, in the order they run; {@code kill} only with {@code launch} or {@code restart}. */
     public static final List<String> SCENARIOS =
             List.of("published-n-times", "redelivery", "changed-body", "no-id", "kill");
 
