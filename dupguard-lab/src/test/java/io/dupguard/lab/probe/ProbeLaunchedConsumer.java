@@ -1,5 +1,7 @@
 package io.dupguard.lab.probe;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
@@ -8,7 +10,9 @@ import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
+import io.dupguard.lab.LabCli;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -46,6 +50,27 @@ public final class ProbeLaunchedConsumer {
     private static final Pattern REF = Pattern.compile("\"ref\":\"([^\"]*)\"");
 
     private ProbeLaunchedConsumer() {}
+
+    /** {@code --launch}: this class in a JVM of its own, with {@code args}. */
+    static String command(String... args) {
+        return "exec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -cp '"
+                + System.getProperty("java.class.path") + "' " + ProbeLaunchedConsumer.class.getName() + " "
+                + String.join(" ", args);
+    }
+
+    /**
+     * What a run against the naive consumer with {@code --burst 10 --kill-after 1s} prints: exit 1,
+     * the message in flight at the kill taken twice, the kill's note.
+     */
+    static void assertKillFoundOneDuplicate(LabCli.Result r) {
+        System.out.println(r.out()); // the kill's report, in the test's output
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isEqualTo(1);
+        assertThat(r.out())
+                .containsPattern("FAIL  kill: probe-\\S+: 2 effects \\(duplicate\\)")
+                .containsPattern("note  kill: killed 1000 ms after the first message, \\d+ of 10 published by then;"
+                        + " ready again after \\d+\\.\\d s; caught up");
+        assertThat(r.err()).contains("probe: kill done, 10 keys, 10 messages");
+    }
 
     public static void main(String[] args) throws Exception {
         boolean safe = args[1].equals("safe");
