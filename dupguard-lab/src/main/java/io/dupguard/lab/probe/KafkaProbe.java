@@ -21,6 +21,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -145,7 +146,7 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
             checkEffects(queries);
             int partitions = check(admin);
             done.add(publishedNTimes(producer, partitions).done(progress));
-            done.add(redelivery(admin, producer, partitions).done(progress));
+            done.add(redelivery(admin, producer, partitions, service, member).done(progress));
             done.add(changedBodyScenario(producer, partitions).done(progress));
             done.add(noId(producer, partitions).done(progress));
             if (service != null) {
@@ -224,7 +225,7 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
             }
         }
 
-        private ConsumerGroupDescription describe()
+        ConsumerGroupDescription describe()
                 throws ExecutionException, java.util.concurrent.TimeoutException, InterruptedException {
             return admin.describeConsumerGroups(List.of(group))
                     .all()
@@ -409,12 +410,24 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
         return s;
     }
 
-    private MessageScenario redelivery(Admin admin, KafkaProducer<String, byte[]> producer, int partitions)
+    private MessageScenario redelivery(
+            Admin admin,
+            KafkaProducer<String, byte[]> producer,
+            int partitions,
+            ServiceProcess service,
+            NewMember member)
             throws InterruptedException {
+        boolean rewind = service != null && service.launched();
         MessageScenario s = new MessageScenario(
                 "redelivery",
-                "per key, one record; once group " + group + " has committed past it, the same record (same id,"
-                        + " same value, same partition) again: a redelivery after the consumer's commit");
+                rewind
+                        ? "per key, one record; once group " + group + " has committed past it, the service killed,"
+                                + " the group's committed offset rewound to the record, the service launched again:"
+                                + " it reads the record again"
+                        : "per key, one record; once group " + group + " has committed past it, the same record"
+                                + " (same id, same value, same partition) again: a redelivery after the consumer's"
+                                + " commit");
+        Map<TopicPartition, OffsetAndMetadata> rewindTo = new LinkedHashMap<>();
         for (int i = 0; i < keys; i++) {
             String key = freshKey();
             String b = body.fill(key, n());
@@ -432,17 +445,75 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
             if (committed) {
                 s.notes.add(String.format(
                         java.util.Locale.ROOT,
-                        "%s: committed by %s %.2f s after the first publish, then sent again",
+                        "%s: committed by %s %.2f s after the first publish, then %s",
                         key,
                         group,
-                        (System.nanoTime() - t0) / 1e9));
+                        (System.nanoTime() - t0) / 1e9,
+                        rewind ? "rewound" : "sent again"));
             } else {
-                s.notes.add(key + ": not committed by " + group + " within " + lostAfter.toSeconds()
-                        + " s; sent again anyway");
+                s.notes.add(key + ": not committed by " + group + " within " + lostAfter.toSeconds() + " s; "
+                        + (rewind ? "rewound" : "sent again") + " anyway");
             }
-            publish(s, producer, key, true, b, first.partition(), "acked again");
+            if (rewind) {
+                rewindTo.merge(tp, new OffsetAndMetadata(first.offset()), (a, c) -> a.offset() <= c.offset() ? a : c);
+            } else {
+                publish(s, producer, key, true, b, first.partition(), "acked again");
+            }
+        }
+        if (rewind) {
+            rewind(admin, service, member, rewindTo, s);
         }
         return s;
+    }
+
+    /**
+     * Kills the launched service, removes the group's members (a killed static member stays until
+     * its session expires, and offsets change only in a group without members), sets the group's
+     * committed offsets to {@code offsets} and launches the service again.
+     */
+    private void rewind(
+            Admin admin,
+            ServiceProcess service,
+            NewMember member,
+            Map<TopicPartition, OffsetAndMetadata> offsets,
+            MessageScenario s)
+            throws InterruptedException {
+        member.reset();
+        service.kill();
+        long deadline = System.nanoTime() + lostAfter.toNanos();
+        String last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (!member.describe().members().isEmpty()) {
+                    admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions())
+                            .all()
+                            .get(BROKER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                }
+                admin.alterConsumerGroupOffsets(group, offsets)
+                        .all()
+                        .get(BROKER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                last = null;
+                break;
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                last = rootMessage(e.getCause() == null ? e : e.getCause());
+                Thread.sleep(200); // the group's members leave asynchronously
+            }
+        }
+        long t0 = System.nanoTime();
+        service.start();
+        if (last != null) {
+            s.notes.add("the committed offsets of " + group + " could not be rewound: " + last);
+        } else {
+            s.notes.add(String.format(
+                    java.util.Locale.ROOT,
+                    "%s rewound to %s; ready again after %.1f s",
+                    group,
+                    offsets.entrySet().stream()
+                            .map(e ->
+                                    e.getKey().partition() + ":" + e.getValue().offset())
+                            .collect(Collectors.joining(", ", "partition:offset ", "")),
+                    (System.nanoTime() - t0) / 1e9));
+        }
     }
 
     private long committedOffset(Admin admin, TopicPartition tp) throws InterruptedException {

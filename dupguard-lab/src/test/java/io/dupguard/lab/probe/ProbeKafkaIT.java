@@ -233,6 +233,10 @@ class ProbeKafkaIT {
                         "30s")
                 .toArray(String[]::new));
 
+        // the naive consumer reads the rewound record again and inserts again
+        assertThat(r.out())
+                .containsPattern("FAIL  redelivery: probe-\\S+: 2 effects \\(duplicate\\)")
+                .containsPattern("note  redelivery: .*rewound to partition:offset");
         ProbeLaunchedConsumer.assertKillFoundOneDuplicate(r);
     }
 
@@ -260,6 +264,13 @@ class ProbeKafkaIT {
         assertThat(kill.verdict()).as("%s", kill).isEqualTo(ScenarioVerdict.PASS);
         assertThat(kill.keys()).hasSize(10).allSatisfy(k -> assertThat(k.effects())
                 .containsExactly(1L));
+        // with --launch, the redelivery is the group's committed offset rewound and the service launched again
+        ScenarioVerdict redelivery = report.scenario("redelivery");
+        assertThat(redelivery.verdict()).as("%s", redelivery).isEqualTo(ScenarioVerdict.PASS);
+        assertThat(redelivery.notes())
+                .anySatisfy(
+                        n -> assertThat(n).contains("committed by " + KILL_SAFE).endsWith("then rewound"))
+                .anySatisfy(n -> assertThat(n).containsPattern("rewound to partition:offset \\d+:\\d+; ready again"));
         assertThat(kill.notes()).singleElement().satisfies(n -> assertThat(n)
                 .containsPattern("killed 1000 ms after the first message, \\d+ of 10 published by then; ready again"
                         + " after \\d+\\.\\d s; caught up"));
