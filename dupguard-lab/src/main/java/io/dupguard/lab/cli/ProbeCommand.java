@@ -139,6 +139,45 @@ final class ProbeCommand implements Callable<Integer> {
                 description = "Keep counting a key without effects this long before calling it lost (default: 15s)")
         Duration lostAfter = Duration.ofSeconds(15);
 
+        @Option(
+                names = "--launch",
+                paramLabel = "CMD",
+                description = "Start the consuming service with CMD (sh -c), stop it at the end; enables the kill"
+                        + " scenario")
+        String launch;
+
+        @Option(
+                names = "--restart",
+                paramLabel = "CMD",
+                description = "A command that kills the service hard and starts it again; enables the kill scenario")
+        String restart;
+
+        @Option(
+                names = "--health",
+                paramLabel = "URL",
+                description = "Ready when GET URL answers 2xx (default: when the broker sees the service consuming)")
+        String health;
+
+        @Option(
+                names = "--start-timeout",
+                paramLabel = "TIME",
+                converter = DurationConverter.class,
+                description = "How long a (re)started service has to become ready (default: 180s)")
+        Duration startTimeout = Duration.ofSeconds(180);
+
+        @Option(
+                names = "--kill-after",
+                paramLabel = "TIME",
+                converter = DurationConverter.class,
+                description = "Delay from the burst's first message to the kill in the kill scenario (default: 300ms)")
+        Duration killAfter = Duration.ofMillis(300);
+
+        @Option(
+                names = "--burst",
+                paramLabel = "N",
+                description = "Messages with fresh ids in the kill scenario's burst (default: ${DEFAULT-VALUE})")
+        int burst = 20;
+
         /**
          * Gives {@code probe} these options and the {@code effects}, runs it, prints the report; the
          * exit status (2 on bad input).
@@ -153,9 +192,18 @@ final class ProbeCommand implements Callable<Integer> {
                         .copies(copies)
                         .keys(keys)
                         .settle(settle, lostAfter)
+                        .startTimeout(startTimeout)
+                        .killAfter(killAfter)
+                        .burst(burst)
                         .progress(line -> err.println(line));
                 if (changedBody != null) {
                     probe.changedBody(Http.text(changedBody, "--changed-body"));
+                }
+                if (launch != null) {
+                    probe.launch(launch, health);
+                }
+                if (restart != null) {
+                    probe.restart(restart, health);
                 }
                 effects.sql.forEach(sql -> probe.effects(effects.jdbcUrl, sql));
                 output.check();
@@ -176,9 +224,9 @@ final class ProbeCommand implements Callable<Integer> {
             sortOptions = false,
             description = {
                 "Publishes the message scenarios (the same record N times, the same record again after the"
-                        + " service's consumer group committed it, the same id with another body, no id) to a topic"
-                        + " your running service consumes, each on fresh keys, then counts each key's effects with"
-                        + " --effects-sql.",
+                        + " service's consumer group committed it, the same id with another body, no id and, with"
+                        + " --launch or --restart, a kill -9 mid-burst) to a topic your running service consumes, each"
+                        + " on fresh keys, then counts each key's effects with --effects-sql.",
                 "Exits 1 if any key took effect twice or more, or not at all; 2 on bad input, an unreachable broker,"
                         + " an unknown topic, a group without a member consuming it, or an unreachable database,"
                         + " before any record is published."
@@ -253,9 +301,9 @@ final class ProbeCommand implements Callable<Integer> {
             sortOptions = false,
             description = {
                 "Publishes the message scenarios (the same message N times, a redelivery through a consumer of the"
-                        + " probe's own that nacks with requeue, the same id with another body, no id) to a queue"
-                        + " your running service consumes, each on fresh keys, then counts each key's effects with"
-                        + " --effects-sql.",
+                        + " probe's own that nacks with requeue, the same id with another body, no id and, with"
+                        + " --launch or --restart, a kill -9 mid-burst) to a queue your running service consumes, each"
+                        + " on fresh keys, then counts each key's effects with --effects-sql.",
                 "Exits 1 if any key took effect twice or more, or not at all; 2 on bad input or an unreachable"
                         + " broker, queue (or one without a consumer) or database, before any message is published."
             },

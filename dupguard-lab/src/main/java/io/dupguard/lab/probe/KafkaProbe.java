@@ -9,13 +9,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -35,11 +41,13 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * id in a header, {@code message-id} by default, and optionally in the record key), with the
  * effects counted per key by the user's queries. Built by {@link Probe#kafka(String)}; {@link
  * #run()} checks the input (the broker answers, the topic exists, the service's consumer group has
- * members, the queries count), then publishes and returns the verdicts.
+ * members, the queries count), then publishes and returns the verdicts. With {@link #launch} or
+ * {@link #restart}, the kill scenario runs last.
  */
 public final class KafkaProbe extends MessageProbe<KafkaProbe> {
-    /** The scenarios, in the order they run. */
-    public static final List<String> SCENARIOS = List.of("published-n-times", "redelivery", "changed-body", "no-id");
+    /** The scenarios, in the order they run; {@code kill} only with {@code launch} or {@code restart}. */
+    public static final List<String> SCENARIOS =
+            List.of("published-n-times", "redelivery", "changed-body", "no-id", "kill");
 
     private static final Pattern SERVER = Pattern.compile("[^\\s,:]+:\\d{1,5}|\\[[0-9a-fA-F:.]+]:\\d{1,5}");
     private static final Duration BROKER_TIMEOUT = Duration.ofSeconds(10);
@@ -127,20 +135,123 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
         }
         List<EffectsQuery> queries = checkInput();
         List<MessageScenario> done = new ArrayList<>();
+        ServiceProcess service = null;
         try (Admin admin = client(() -> Admin.create(adminConfig()));
                 KafkaProducer<String, byte[]> producer = client(() -> new KafkaProducer<>(producerConfig()))) {
+            NewMember member = new NewMember(admin);
+            service = service(member);
+            if (service != null && service.launched()) {
+                service.start(); // before the effects check: a service may create its tables at start-up
+            }
+            checkEffects(queries);
             int partitions = check(admin);
             done.add(publishedNTimes(producer, partitions).done(progress));
-            done.add(redelivery(admin, producer, partitions).done(progress));
+            done.add(redelivery(admin, producer, partitions, service, member).done(progress));
             done.add(changedBodyScenario(producer, partitions).done(progress));
             done.add(noId(producer, partitions).done(progress));
+            if (service != null) {
+                done.add(kill(
+                                service,
+                                member::reset,
+                                (s, key, text, i) -> publish(s, producer, key, true, text, i % partitions, "acked"),
+                                () -> caughtUp(admin))
+                        .done(progress));
+            }
+            // Counted while a launched service still runs: what it consumes again after its restart lands.
+            return report(start, queries, done);
         } catch (KafkaException e) {
             throw new UnreachableException("--bootstrap-servers " + bootstrapServers + ": " + rootMessage(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        } finally {
+            if (service != null) {
+                service.close();
+            }
         }
-        return report(start, queries, done);
+    }
+
+    /** Whether the group's committed offsets reached the end of every partition of the topic. */
+    private boolean caughtUp(Admin admin) {
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(BROKER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+            admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(BROKER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .get(topic)
+                    .partitions()
+                    .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
+                    admin.listOffsets(latest).all().get(BROKER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return ends.entrySet().stream().allMatch(e -> {
+                OffsetAndMetadata c = committed.get(e.getKey());
+                return e.getValue().offset() == 0
+                        || c != null && c.offset() >= e.getValue().offset();
+            });
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * The broker's view of the service, as the readiness of a service without {@code --health}: a
+     * member of the group consuming the topic that was not one before the kill (a static member
+     * rejoining gets a new member id).
+     */
+    private final class NewMember implements Supplier<String> {
+        private final Admin admin;
+        private volatile Set<String> before = Set.of();
+
+        NewMember(Admin admin) {
+            this.admin = admin;
+        }
+
+        void reset() {
+            try {
+                before = describe().members().stream()
+                        .map(MemberDescription::consumerId)
+                        .collect(Collectors.toSet());
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                before = Set.of();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+
+        ConsumerGroupDescription describe()
+                throws ExecutionException, java.util.concurrent.TimeoutException, InterruptedException {
+            return admin.describeConsumerGroups(List.of(group))
+                    .all()
+                    .get(BROKER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .get(group);
+        }
+
+        @Override
+        public String get() {
+            try {
+                ConsumerGroupDescription g = describe();
+                boolean consumes = g.members().stream()
+                        .filter(m -> !before.contains(m.consumerId()))
+                        .flatMap(m -> m.assignment().topicPartitions().stream())
+                        .anyMatch(tp -> tp.topic().equals(topic));
+                return consumes
+                        ? null
+                        : "no new member of group " + group + " consumes topic " + topic + " (state " + g.groupState()
+                                + ", " + g.members().size() + " members)";
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                return "--group " + group + ": " + rootMessage(e.getCause() == null ? e : e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
     }
 
     /**
@@ -299,12 +410,24 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
         return s;
     }
 
-    private MessageScenario redelivery(Admin admin, KafkaProducer<String, byte[]> producer, int partitions)
+    private MessageScenario redelivery(
+            Admin admin,
+            KafkaProducer<String, byte[]> producer,
+            int partitions,
+            ServiceProcess service,
+            NewMember member)
             throws InterruptedException {
+        boolean rewind = service != null && service.launched();
         MessageScenario s = new MessageScenario(
                 "redelivery",
-                "per key, one record; once group " + group + " has committed past it, the same record (same id,"
-                        + " same value, same partition) again: a redelivery after the consumer's commit");
+                rewind
+                        ? "per key, one record; once group " + group + " has committed past it, the service killed,"
+                                + " the group's committed offset rewound to the record, the service launched again:"
+                                + " it reads the record again"
+                        : "per key, one record; once group " + group + " has committed past it, the same record"
+                                + " (same id, same value, same partition) again: a redelivery after the consumer's"
+                                + " commit");
+        Map<TopicPartition, OffsetAndMetadata> rewindTo = new LinkedHashMap<>();
         for (int i = 0; i < keys; i++) {
             String key = freshKey();
             String b = body.fill(key, n());
@@ -322,17 +445,75 @@ public final class KafkaProbe extends MessageProbe<KafkaProbe> {
             if (committed) {
                 s.notes.add(String.format(
                         java.util.Locale.ROOT,
-                        "%s: committed by %s %.2f s after the first publish, then sent again",
+                        "%s: committed by %s %.2f s after the first publish, then %s",
                         key,
                         group,
-                        (System.nanoTime() - t0) / 1e9));
+                        (System.nanoTime() - t0) / 1e9,
+                        rewind ? "rewound" : "sent again"));
             } else {
-                s.notes.add(key + ": not committed by " + group + " within " + lostAfter.toSeconds()
-                        + " s; sent again anyway");
+                s.notes.add(key + ": not committed by " + group + " within " + lostAfter.toSeconds() + " s; "
+                        + (rewind ? "rewound" : "sent again") + " anyway");
             }
-            publish(s, producer, key, true, b, first.partition(), "acked again");
+            if (rewind) {
+                rewindTo.merge(tp, new OffsetAndMetadata(first.offset()), (a, c) -> a.offset() <= c.offset() ? a : c);
+            } else {
+                publish(s, producer, key, true, b, first.partition(), "acked again");
+            }
+        }
+        if (rewind) {
+            rewind(admin, service, member, rewindTo, s);
         }
         return s;
+    }
+
+    /**
+     * Kills the launched service, removes the group's members (a killed static member stays until
+     * its session expires, and offsets change only in a group without members), sets the group's
+     * committed offsets to {@code offsets} and launches the service again.
+     */
+    private void rewind(
+            Admin admin,
+            ServiceProcess service,
+            NewMember member,
+            Map<TopicPartition, OffsetAndMetadata> offsets,
+            MessageScenario s)
+            throws InterruptedException {
+        member.reset();
+        service.kill();
+        long deadline = System.nanoTime() + lostAfter.toNanos();
+        String last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (!member.describe().members().isEmpty()) {
+                    admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions())
+                            .all()
+                            .get(BROKER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                }
+                admin.alterConsumerGroupOffsets(group, offsets)
+                        .all()
+                        .get(BROKER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                last = null;
+                break;
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                last = rootMessage(e.getCause() == null ? e : e.getCause());
+                Thread.sleep(200); // the group's members leave asynchronously
+            }
+        }
+        long t0 = System.nanoTime();
+        service.start();
+        if (last != null) {
+            s.notes.add("the committed offsets of " + group + " could not be rewound: " + last);
+        } else {
+            s.notes.add(String.format(
+                    java.util.Locale.ROOT,
+                    "%s rewound to %s; ready again after %.1f s",
+                    group,
+                    offsets.entrySet().stream()
+                            .map(e ->
+                                    e.getKey().partition() + ":" + e.getValue().offset())
+                            .collect(Collectors.joining(", ", "partition:offset ", "")),
+                    (System.nanoTime() - t0) / 1e9));
+        }
     }
 
     private long committedOffset(Admin admin, TopicPartition tp) throws InterruptedException {

@@ -20,11 +20,13 @@ import java.util.concurrent.TimeoutException;
  * The message scenarios against a RabbitMQ queue a running service consumes, each on fresh keys
  * (the message-id, or a header of the user's), with the effects counted per key by the user's
  * queries. Built by {@link Probe#rabbitmq(String)}; {@link #run()} checks the input, then
- * publishes and returns the verdicts.
+ * publishes and returns the verdicts. With {@link #launch} or {@link #restart}, the kill scenario
+ * runs last.
  */
 public final class RabbitProbe extends MessageProbe<RabbitProbe> {
-    /** The scenarios, in the order they run. */
-    public static final List<String> SCENARIOS = List.of("published-n-times", "redelivery", "changed-body", "no-id");
+    /** The scenarios, in the order they run; {@code kill} only with {@code launch} or {@code restart}. */
+    public static final List<String> SCENARIOS =
+            List.of("published-n-times", "redelivery", "changed-body", "no-id", "kill");
 
     private final String uri;
     private String queue;
@@ -85,7 +87,14 @@ public final class RabbitProbe extends MessageProbe<RabbitProbe> {
         }
         factory.setConnectionTimeout(5000);
         List<MessageScenario> done = new ArrayList<>();
+        ServiceProcess service = null;
         try (com.rabbitmq.client.Connection conn = factory.newConnection("dupguard-probe")) {
+            ConsumerSeen seen = new ConsumerSeen(conn);
+            service = service(seen);
+            if (service != null && service.launched()) {
+                service.start(); // before the effects check: a service may create its tables at start-up
+            }
+            checkEffects(queries);
             try (Channel check = conn.createChannel()) {
                 AMQP.Queue.DeclareOk q = check.queueDeclarePassive(queue);
                 if (q.getConsumerCount() == 0) {
@@ -100,13 +109,83 @@ public final class RabbitProbe extends MessageProbe<RabbitProbe> {
             done.add(redelivery(conn, ch).done(progress));
             done.add(changedBodyScenario(ch).done(progress));
             done.add(noId(ch).done(progress));
+            if (service != null) {
+                Channel burstChannel = conn.createChannel();
+                burstChannel.confirmSelect();
+                done.add(kill(
+                                service,
+                                seen::reset,
+                                (s, key, text, i) -> publish(s, burstChannel, key, true, text),
+                                () -> seen.ready() == 0)
+                        .done(progress));
+            }
+            // Counted while a launched service still runs: what it redelivers to itself lands.
+            return report(start, queries, done);
         } catch (IOException | TimeoutException e) {
             throw new UnreachableException("--uri " + target() + ": " + rootMessage(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        } finally {
+            if (service != null) {
+                service.close();
+            }
         }
-        return report(start, queries, done);
+    }
+
+    /**
+     * The broker's view of the service, as the readiness of a service without {@code --health}: a
+     * consumer on the queue. After a kill, the old consumer's connection must first be seen gone
+     * (or 2 s pass, for a restart faster than the probe looks).
+     */
+    private final class ConsumerSeen implements java.util.function.Supplier<String> {
+        private final com.rabbitmq.client.Connection conn;
+        private volatile boolean seenNone = true;
+        private volatile long killed = System.nanoTime();
+
+        ConsumerSeen(com.rabbitmq.client.Connection conn) {
+            this.conn = conn;
+        }
+
+        void reset() {
+            seenNone = false;
+            killed = System.nanoTime();
+        }
+
+        private AMQP.Queue.DeclareOk declare() throws IOException {
+            try (Channel c = conn.createChannel()) {
+                return c.queueDeclarePassive(queue);
+            } catch (TimeoutException e) {
+                throw new IOException(e);
+            }
+        }
+
+        /** Messages ready on the queue (-1 when it cannot be read). */
+        int ready() {
+            try {
+                return declare().getMessageCount();
+            } catch (IOException e) {
+                return -1;
+            }
+        }
+
+        @Override
+        public String get() {
+            int consumers;
+            try {
+                consumers = declare().getConsumerCount();
+            } catch (IOException e) {
+                return "--queue " + queue + ": " + rootMessage(e);
+            }
+            if (consumers == 0) {
+                seenNone = true;
+                return "no consumer on queue " + queue;
+            }
+            if (seenNone || System.nanoTime() - killed > 2_000_000_000L) {
+                return null;
+            }
+            return "the killed service's consumer still on queue " + queue;
+        }
     }
 
     private void publish(MessageScenario s, Channel ch, String key, boolean withKey, String text)

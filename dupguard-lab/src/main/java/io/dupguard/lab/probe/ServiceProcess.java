@@ -14,12 +14,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The service under probe, when the probe may kill it: either a process it launched itself
  * ({@code --launch CMD}, killed with SIGKILL, process tree included, and launched again) or one a
  * command of the user's kills and restarts ({@code --restart CMD}). Ready when {@code health}
- * answers 2xx, or without a health path when its port accepts a connection.
+ * answers 2xx, or without a health path when its port accepts a connection; a message consumer,
+ * which has no port of its own, when its broker-side check (a consumer on the queue, a new member
+ * of the group) passes.
  */
 final class ServiceProcess implements AutoCloseable {
     private final String launch;
@@ -28,11 +31,28 @@ final class ServiceProcess implements AutoCloseable {
     private final InetSocketAddress address;
     private final Duration startTimeout;
     private final Path log;
+    private final Supplier<String> ready;
     private Process process;
     private int starts;
 
     ServiceProcess(String launch, String restart, URI health, InetSocketAddress address, Duration startTimeout)
             throws IOException {
+        this(launch, restart, health, address, startTimeout, null);
+    }
+
+    /**
+     * Without a health URI and an address, ready when {@code ready} answers null; what it answers
+     * otherwise is the reason it is not.
+     */
+    ServiceProcess(
+            String launch,
+            String restart,
+            URI health,
+            InetSocketAddress address,
+            Duration startTimeout,
+            Supplier<String> ready)
+            throws IOException {
+        this.ready = ready;
         this.launch = launch;
         this.restart = restart;
         this.health = health;
@@ -62,42 +82,58 @@ final class ServiceProcess implements AutoCloseable {
         awaitReady();
     }
 
+    /** Whether the probe launched the service (and so may stop and start it itself). */
+    boolean launched() {
+        return launch != null;
+    }
+
+    /** SIGKILL of the launched process tree; {@link #start()} launches it again. */
+    void kill() {
+        List<ProcessHandle> tree = process.descendants().toList();
+        tree.forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+            for (ProcessHandle p : tree) {
+                p.onExit().join();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while killing the service", e);
+        }
+    }
+
     /** SIGKILL of the launched process tree and a new launch; or the user's restart command. */
     void killAndRestart() {
         if (launch != null) {
-            List<ProcessHandle> tree = process.descendants().toList();
-            tree.forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            try {
-                process.waitFor();
-                for (ProcessHandle p : tree) {
-                    p.onExit().join();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while killing the service", e);
-            }
+            kill();
             start();
+        } else if (restart == null) {
+            throw new IllegalStateException("neither --launch nor --restart");
         } else {
-            try {
-                Process p = new ProcessBuilder("/bin/sh", "-c", restart)
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                        .start();
-                int status = p.waitFor();
-                if (status != 0) {
-                    throw new IllegalStateException(
-                            "--restart '" + restart + "' exited with " + status + "; its output: " + tail());
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while restarting the service", e);
-            }
-            starts++;
-            awaitReady();
+            restartCommand();
         }
+    }
+
+    private void restartCommand() {
+        try {
+            Process p = new ProcessBuilder("/bin/sh", "-c", restart)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+            int status = p.waitFor();
+            if (status != 0) {
+                throw new IllegalStateException(
+                        "--restart '" + restart + "' exited with " + status + "; its output: " + tail());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restarting the service", e);
+        }
+        starts++;
+        awaitReady();
     }
 
     private void awaitReady() {
@@ -115,22 +151,29 @@ final class ServiceProcess implements AutoCloseable {
                         null);
             }
             try {
-                if (health == null) {
+                if (health == null && address == null) {
+                    String notYet = ready.get();
+                    if (notYet == null) {
+                        return;
+                    }
+                    last = notYet;
+                } else if (health == null) {
                     try (Socket s = new Socket()) {
                         s.connect(address, 1000);
                         return;
                     }
+                } else {
+                    HttpResponse<Void> r = client.send(
+                            HttpRequest.newBuilder(health)
+                                    .timeout(Duration.ofSeconds(5))
+                                    .GET()
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding());
+                    if (r.statusCode() / 100 == 2) {
+                        return;
+                    }
+                    last = "GET " + health + " answered " + r.statusCode();
                 }
-                HttpResponse<Void> r = client.send(
-                        HttpRequest.newBuilder(health)
-                                .timeout(Duration.ofSeconds(5))
-                                .GET()
-                                .build(),
-                        HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() / 100 == 2) {
-                    return;
-                }
-                last = "GET " + health + " answered " + r.statusCode();
             } catch (IOException e) {
                 last = e.toString();
             } catch (InterruptedException e) {

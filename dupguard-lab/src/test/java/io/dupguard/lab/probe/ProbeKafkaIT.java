@@ -60,6 +60,9 @@ class ProbeKafkaIT {
     static final String SAFE_TOPIC = "probe-kafka-it-safe-" + SUFFIX;
     static final String NAIVE_GROUP = "probe-kafka-it-naive-" + SUFFIX;
     static final String SAFE_GROUP = "probe-kafka-it-safe-" + SUFFIX;
+    static final String KILL_NAIVE = "probe_kafka_it_kill_naive_" + SUFFIX;
+    static final String KILL_SAFE = "probe_kafka_it_kill_safe_" + SUFFIX;
+    static final String KILL_IDEM = "probe_kafka_it_kill_idem_" + SUFFIX;
     static final String BODY = "{\"ref\":\"{{key}}\",\"amount\":\"25.00\"}";
     static final Pattern REF = Pattern.compile("\"ref\":\"([^\"]*)\"");
     /** Consumers per service, one per partition: the copies of a record are handled at once. */
@@ -73,14 +76,14 @@ class ProbeKafkaIT {
     static void start() throws Exception {
         try (Connection c = DriverManager.getConnection(PG);
                 Statement s = c.createStatement()) {
-            for (String t : List.of(NAIVE_TABLE, SAFE_TABLE)) {
+            for (String t : List.of(NAIVE_TABLE, SAFE_TABLE, KILL_NAIVE, KILL_SAFE)) {
                 s.execute("create table " + t + " (id bigserial primary key, ref text, message_id text)");
             }
         }
         broker = new EmbeddedKafkaKraftBroker(1, 4).kafkaPorts(0);
         broker.brokerProperty("offsets.topic.num.partitions", "1");
         broker.afterPropertiesSet();
-        broker.addTopics(NAIVE_TOPIC, SAFE_TOPIC);
+        broker.addTopics(NAIVE_TOPIC, SAFE_TOPIC, KILL_NAIVE, KILL_SAFE);
 
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(PG);
@@ -149,7 +152,7 @@ class ProbeKafkaIT {
         }
         try (Connection c = DriverManager.getConnection(PG);
                 Statement s = c.createStatement()) {
-            for (String t : List.of(NAIVE_TABLE, SAFE_TABLE, IDEM_TABLE)) {
+            for (String t : List.of(NAIVE_TABLE, SAFE_TABLE, IDEM_TABLE, KILL_NAIVE, KILL_SAFE, KILL_IDEM)) {
                 s.execute("drop table if exists " + t);
             }
         }
@@ -200,6 +203,79 @@ class ProbeKafkaIT {
         assertThat(r.err()).contains("probe: redelivery done");
     }
 
+    /**
+     * {@code --launch}: a {@link ProbeLaunchedConsumer} of topic {@code name} in group {@code name}
+     * (a static member), writing into table {@code name}.
+     */
+    static String launch(String kind, String name) {
+        return ProbeLaunchedConsumer.command("kafka", kind, name, KILL_IDEM, name, broker.getBrokersAsString(), name);
+    }
+
+    /**
+     * The naive consumer commits its effect, then works {@link ProbeLaunchedConsumer#WINDOW} before
+     * committing the offset: the kill lands in between, and the restarted consumer (the same static
+     * member) reads the record again from the committed offset and inserts again.
+     */
+    @Test
+    void theKillScenarioFindsTheDuplicateOfTheRecordInFlightAtTheKill() {
+        LabCli.Result r = LabCli.run(args(
+                        broker.getBrokersAsString(),
+                        KILL_NAIVE,
+                        KILL_NAIVE,
+                        KILL_NAIVE,
+                        "--launch",
+                        launch("naive", KILL_NAIVE),
+                        "--burst",
+                        "10",
+                        "--kill-after",
+                        "1s",
+                        "--start-timeout",
+                        "30s")
+                .toArray(String[]::new));
+
+        // the naive consumer reads the rewound record again and inserts again
+        assertThat(r.out())
+                .containsPattern("FAIL  redelivery: probe-\\S+: 2 effects \\(duplicate\\)")
+                .containsPattern("note  redelivery: .*rewound to partition:offset");
+        ProbeLaunchedConsumer.assertKillFoundOneDuplicate(r);
+    }
+
+    /** The deduplicating consumer takes the record read again as used: every id once. */
+    @Test
+    void theDedupConsumerTakesEachRecordOnceThroughTheKill() {
+        ProbeReport report = Probe.kafka(broker.getBrokersAsString())
+                .topic(KILL_SAFE)
+                .group(KILL_SAFE)
+                .body(BODY)
+                .effects(PG, "select count(*) from " + KILL_SAFE + " where ref = :key")
+                .copies(2)
+                .keys(1)
+                .launch(launch("safe", KILL_SAFE), null)
+                .startTimeout(Duration.ofSeconds(30))
+                .burst(10)
+                .killAfter(Duration.ofSeconds(1))
+                .settle(Duration.ofSeconds(1), Duration.ofSeconds(20))
+                .run();
+
+        assertThat(report.scenarios()).extracting(ScenarioVerdict::name).isEqualTo(KafkaProbe.SCENARIOS);
+        assertThat(report.brokenKeys()).isEmpty();
+        assertThat(report.ok()).isTrue();
+        ScenarioVerdict kill = report.scenario("kill");
+        assertThat(kill.verdict()).as("%s", kill).isEqualTo(ScenarioVerdict.PASS);
+        assertThat(kill.keys()).hasSize(10).allSatisfy(k -> assertThat(k.effects())
+                .containsExactly(1L));
+        // with --launch, the redelivery is the group's committed offset rewound and the service launched again
+        ScenarioVerdict redelivery = report.scenario("redelivery");
+        assertThat(redelivery.verdict()).as("%s", redelivery).isEqualTo(ScenarioVerdict.PASS);
+        assertThat(redelivery.notes())
+                .anySatisfy(
+                        n -> assertThat(n).contains("committed by " + KILL_SAFE).endsWith("then rewound"))
+                .anySatisfy(n -> assertThat(n).containsPattern("rewound to partition:offset \\d+:\\d+; ready again"));
+        assertThat(kill.notes()).singleElement().satisfies(n -> assertThat(n)
+                .containsPattern("killed 1000 ms after the first message, \\d+ of 10 published by then; ready again"
+                        + " after \\d+\\.\\d s; caught up"));
+    }
+
     @Test
     void theDedupConsumerTakesEachRecordOnce() {
         ProbeReport report = Probe.kafka(broker.getBrokersAsString())
@@ -214,7 +290,9 @@ class ProbeKafkaIT {
 
         assertThat(report.brokenKeys()).isEmpty();
         assertThat(report.ok()).isTrue();
-        assertThat(report.scenarios()).extracting(ScenarioVerdict::name).isEqualTo(KafkaProbe.SCENARIOS);
+        assertThat(report.scenarios())
+                .extracting(ScenarioVerdict::name)
+                .isEqualTo(KafkaProbe.SCENARIOS.subList(0, 4)); // kill: with --launch
         for (String name : List.of("published-n-times", "redelivery", "changed-body")) {
             ScenarioVerdict s = report.scenario(name);
             assertThat(s.verdict()).as(name).isEqualTo(ScenarioVerdict.PASS);

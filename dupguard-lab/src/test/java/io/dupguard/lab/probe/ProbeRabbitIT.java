@@ -6,10 +6,13 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConnectionFactory;
 import io.dupguard.lab.LabCli;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -17,6 +20,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code dupguard probe rabbitmq} against a naive listener of the test's own: a consumer on
@@ -29,6 +33,11 @@ class ProbeRabbitIT {
     static final String TABLE = "probe_it_credits_" + SUFFIX;
     static final String QUEUE = "probe-it-credits-" + SUFFIX;
     static final Pattern REF = Pattern.compile("\"ref\":\"([^\"]*)\"");
+    static final String KILL_NAIVE_TABLE = "probe_it_kill_naive_" + SUFFIX;
+    static final String KILL_SAFE_TABLE = "probe_it_kill_safe_" + SUFFIX;
+    static final String KILL_IDEM_TABLE = "probe_it_kill_idem_" + SUFFIX;
+    static final String KILL_NAIVE_QUEUE = "probe-it-kill-naive-" + SUFFIX;
+    static final String KILL_SAFE_QUEUE = "probe-it-kill-safe-" + SUFFIX;
 
     static com.rabbitmq.client.Connection broker;
 
@@ -36,13 +45,18 @@ class ProbeRabbitIT {
     static void start() throws Exception {
         try (Connection c = DriverManager.getConnection(PG);
                 Statement s = c.createStatement()) {
-            s.execute("create table " + TABLE + " (id bigserial primary key, ref text, message_id text)");
+            for (String t : List.of(TABLE, KILL_NAIVE_TABLE, KILL_SAFE_TABLE)) {
+                s.execute("create table " + t + " (id bigserial primary key, ref text, message_id text)");
+            }
         }
         ConnectionFactory f = new ConnectionFactory();
         f.setUri("amqp://guest:guest@127.0.0.1:5672");
         broker = f.newConnection("probe-it-naive-listener");
         Channel ch = broker.createChannel();
         ch.queueDeclare(QUEUE, false, false, true, null);
+        // the launched consumers' queues outlive their consumers' kills
+        ch.queueDeclare(KILL_NAIVE_QUEUE, false, false, false, null);
+        ch.queueDeclare(KILL_SAFE_QUEUE, false, false, false, null);
         ch.basicQos(10);
         Connection db = DriverManager.getConnection(PG);
         ch.basicConsume(
@@ -66,10 +80,16 @@ class ProbeRabbitIT {
 
     @AfterAll
     static void stop() throws Exception {
+        try (Channel ch = broker.createChannel()) {
+            ch.queueDelete(KILL_NAIVE_QUEUE);
+            ch.queueDelete(KILL_SAFE_QUEUE);
+        }
         broker.close();
         try (Connection c = DriverManager.getConnection(PG);
                 Statement s = c.createStatement()) {
-            s.execute("drop table if exists " + TABLE);
+            for (String t : List.of(TABLE, KILL_NAIVE_TABLE, KILL_SAFE_TABLE, KILL_IDEM_TABLE)) {
+                s.execute("drop table if exists " + t);
+            }
         }
     }
 
@@ -115,5 +135,76 @@ class ProbeRabbitIT {
 
         assertThat(r.status()).as(r.err()).isEqualTo(2);
         assertThat(r.err()).contains("--queue probe-it-no-such-queue-" + SUFFIX).contains("NOT_FOUND");
+    }
+
+    /** {@code --launch}: a {@link ProbeLaunchedConsumer} of the queue, {@code naive} or {@code safe}. */
+    static String launch(String kind, String table, String queue) {
+        return ProbeLaunchedConsumer.command("rabbit", kind, table, KILL_IDEM_TABLE, queue);
+    }
+
+    static List<String> killArgs(String kind, String table, String queue, String... more) {
+        List<String> a = new ArrayList<>(List.of(
+                "probe",
+                "rabbitmq",
+                "--queue",
+                queue,
+                "--body",
+                "{\"ref\":\"{{key}}\",\"amount\":\"25.00\"}",
+                "--effects-jdbc-url",
+                PG,
+                "--effects-sql",
+                "select count(*) from " + table + " where ref = :key",
+                "--copies",
+                "2",
+                "--keys",
+                "1",
+                "--settle",
+                "1s",
+                "--lost-after",
+                "20s",
+                "--launch",
+                launch(kind, table, queue),
+                "--burst",
+                "10",
+                "--kill-after",
+                "1s",
+                "--start-timeout",
+                "30s"));
+        a.addAll(List.of(more));
+        return a;
+    }
+
+    /**
+     * The naive consumer commits its effect, then works {@link ProbeLaunchedConsumer#WINDOW} before
+     * the ack: the kill lands in between, and the broker redelivers the message to the restarted
+     * consumer, which inserts again.
+     */
+    @Test
+    void theKillScenarioFindsTheDuplicateOfTheMessageInFlightAtTheKill() {
+        LabCli.Result r =
+                LabCli.run(killArgs("naive", KILL_NAIVE_TABLE, KILL_NAIVE_QUEUE).toArray(String[]::new));
+
+        ProbeLaunchedConsumer.assertKillFoundOneDuplicate(r);
+    }
+
+    /** The deduplicating consumer takes the redelivered message's id as used: every id once. */
+    @Test
+    void theDedupConsumerTakesEachMessageOnceThroughTheKill(@TempDir Path dir) throws Exception {
+        Path html = dir.resolve("probe.html");
+        LabCli.Result r =
+                LabCli.run(killArgs("safe", KILL_SAFE_TABLE, KILL_SAFE_QUEUE, "--json", "--html", html.toString())
+                        .toArray(String[]::new));
+
+        assertThat(r.status()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isEqualTo(0);
+        assertThat(r.out()).contains("\"ok\" : true").contains("\"name\" : \"kill\"");
+        assertThat(Files.readString(html)).contains("kill").contains("SIGKILL of the launched process tree");
+        try (Connection c = DriverManager.getConnection(PG);
+                Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("select count(*), count(distinct ref) from " + KILL_SAFE_TABLE
+                        + " where message_id is not null")) {
+            rs.next();
+            // published-n-times 1, redelivery 1, changed-body 1, kill 10: one row per id
+            assertThat(rs.getLong(1)).isEqualTo(13).isEqualTo(rs.getLong(2));
+        }
     }
 }
