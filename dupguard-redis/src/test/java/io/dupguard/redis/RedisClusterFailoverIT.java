@@ -274,13 +274,27 @@ class RedisClusterFailoverIT {
         return true;
     }
 
-    /** {@code CLUSTER FAILOVER} on {@code node} (a replica), then waits until it reports role master. */
+    /**
+     * {@code CLUSTER FAILOVER} on {@code node} (a replica), then waits until it reports role master.
+     * A manual failover gives up by itself when the replica does not reach the master's offset in
+     * time (a loaded machine, a replica still syncing after it was demoted), so the command is sent
+     * again, up to three times.
+     */
     private void failOver(RedisURI node) {
-        assertThat(this.<String>onNode(node, c -> c.clusterFailover(false))).isEqualTo("OK");
-        await(node + " reporting role master")
-                .atMost(Duration.ofSeconds(15))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> isMaster(node));
+        for (int attempt = 1; ; attempt++) {
+            assertThat(this.<String>onNode(node, c -> c.clusterFailover(false))).isEqualTo("OK");
+            try {
+                await(node + " reporting role master (attempt " + attempt + ")")
+                        .atMost(Duration.ofSeconds(12))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> isMaster(node));
+                return;
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private boolean isMaster(RedisURI node) {
