@@ -105,6 +105,10 @@ final class SentinelRedis {
             try (StatefulRedisConnection<String, String> c = client.connect()) {
                 await().atMost(Duration.ofSeconds(10))
                         .until(() -> c.sync().info("replication").contains("state=online"));
+                // online is not yet acknowledging: a first write waited for until the replica has it,
+                // so a test's short WAIT timeouts measure the test, not the replica's start
+                c.sync().set("dupguard:pair-ready", "1");
+                await().atMost(Duration.ofSeconds(10)).until(() -> c.sync().waitForReplication(1, 2000) >= 1);
             } finally {
                 client.shutdown();
             }
