@@ -214,6 +214,17 @@ class PostgresBatchPlanIT {
         }
     }
 
+    /** A pool of one connection, reused by every call of a test; {@code initSql} run when it opens, if not null. */
+    private static HikariDataSource oneConnection(String initSql) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(TestDatabases.url(Db.POSTGRESQL));
+        config.setMaximumPoolSize(1);
+        if (initSql != null) {
+            config.setConnectionInitSql(initSql);
+        }
+        return new HikariDataSource(config);
+    }
+
     /**
      * One reused connection plans every batch statement on an empty, analyzed table with generic
      * plans forced; the table then grows to {@value #GROWN} rows (no new statistics) and the same
@@ -224,11 +235,7 @@ class PostgresBatchPlanIT {
     @Test
     void aTableGrownPastPlansMadeWhileItWasEmptyIsNeverScanned() throws SQLException {
         String table = "dupguard_test_grown_" + Long.toHexString(System.nanoTime());
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(TestDatabases.url(Db.POSTGRESQL));
-        config.setMaximumPoolSize(1); // one connection, reused by every call below
-        config.setConnectionInitSql("SET plan_cache_mode = force_generic_plan");
-        try (HikariDataSource one = new HikariDataSource(config)) {
+        try (HikariDataSource one = oneConnection("SET plan_cache_mode = force_generic_plan")) {
             JdbcIdempotencyStore store = emptyAnalyzed(one, table);
             JdbcTransactionalIdempotency own = JdbcTransactionalIdempotency.of(store);
             for (int round = 0; round < 8; round++) { // past pgJDBC's prepareThreshold: server-side plans
@@ -255,10 +262,7 @@ class PostgresBatchPlanIT {
     @Test
     void aDuplicateOfOneKeyDoesNotScanATableGrownPastItsPlans() throws SQLException {
         String table = "dupguard_test_single_" + Long.toHexString(System.nanoTime());
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(TestDatabases.url(Db.POSTGRESQL));
-        config.setMaximumPoolSize(1);
-        try (HikariDataSource one = new HikariDataSource(config)) {
+        try (HikariDataSource one = oneConnection(null)) {
             JdbcTransactionalIdempotency own = JdbcTransactionalIdempotency.of(emptyAnalyzed(one, table));
             for (int round = 0; round < 3; round++) {
                 single(own, one, "e" + round);

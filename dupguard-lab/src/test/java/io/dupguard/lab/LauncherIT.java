@@ -36,7 +36,8 @@ class LauncherIT {
                 "echo '[INFO] Scanning for projects...'",
                 "for m in 'dupguard-core 0.1.0-SNAPSHOT  [2/4]' 'dupguard-jdbc 0.1.0-SNAPSHOT  [3/4]'"
                         + " 'dupguard-lab 0.1.0-SNAPSHOT  [4/4]'; do",
-                "  echo \"[INFO] Building $m\"; sleep 1.5", // the launcher looks every 0.25 s; a loaded machine is slower
+                "  echo \"[INFO] Building $m\"; sleep 1.5", // the launcher looks every 0.25 s; a loaded machine is
+                // slower
                 "done",
                 "mkdir -p dupguard-lab/target && cp \"$LAB_JAR\" dupguard-lab/target/dupguard-lab.jar",
                 "echo '[INFO] BUILD SUCCESS'"));

@@ -1,7 +1,6 @@
 package io.dupguard.lab.probe;
 
 import io.dupguard.lab.env.UnreachableException;
-import io.dupguard.lab.storm.LatencyBucket;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -764,20 +763,7 @@ public final class HttpProbe {
                 verdict = ScenarioVerdict.PASS;
             }
             findings.addAll(warnings);
-            return new ScenarioVerdict(
-                    name,
-                    description,
-                    verdict,
-                    results,
-                    histogram.getTotalCount(),
-                    outcomes,
-                    LatencyBucket.percentile(histogram, 50),
-                    LatencyBucket.percentile(histogram, 90),
-                    LatencyBucket.percentile(histogram, 99),
-                    histogram.getTotalCount() == 0 ? 0 : histogram.getMaxValue(),
-                    LatencyBucket.of(histogram),
-                    findings,
-                    notes);
+            return ScenarioVerdict.of(name, description, verdict, results, histogram, outcomes, findings, notes);
         }
     }
 

@@ -230,10 +230,32 @@ public abstract sealed class MessageProbe<P extends MessageProbe<P>> permits Rab
         }
     }
 
-    /** Publishes one message of the kill scenario's burst. */
+    /** Publishes one message of a scenario, with its id, as the {@code i}-th of the scenario. */
     @FunctionalInterface
     interface BurstPublisher {
-        void publish(MessageScenario s, String key, String body, int i) throws Exception;
+        void publish(MessageScenario s, String key, String body, int i)
+                throws IOException, InterruptedException, java.util.concurrent.TimeoutException;
+    }
+
+    /**
+     * The changed-body scenario: per key, a message, then another body under the same id (the
+     * {@code 2k}-th and {@code 2k+1}-th: on Kafka, two partitions); the second must not take effect
+     * again.
+     */
+    final MessageScenario changedBodyScenario(String message, BurstPublisher publisher)
+            throws IOException, InterruptedException, java.util.concurrent.TimeoutException {
+        MessageScenario s = new MessageScenario(
+                "changed-body",
+                "per key, a " + message + ", then another body with the same id: the second must not take effect"
+                        + " again");
+        BodyTemplate other = changed();
+        for (int i = 0; i < keys; i++) {
+            String key = freshKey();
+            long n = n();
+            publisher.publish(s, key, body.fill(key, n), 2 * i);
+            publisher.publish(s, key, other.fill(key, n), 2 * i + 1);
+        }
+        return s;
     }
 
     /**

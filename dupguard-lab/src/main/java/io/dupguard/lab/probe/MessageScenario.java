@@ -1,6 +1,5 @@
 package io.dupguard.lab.probe;
 
-import io.dupguard.lab.storm.LatencyBucket;
 import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,18 +60,13 @@ final class MessageScenario {
                         + (counts.stream().anyMatch(n -> n > 1) ? " (without an id each copy took effect)" : ""));
             }
         }
-        return new ScenarioVerdict(
+        return ScenarioVerdict.of(
                 name,
                 description,
                 !judged ? ScenarioVerdict.INFO : findings.isEmpty() ? ScenarioVerdict.PASS : ScenarioVerdict.FAIL,
                 results,
-                histogram.getTotalCount(),
+                histogram,
                 outcomes,
-                LatencyBucket.percentile(histogram, 50),
-                LatencyBucket.percentile(histogram, 90),
-                LatencyBucket.percentile(histogram, 99),
-                histogram.getTotalCount() == 0 ? 0 : histogram.getMaxValue(),
-                LatencyBucket.of(histogram),
                 findings,
                 notes);
     }

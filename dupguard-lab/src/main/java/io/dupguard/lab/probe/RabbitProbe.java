@@ -107,7 +107,8 @@ public final class RabbitProbe extends MessageProbe<RabbitProbe> {
             ch.confirmSelect();
             done.add(publishedNTimes(ch).done(progress));
             done.add(redelivery(conn, ch).done(progress));
-            done.add(changedBodyScenario(ch).done(progress));
+            done.add(changedBodyScenario("message", (sc, key, value, i) -> publish(sc, ch, key, true, value))
+                    .done(progress));
             done.add(noId(ch).done(progress));
             if (service != null) {
                 Channel burstChannel = conn.createChannel();
@@ -262,20 +263,6 @@ public final class RabbitProbe extends MessageProbe<RabbitProbe> {
                     s.record(key, "taken and requeued", 0);
                 }
             }
-        }
-        return s;
-    }
-
-    private MessageScenario changedBodyScenario(Channel ch) throws IOException, InterruptedException, TimeoutException {
-        MessageScenario s = new MessageScenario(
-                "changed-body",
-                "per key, a message, then another body with the same id: the second must not take effect again");
-        BodyTemplate other = changed();
-        for (int i = 0; i < keys; i++) {
-            String key = freshKey();
-            long n = n();
-            publish(s, ch, key, true, body.fill(key, n));
-            publish(s, ch, key, true, other.fill(key, n));
         }
         return s;
     }

@@ -43,6 +43,36 @@ public record ScenarioVerdict(
     public static final String FAIL = "FAIL";
     public static final String INFO = "INFO";
 
+    /**
+     * A verdict whose latency figures come from {@code histogram} (microseconds per attempt).
+     *
+     * @return the verdict
+     */
+    static ScenarioVerdict of(
+            String name,
+            String description,
+            String verdict,
+            List<KeyResult> keys,
+            org.HdrHistogram.Histogram histogram,
+            Map<String, Long> answers,
+            List<String> findings,
+            List<String> notes) {
+        return new ScenarioVerdict(
+                name,
+                description,
+                verdict,
+                keys,
+                histogram.getTotalCount(),
+                answers,
+                LatencyBucket.percentile(histogram, 50),
+                LatencyBucket.percentile(histogram, 90),
+                LatencyBucket.percentile(histogram, 99),
+                histogram.getTotalCount() == 0 ? 0 : histogram.getMaxValue(),
+                LatencyBucket.of(histogram),
+                findings,
+                notes);
+    }
+
     public ScenarioVerdict {
         keys = List.copyOf(keys);
         answers = Map.copyOf(answers);

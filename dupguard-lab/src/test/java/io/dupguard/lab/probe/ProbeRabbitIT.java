@@ -94,7 +94,13 @@ class ProbeRabbitIT {
     }
 
     static List<String> args(String queue) {
-        return List.of(
+        return args(TABLE, queue, "4", "500ms", "5s");
+    }
+
+    /** A probe of {@code queue} counting effects in {@code table}, one key per scenario, and {@code more}. */
+    private static List<String> args(
+            String table, String queue, String copies, String settle, String lostAfter, String... more) {
+        List<String> a = new ArrayList<>(List.of(
                 "probe",
                 "rabbitmq",
                 "--queue",
@@ -104,15 +110,17 @@ class ProbeRabbitIT {
                 "--effects-jdbc-url",
                 PG,
                 "--effects-sql",
-                "select count(*) from " + TABLE + " where ref = :key",
+                "select count(*) from " + table + " where ref = :key",
                 "--copies",
-                "4",
+                copies,
                 "--keys",
                 "1",
                 "--settle",
-                "500ms",
+                settle,
                 "--lost-after",
-                "5s");
+                lostAfter));
+        a.addAll(List.of(more));
+        return a;
     }
 
     @Test
@@ -143,24 +151,11 @@ class ProbeRabbitIT {
     }
 
     static List<String> killArgs(String kind, String table, String queue, String... more) {
-        List<String> a = new ArrayList<>(List.of(
-                "probe",
-                "rabbitmq",
-                "--queue",
+        List<String> a = args(
+                table,
                 queue,
-                "--body",
-                "{\"ref\":\"{{key}}\",\"amount\":\"25.00\"}",
-                "--effects-jdbc-url",
-                PG,
-                "--effects-sql",
-                "select count(*) from " + table + " where ref = :key",
-                "--copies",
                 "2",
-                "--keys",
-                "1",
-                "--settle",
                 "1s",
-                "--lost-after",
                 "20s",
                 "--launch",
                 launch(kind, table, queue),
@@ -169,7 +164,7 @@ class ProbeRabbitIT {
                 "--kill-after",
                 "1s",
                 "--start-timeout",
-                "30s"));
+                "30s");
         a.addAll(List.of(more));
         return a;
     }
