@@ -686,7 +686,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
 
         @Override
-        public Found read(Connection c, IdempotencyKey key) throws SQLException {
+        public Found read(Connection c, IdempotencyKey key, Fingerprint fingerprint) throws SQLException {
             Row row = selectRow(c, sql(c).selectRow, key, true);
             return row == null ? null : new Found(row.toRecord(key), row.live);
         }

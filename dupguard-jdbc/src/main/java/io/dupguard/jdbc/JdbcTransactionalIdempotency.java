@@ -152,8 +152,13 @@ public final class JdbcTransactionalIdempotency {
         CLAIM_FIRST
     }
 
-    private final JdbcIdempotencyStore store;
+    /** Detects the dialect and creates the table (if asked) on a pool connection, once. */
+    private final Runnable prepare;
+
     private final TransactionalSql sql;
+    /** The processed-messages table's executor: {@code Void} results only, failures released. */
+    private final boolean processedTable;
+
     private final IdempotencyConfig config;
     /** {@link #config} refusing a key in flight at once: the caller's transaction must not wait on it. */
     private final IdempotencyConfig callerConfig;
@@ -166,20 +171,52 @@ public final class JdbcTransactionalIdempotency {
     private volatile boolean storeReady;
 
     private JdbcTransactionalIdempotency(JdbcIdempotencyStore store, IdempotencyConfig config, ClaimMode claimMode) {
-        this.store = Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(store, "store");
+        this.prepare = store::dialect;
         this.sql = store.transactionalSql();
+        this.processedTable = false;
         this.claimMode = Objects.requireNonNull(claimMode, "claimMode");
-        // A connection cannot be shared with a renewal thread, and an uncommitted result must not
-        // be served from a local cache, so both are off whatever the base config says.
-        this.config = IdempotencyConfig.from(config)
-                .renewLease(false)
-                .localCacheSize(0)
-                .build();
-        this.callerConfig = IdempotencyConfig.from(this.config)
-                .inFlightPolicy(io.dupguard.idempotency.InFlightPolicy.reject())
-                .build();
+        this.config = ownConfig(config);
+        this.callerConfig = callerConfig(this.config);
         this.storesFailures = this.config.failurePolicy() != FailurePolicy.releaseOnFailure();
         this.voidPayload = encodedNull(this.config);
+    }
+
+    private JdbcTransactionalIdempotency(
+            JdbcProcessedMessages processed, IdempotencyConfig config, ClaimMode claimMode) {
+        Objects.requireNonNull(processed, "processed");
+        Objects.requireNonNull(config, "config");
+        this.claimMode = Objects.requireNonNull(claimMode, "claimMode");
+        if (config.failurePolicy() != FailurePolicy.releaseOnFailure()) {
+            throw new IllegalArgumentException("a processed-messages table (" + processed.table() + ") stores no"
+                    + " failures: use FailurePolicy.releaseOnFailure(), or a JdbcIdempotencyStore to store them");
+        }
+        this.config = ownConfig(config);
+        this.callerConfig = callerConfig(this.config);
+        this.storesFailures = false;
+        this.voidPayload = encodedNull(this.config);
+        if (voidPayload == null) {
+            throw new IllegalArgumentException("a processed-messages table records Void results, and the codec "
+                    + this.config.codec() + " cannot encode null");
+        }
+        this.processedTable = true;
+        this.prepare = processed::ensureReady;
+        this.sql = processed.transactionalSql(voidPayload);
+    }
+
+    /**
+     * A connection cannot be shared with a renewal thread, and an uncommitted result must not be
+     * served from a local cache, so both are off whatever the base config says.
+     */
+    private static IdempotencyConfig ownConfig(IdempotencyConfig config) {
+        return IdempotencyConfig.from(config).renewLease(false).localCacheSize(0).build();
+    }
+
+    /** {@code config} refusing a key in flight at once: the caller's transaction must not wait on it. */
+    private static IdempotencyConfig callerConfig(IdempotencyConfig config) {
+        return IdempotencyConfig.from(config)
+                .inFlightPolicy(io.dupguard.idempotency.InFlightPolicy.reject())
+                .build();
     }
 
     private static byte[] encodedNull(IdempotencyConfig config) {
@@ -233,6 +270,36 @@ public final class JdbcTransactionalIdempotency {
     }
 
     /**
+     * An executor on a {@linkplain JdbcProcessedMessages processed-messages table}: default config,
+     * {@link ClaimMode#CLAIM_FIRST}.
+     *
+     * @param processed the table; not null
+     * @return a thread-safe executor of {@code Void} calls
+     * @see #of(JdbcProcessedMessages, IdempotencyConfig)
+     */
+    public static JdbcTransactionalIdempotency of(JdbcProcessedMessages processed) {
+        return of(processed, IdempotencyConfig.ofDefaults());
+    }
+
+    /**
+     * An executor on a {@linkplain JdbcProcessedMessages processed-messages table}, the lean layout
+     * of a message listener's dedup: every call's result type must be {@code Void} (a row is a
+     * processed message, written by its claim), and a failure is never stored (the rollback takes
+     * the row away with the work). {@link #executeInTransaction} claims first ({@link
+     * ClaimMode#CLAIM_FIRST}). The configuration's retention, codec and listener apply.
+     *
+     * @param processed the table; not null
+     * @param config the configuration; its failure policy must be {@link
+     *     FailurePolicy#releaseOnFailure()}; not null
+     * @return a thread-safe executor of {@code Void} calls
+     * @throws IllegalArgumentException if the failure policy stores failures, or the codec cannot
+     *     encode {@code null}
+     */
+    public static JdbcTransactionalIdempotency of(JdbcProcessedMessages processed, IdempotencyConfig config) {
+        return new JdbcTransactionalIdempotency(processed, config, ClaimMode.CLAIM_FIRST);
+    }
+
+    /**
      * The claim mode of {@link #executeInTransaction}.
      *
      * @return the claim mode; never null
@@ -270,6 +337,7 @@ public final class JdbcTransactionalIdempotency {
     public <T, E extends Exception> Outcome<T> execute(
             Connection connection, IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work)
             throws E {
+        checkType(type);
         checkCallerTransaction(connection);
         return run(connection, null, key, fingerprint, type, work);
     }
@@ -299,11 +367,30 @@ public final class JdbcTransactionalIdempotency {
      */
     public <T, E extends Exception> List<BatchResult<T>> executeBatch(
             Connection connection, List<BatchEntry> entries, Class<T> type, BatchWork<T, E> work) throws E {
+        checkType(type);
         checkCallerTransaction(connection);
         return Idempotency.of(
                         new BoundStore(sql, connection, config.retention(), null, false, true, donePayload(type)),
                         config)
                 .executeBatch(entries, type, work);
+    }
+
+    /** On a processed-messages table only {@code Void} results can be recorded. */
+    private void checkType(Class<?> type) {
+        Objects.requireNonNull(type, "type");
+        if (processedTable && donePayload(type) == null) {
+            throw new IllegalArgumentException("a processed-messages table records Void results only, not "
+                    + type.getName() + "; use an executor on a JdbcIdempotencyStore to store results");
+        }
+    }
+
+    /**
+     * Whether this executor writes a {@linkplain JdbcProcessedMessages processed-messages table}.
+     *
+     * @return true for an executor of {@link #of(JdbcProcessedMessages, IdempotencyConfig)}
+     */
+    public boolean processedMessages() {
+        return processedTable;
     }
 
     private void checkCallerTransaction(Connection connection) {
@@ -346,7 +433,7 @@ public final class JdbcTransactionalIdempotency {
         if (!storeReady) {
             // Detection and schema creation on a pool connection, outside the caller's transaction
             // (DDL would commit it on MySQL); once is enough.
-            store.dialect();
+            prepare.run();
             storeReady = true;
         }
     }
@@ -381,6 +468,7 @@ public final class JdbcTransactionalIdempotency {
      */
     public <T, E extends Exception> Outcome<T> executeInTransaction(
             IdempotencyKey key, Fingerprint fingerprint, Class<T> type, SqlWork<T, E> work) throws E {
+        checkType(type);
         ensureStoreReady();
         for (int attempt = 1; ; attempt++) {
             try {
@@ -524,7 +612,7 @@ public final class JdbcTransactionalIdempotency {
             if (own != null) {
                 return run("claim", key, () -> {
                     // Own transaction, step 2: a plain read in autocommit.
-                    TransactionalSql.Found found = sql.read(connection, key);
+                    TransactionalSql.Found found = sql.read(connection, key, fingerprint);
                     if (found != null && found.live()) {
                         return new Claim.Existing(found.record());
                     }

@@ -47,8 +47,12 @@ interface TransactionalSql {
      */
     DupguardException failure(String operation, Object subject, SQLException e);
 
-    /** A plain (non-locking) read of the key's row, live or expired; null if there is none. */
-    Found read(Connection c, IdempotencyKey key) throws SQLException;
+    /**
+     * A plain (non-locking) read of the key's row, live or expired; null if there is none. {@code
+     * fingerprint} is the request's: a table that keeps a compact fingerprint answers with it when
+     * the stored one matches.
+     */
+    Found read(Connection c, IdempotencyKey key, Fingerprint fingerprint) throws SQLException;
 
     /**
      * Claims the key with the store's claim steps, the row's expiry and purge time set to the

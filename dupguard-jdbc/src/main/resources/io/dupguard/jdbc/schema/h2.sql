@@ -83,3 +83,13 @@ CREATE UNIQUE INDEX IF NOT EXISTS dupguard_retry_tasks_dedup ON dupguard_retry_t
 CREATE INDEX IF NOT EXISTS dupguard_retry_tasks_due ON dupguard_retry_tasks (due_at);
 CREATE INDEX IF NOT EXISTS dupguard_retry_tasks_open ON dupguard_retry_tasks (state, task_type, id);
 CREATE INDEX IF NOT EXISTS dupguard_retry_tasks_done ON dupguard_retry_tasks (state, updated_at);
+
+-- Processed messages (JdbcProcessedMessages): key, the first 8 bytes of the payload's SHA-256
+-- (NULL: not kept) and expiry; the purge walks the primary key (see postgresql.sql).
+CREATE TABLE IF NOT EXISTS dupguard_processed (
+    scope       VARCHAR(64)  NOT NULL,
+    msg_id      VARCHAR(255) NOT NULL,
+    fingerprint BIGINT,
+    expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (scope, msg_id)
+);

@@ -94,3 +94,15 @@ CREATE TABLE IF NOT EXISTS dupguard_retry_tasks (
     KEY dupguard_retry_tasks_open (state, task_type, id),
     KEY dupguard_retry_tasks_done (state, updated_at)
 ) ENGINE = InnoDB;
+
+-- Processed messages (JdbcProcessedMessages): the lean layout of a listener's dedup in the
+-- listener's transaction. One row per message: its key, the first 8 bytes of its payload's
+-- SHA-256 (NULL: not kept) and its expiry; no status, owner or result, since a row exists only
+-- committed with the message's effect. No secondary index: the purge walks the primary key.
+CREATE TABLE IF NOT EXISTS dupguard_processed (
+    scope       VARCHAR(64)    CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    msg_id      VARBINARY(1020) NOT NULL,
+    fingerprint BIGINT         NULL,
+    expires_at  DATETIME(6)    NOT NULL,
+    PRIMARY KEY (scope, msg_id)
+) ENGINE = InnoDB;

@@ -95,3 +95,17 @@ CREATE UNIQUE INDEX IF NOT EXISTS dupguard_retry_tasks_dedup ON dupguard_retry_t
 CREATE INDEX IF NOT EXISTS dupguard_retry_tasks_due ON dupguard_retry_tasks (due_at) WHERE due_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS dupguard_retry_tasks_open ON dupguard_retry_tasks (state, task_type, id) WHERE state IN ('P', 'B', 'C');
 CREATE INDEX IF NOT EXISTS dupguard_retry_tasks_done ON dupguard_retry_tasks (updated_at) WHERE state = 'S';
+
+-- Processed messages (JdbcProcessedMessages): the lean layout of a listener's dedup in the
+-- listener's transaction. One row per message: its key, the first 8 bytes of its payload's
+-- SHA-256 (NULL: not kept) and its expiry; no status, owner or result, since a row exists only
+-- committed with the message's effect. Rows are inserted in expiry order (now + one retention),
+-- so a BRIN index (a few pages per million rows) finds the expired ones for the purge.
+CREATE TABLE IF NOT EXISTS dupguard_processed (
+    scope       VARCHAR(64)  COLLATE "C" NOT NULL,
+    msg_id      VARCHAR(255) COLLATE "C" NOT NULL,
+    fingerprint BIGINT,
+    expires_at  TIMESTAMPTZ  NOT NULL,
+    PRIMARY KEY (scope, msg_id)
+);
+CREATE INDEX IF NOT EXISTS dupguard_processed_expires_at ON dupguard_processed USING BRIN (expires_at);

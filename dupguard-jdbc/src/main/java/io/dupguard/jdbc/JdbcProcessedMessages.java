@@ -1,0 +1,739 @@
+package io.dupguard.jdbc;
+
+import io.dupguard.DupguardException;
+import io.dupguard.StoreUnavailableException;
+import io.dupguard.idempotency.BatchCompletion;
+import io.dupguard.idempotency.BatchEntry;
+import io.dupguard.idempotency.Claim;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyRecord;
+import io.dupguard.idempotency.RecordStatus;
+import io.dupguard.internal.Checks;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+
+/**
+ * The processed-messages table: the lean layout of a message listener's dedup <em>in the
+ * listener's transaction</em>, as a team would write it by hand — one row per message holding its
+ * key, a compact fingerprint and its expiry, inserted in the transaction that writes the message's
+ * effect. Used through {@link JdbcTransactionalIdempotency#of(JdbcProcessedMessages,
+ * io.dupguard.idempotency.IdempotencyConfig)} for calls whose result type is {@code Void}.
+ *
+ * <pre>{@code
+ * JdbcProcessedMessages processed = JdbcProcessedMessages.builder(dataSource).build();
+ * JdbcTransactionalIdempotency dedup = JdbcTransactionalIdempotency.of(processed, config);
+ * dedup.executeBatch(connection, entries, Void.class, (claimed, progress) -> { ... });
+ * }</pre>
+ *
+ * <p><b>What the row leaves out, and why it may.</b> The full layout ({@link JdbcIdempotencyStore})
+ * keeps a status, an owner token, the result and a purge index so that a key can be seen <em>in
+ * flight</em> by other callers, completed after its work and replayed with its result. Here a row
+ * is only ever visible committed together with the message's effect: an uncommitted row is
+ * invisible, and a concurrent duplicate's insert waits on its lock until the first transaction
+ * ends (then finds it, or inserts it after a rollback). So a row means "processed", and there is
+ * nothing else to store. What this layout cannot do, the executor refuses when it is built or
+ * called: a result other than {@code Void}, a failure policy that stores failures, and the
+ * autocommit (store) mode, which needs in-flight rows.
+ *
+ * <p><b>The fingerprint</b> is the first 8 bytes of the payload's SHA-256 ({@code BIGINT}), enough
+ * to tell a key reused with another payload (a 2<sup>-64</sup> chance of missing one) — a
+ * {@link io.dupguard.idempotency.PayloadMismatchException}, as with the full layout. With {@link
+ * Builder#fingerprints(boolean) fingerprints(false)} the column stays NULL: 8 bytes less per row,
+ * and a reused key with another payload is taken as a duplicate and skipped silently.
+ *
+ * <p><b>Statements.</b> One message costs one insert-if-absent (PostgreSQL {@code ON CONFLICT DO
+ * NOTHING}, MySQL/MariaDB {@code INSERT IGNORE} — safe here because every value is bound by this
+ * class and checked first, so no error but the duplicate key can be turned into a warning — H2 a
+ * plain insert whose unique violation means "exists"). A poll is one statement on PostgreSQL
+ * ({@code unnest} arrays, {@code RETURNING} the keys it inserted) and MariaDB 10.5+ (a multi-row
+ * {@code INSERT IGNORE … RETURNING}, which returns only the rows it inserted); only the keys it left
+ * out are read, by primary key, planned at each execution on PostgreSQL. MySQL without {@code
+ * RETURNING} and H2 claim key by key on the one connection. An expired row is taken over in place.
+ *
+ * <p><b>Purge.</b> {@link #purgeExpired(int)}: on PostgreSQL through a BRIN index on the expiry
+ * (rows arrive in expiry order, so the index is a few pages per million rows); on MySQL/MariaDB
+ * and H2 the table has no secondary index, and the purge walks the primary key from where its last
+ * batch ended, reading the table once per pass.
+ *
+ * <p>The table ({@value #DEFAULT_TABLE} by default) is in the shipped DDL, {@code
+ * io/dupguard/jdbc/schema/<dialect>.sql}. Thread-safe.
+ */
+public final class JdbcProcessedMessages {
+    /** The default table name. */
+    public static final String DEFAULT_TABLE = "dupguard_processed";
+
+    private final JdbcAccess access;
+    private final boolean fingerprints;
+    private volatile Statements sql;
+    /** Where the keyset purge (MySQL, H2) goes on: the last key it read, or null to start over. */
+    private final AtomicReference<IdempotencyKey> purgeCursor = new AtomicReference<>();
+
+    private JdbcProcessedMessages(Builder b) {
+        this.access = b.access();
+        this.fingerprints = b.fingerprints;
+    }
+
+    /**
+     * A table of processed messages on {@code dataSource} with the defaults.
+     *
+     * @param dataSource the application's data source; not null
+     * @return the table, thread-safe
+     */
+    public static JdbcProcessedMessages create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    /**
+     * A builder.
+     *
+     * @param dataSource the application's data source; not null
+     * @return a new builder
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /**
+     * The table's name.
+     *
+     * @return the table name; never null
+     */
+    public String table() {
+        return access.table();
+    }
+
+    /**
+     * Whether payload fingerprints are kept ({@link Builder#fingerprints(boolean)}).
+     *
+     * @return true if a key reused with another payload is refused
+     */
+    public boolean keepsFingerprints() {
+        return fingerprints;
+    }
+
+    /**
+     * Whether the key has a live (committed, unexpired) row: its message was processed.
+     *
+     * @param key the key; not null
+     * @return true if processed within its retention
+     * @throws StoreUnavailableException if the database fails
+     */
+    public boolean isProcessed(IdempotencyKey key) {
+        java.util.Objects.requireNonNull(key, "key");
+        return access.withConnection("read", key, c -> {
+            Row row = select(c, statements(c), key, false);
+            return row != null && row.live;
+        });
+    }
+
+    /**
+     * Deletes up to {@code batchSize} expired rows.
+     *
+     * @param batchSize the most rows to delete, at least 1
+     * @return how many were deleted; fewer than {@code batchSize} once a pass over the table found
+     *     no more
+     * @throws StoreUnavailableException if the database fails
+     */
+    public int purgeExpired(int batchSize) {
+        Checks.atLeast(batchSize, 1, "batchSize");
+        return access.withConnection("purge", c -> {
+            Statements s = statements(c);
+            if (s.dialect == SqlDialect.POSTGRESQL) {
+                try (PreparedStatement ps = c.prepareStatement(s.purge)) {
+                    JdbcBatchClaims.planEachTime(ps);
+                    ps.setInt(1, batchSize);
+                    return ps.executeUpdate();
+                }
+            }
+            return purgeByKeyset(c, s, batchSize);
+        });
+    }
+
+    /**
+     * Deletes expired rows in batches of {@code batchSize}, pausing {@code pause} between batches,
+     * until a batch comes back short.
+     *
+     * @param batchSize the most rows per batch, at least 1
+     * @param pause the pause between batches; not null, zero or positive
+     * @return how many were deleted
+     */
+    public long purgeAllExpired(int batchSize, Duration pause) {
+        return PacedPurge.dutyCycle(1).plusPause(pause).drain(batchSize, this::purgeExpired);
+    }
+
+    /**
+     * The expired keys after the cursor, in primary-key order, then their deletion (each re-checked
+     * as expired, so a row taken over meanwhile stays). A short batch ends the pass: the next one
+     * starts from the first key.
+     */
+    private int purgeByKeyset(Connection c, Statements s, int batchSize) throws SQLException {
+        IdempotencyKey after = purgeCursor.get();
+        List<IdempotencyKey> expired = new ArrayList<>(Math.min(batchSize, 1024));
+        try (PreparedStatement ps = c.prepareStatement(after == null ? s.expiredFirst : s.expiredAfter)) {
+            int i = 1;
+            if (after != null) {
+                ps.setString(i++, after.scope());
+                ps.setString(i++, after.scope());
+                JdbcText.bind(ps, i++, after.key(), s.dialect);
+            }
+            ps.setInt(i, batchSize);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    expired.add(IdempotencyKey.of(rs.getString(1), JdbcText.read(rs, 2, s.dialect)));
+                }
+            }
+        }
+        purgeCursor.compareAndSet(after, expired.size() < batchSize ? null : expired.get(expired.size() - 1));
+        if (expired.isEmpty()) {
+            return 0;
+        }
+        try (PreparedStatement ps = c.prepareStatement(s.deleteExpired)) {
+            for (IdempotencyKey key : expired) {
+                bindKey(ps, 1, key, s);
+                ps.addBatch();
+            }
+            int deleted = 0;
+            for (int n : ps.executeBatch()) {
+                deleted += Math.max(n, 0) > 0 ? 1 : 0;
+            }
+            return deleted;
+        }
+    }
+
+    /**
+     * The statements this table lends to {@link JdbcTransactionalIdempotency}; its records carry
+     * {@code voidPayload}, the executor's codec's encoding of {@code null}.
+     */
+    TransactionalSql transactionalSql(byte[] voidPayload) {
+        return new Lean(voidPayload);
+    }
+
+    /** Detects the dialect, refuses a read-only server and creates the table (if asked), once. */
+    void ensureReady() {
+        if (sql != null) {
+            return;
+        }
+        access.withConnection("prepare", null, c -> statements(c));
+    }
+
+    private Statements statements(Connection c) throws SQLException {
+        Statements s = sql;
+        if (s == null) {
+            SqlDialect dialect = access.dialect(c);
+            s = new Statements(
+                    dialect,
+                    access.table(),
+                    !access.sharded() && IdempotencySql.mariaDbReturning(c, dialect),
+                    access.sharded());
+            sql = s;
+        }
+        return s;
+    }
+
+    private Long compact(Fingerprint fp) {
+        return !fingerprints || fp.isNone()
+                ? null
+                : Long.parseUnsignedLong(fp.hex().substring(0, 16), 16);
+    }
+
+    /** The stored fingerprint as a record carries it: the request's own when they match. */
+    private static Fingerprint expand(Long stored, Fingerprint request, Long requestCompact) {
+        if (stored == null) {
+            return Fingerprint.none();
+        }
+        if (stored.equals(requestCompact)) {
+            return request;
+        }
+        return Fingerprint.ofHex(String.format("%016x", stored) + "0".repeat(48));
+    }
+
+    private static void bindKey(PreparedStatement ps, int index, IdempotencyKey key, Statements s) throws SQLException {
+        ps.setString(index, key.scope());
+        JdbcText.bind(ps, index + 1, key.key(), s.dialect);
+    }
+
+    private static void bindFingerprint(PreparedStatement ps, int index, Long fp) throws SQLException {
+        if (fp == null) {
+            ps.setNull(index, Types.BIGINT);
+        } else {
+            ps.setLong(index, fp);
+        }
+    }
+
+    /** A row read back: the stored fingerprint (null: none) and whether it is live. */
+    private record Row(Long fingerprint, boolean live) {}
+
+    private static Row select(Connection c, Statements s, IdempotencyKey key, boolean locking) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(locking ? s.selectLocking : s.select)) {
+            if (s.dialect == SqlDialect.POSTGRESQL) {
+                JdbcBatchClaims.planEachTime(ps);
+            }
+            bindKey(ps, 1, key, s);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                long fp = rs.getLong(1);
+                Long stored = rs.wasNull() ? null : fp;
+                return new Row(stored, rs.getInt(2) == 1);
+            }
+        }
+    }
+
+    /** The statements of one dialect and table. */
+    private static final class Statements {
+        final SqlDialect dialect;
+        final boolean multiRowReturning;
+        final boolean keyByKey;
+        final String insert;
+        final String select;
+        final String selectLocking;
+        final String takeover;
+        final String delete;
+        final String deleteExpired;
+        final String purge;
+        final String expiredFirst;
+        final String expiredAfter;
+        final String table;
+
+        Statements(SqlDialect dialect, String table, boolean multiRowReturning, boolean sharded) {
+            this.dialect = dialect;
+            this.table = table;
+            this.multiRowReturning = multiRowReturning;
+            this.keyByKey = sharded || dialect == SqlDialect.H2 || (dialect == SqlDialect.MYSQL && !multiRowReturning);
+            String now = dialect.now();
+            String nowPlus = dialect.nowPlusMillisParam();
+            String columns = " (scope, msg_id, fingerprint, expires_at) ";
+            String live = "CASE WHEN expires_at > " + now + " THEN 1 ELSE 0 END";
+            this.insert = switch (dialect) {
+                case POSTGRESQL ->
+                    "INSERT INTO " + table + columns + "VALUES (?, ?, ?, " + nowPlus
+                            + ") ON CONFLICT (scope, msg_id) DO NOTHING";
+                case MYSQL -> "INSERT IGNORE INTO " + table + columns + "VALUES (?, ?, ?, " + nowPlus + ")";
+                case H2 -> "INSERT INTO " + table + columns + "VALUES (?, ?, ?, " + nowPlus + ")";
+            };
+            String selectSql = "SELECT fingerprint, " + live + " FROM " + table + " WHERE scope = ? AND msg_id = ?";
+            this.select = selectSql;
+            this.selectLocking = selectSql + dialect.lockingRead();
+            this.takeover = "UPDATE " + table + " SET fingerprint = ?, expires_at = " + nowPlus
+                    + " WHERE scope = ? AND msg_id = ? AND expires_at <= " + now;
+            this.delete = "DELETE FROM " + table + " WHERE scope = ? AND msg_id = ?";
+            this.deleteExpired = delete + " AND expires_at <= " + now;
+            this.purge = dialect.deleteLimited(table, "expires_at <= " + now);
+            String limit = dialect == SqlDialect.H2 ? " FETCH FIRST ? ROWS ONLY" : " LIMIT ?";
+            String expired = "SELECT scope, msg_id FROM " + table + " WHERE expires_at <= " + now;
+            this.expiredFirst = expired + " ORDER BY scope, msg_id" + limit;
+            this.expiredAfter =
+                    expired + " AND (scope > ? OR (scope = ? AND msg_id > ?)) ORDER BY scope, msg_id" + limit;
+        }
+
+        /** PostgreSQL: every key from arrays, returning the ones it inserted. */
+        String pgClaim() {
+            return "INSERT INTO " + table + " AS r (scope, msg_id, fingerprint, expires_at) SELECT u.scope, u.msg_id,"
+                    + " u.fp, " + dialect.nowPlusMillisParam()
+                    + " FROM unnest(?::text[], ?::text[], ?::bigint[]) WITH ORDINALITY AS u(scope, msg_id, fp, ord)"
+                    + " ORDER BY u.ord ON CONFLICT (scope, msg_id) DO NOTHING RETURNING r.scope, r.msg_id";
+        }
+
+        /**
+         * PostgreSQL: the rows of keys the claim left out, each probed by primary key. The probe is
+         * a {@code LATERAL} subquery with a {@code LIMIT}, which the planner cannot flatten into a
+         * join: a semi-join of the keys with the table may be planned as a hash join over a
+         * sequential scan whenever the table's statistics make it look small (it did, for a
+         * 20,000-row table analyzed while empty), while a probe per key costs a scan of the table
+         * per key, which no estimate of a grown table makes cheaper than the index.
+         */
+        String pgExisting() {
+            return "SELECT u.scope, u.msg_id, x.fingerprint, CASE WHEN x.expires_at > " + dialect.now()
+                    + " THEN 1 ELSE 0 END FROM unnest(?::text[], ?::text[]) AS u(scope, msg_id) CROSS JOIN LATERAL"
+                    + " (SELECT p.fingerprint, p.expires_at FROM " + table + " p WHERE p.scope = u.scope COLLATE"
+                    + " \"C\" AND p.msg_id = u.msg_id COLLATE \"C\" LIMIT 1) x";
+        }
+
+        /** MariaDB: {@code n} rows, returning the ones it inserted. */
+        String mariaDbClaim(int n) {
+            StringBuilder b = new StringBuilder("INSERT IGNORE INTO ")
+                    .append(table)
+                    .append(" (scope, msg_id, fingerprint, expires_at) VALUES ");
+            String row = "(?, ?, ?, " + dialect.nowPlusMillisParam() + ")";
+            for (int i = 0; i < n; i++) {
+                b.append(i == 0 ? "" : ", ").append(row);
+            }
+            return b.append(" RETURNING scope, msg_id").toString();
+        }
+    }
+
+    /** {@link TransactionalSql} on this table: a row is a processed message, completed by its claim. */
+    private final class Lean implements TransactionalSql {
+        private final byte[] voidPayload;
+
+        Lean(byte[] voidPayload) {
+            this.voidPayload = voidPayload;
+        }
+
+        @Override
+        public DataSource dataSource() {
+            return access.dataSource();
+        }
+
+        @Override
+        public SqlDialect dialect(Connection c) throws SQLException {
+            return statements(c).dialect;
+        }
+
+        @Override
+        public DupguardException failure(String operation, Object subject, SQLException e) {
+            return access.failure(operation, subject, e);
+        }
+
+        private IdempotencyRecord record(IdempotencyKey key, Fingerprint fp, byte[] payload) {
+            return new IdempotencyRecord(key, RecordStatus.COMPLETED, fp, null, payload);
+        }
+
+        @Override
+        public Found read(Connection c, IdempotencyKey key, Fingerprint fingerprint) throws SQLException {
+            Row row = select(c, statements(c), key, false);
+            return row == null
+                    ? null
+                    : new Found(
+                            record(key, expand(row.fingerprint, fingerprint, compact(fingerprint)), voidPayload),
+                            row.live);
+        }
+
+        @Override
+        public Claim claim(
+                Connection c,
+                boolean lockingRead,
+                IdempotencyKey key,
+                Fingerprint fingerprint,
+                String owner,
+                long retentionMillis,
+                boolean undoable,
+                byte[] donePayload)
+                throws SQLException {
+            return claimKey(c, lockingRead, key, fingerprint, retentionMillis, donePayload, false);
+        }
+
+        /**
+         * The single-key claim: insert if absent, else read the row (replay a live one, take an
+         * expired one over). {@code exists}: a batch statement already found the key's row, so
+         * the first round starts with the read.
+         */
+        private Claim claimKey(
+                Connection c,
+                boolean lockingRead,
+                IdempotencyKey key,
+                Fingerprint fingerprint,
+                long retentionMillis,
+                byte[] donePayload,
+                boolean exists)
+                throws SQLException {
+            Statements s = statements(c);
+            Long fp = compact(fingerprint);
+            for (int round = 0; round < 8; round++) {
+                if (!(exists && round == 0) && insert(c, s, key, fp, retentionMillis)) {
+                    return Claim.FRESH;
+                }
+                Row row = select(c, s, key, lockingRead || round > 0 || s.dialect == SqlDialect.MYSQL);
+                if (row == null) {
+                    continue; // purged or released between the two statements
+                }
+                if (row.live) {
+                    return new Claim.Existing(record(key, expand(row.fingerprint, fingerprint, fp), donePayload));
+                }
+                try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
+                    bindFingerprint(ps, 1, fp);
+                    ps.setLong(2, retentionMillis);
+                    bindKey(ps, 3, key, s);
+                    if (ps.executeUpdate() == 1) {
+                        return Claim.TAKEOVER;
+                    }
+                }
+            }
+            throw new StoreUnavailableException(access.storeName(), "claim of " + key + " did not settle", null);
+        }
+
+        private boolean insert(Connection c, Statements s, IdempotencyKey key, Long fp, long retentionMillis)
+                throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(s.insert)) {
+                bindKey(ps, 1, key, s);
+                bindFingerprint(ps, 3, fp);
+                ps.setLong(4, retentionMillis);
+                return ps.executeUpdate() == 1;
+            } catch (SQLException e) {
+                if (s.dialect == SqlDialect.H2 && UniqueViolation.test(e)) {
+                    return false;
+                }
+                throw e;
+            }
+        }
+
+        @Override
+        public boolean insertFinished(
+                Connection c,
+                IdempotencyKey key,
+                Fingerprint fingerprint,
+                RecordStatus status,
+                byte[] payload,
+                long retentionMillis)
+                throws SQLException {
+            requireCompleted(status, key);
+            return insert(c, statements(c), key, compact(fingerprint), retentionMillis);
+        }
+
+        @Override
+        public boolean recordFinished(
+                Connection c,
+                IdempotencyKey key,
+                Fingerprint fingerprint,
+                RecordStatus status,
+                byte[] payload,
+                long retentionMillis) {
+            throw storesNoFailures(key);
+        }
+
+        @Override
+        public boolean recordFinishedOnPool(
+                IdempotencyKey key,
+                Fingerprint fingerprint,
+                RecordStatus status,
+                byte[] payload,
+                long retentionMillis) {
+            throw storesNoFailures(key);
+        }
+
+        @Override
+        public void complete(
+                Connection c,
+                IdempotencyKey key,
+                String owner,
+                RecordStatus status,
+                byte[] payload,
+                long retentionMillis,
+                boolean keepExpiry) {
+            throw new IllegalStateException("a processed-messages table records Void results with their claim; " + key
+                    + " was completed with another result or retention");
+        }
+
+        @Override
+        public void release(Connection c, IdempotencyKey key, String owner) throws SQLException {
+            Statements s = statements(c);
+            try (PreparedStatement ps = c.prepareStatement(s.delete)) {
+                bindKey(ps, 1, key, s);
+                ps.executeUpdate();
+            }
+        }
+
+        @Override
+        public boolean renew(Connection c, IdempotencyKey key, String owner, long leaseMillis) {
+            return true; // a row is only visible committed: there is no lease to hold
+        }
+
+        @Override
+        public java.util.Optional<IdempotencyRecord> find(Connection c, IdempotencyKey key) throws SQLException {
+            Row row = select(c, statements(c), key, false);
+            return row == null || !row.live
+                    ? java.util.Optional.empty()
+                    : java.util.Optional.of(
+                            record(key, expand(row.fingerprint, Fingerprint.none(), null), voidPayload));
+        }
+
+        @Override
+        public List<Claim> claimAll(
+                Connection c, List<BatchEntry> entries, String owner, long retentionMillis, byte[] donePayload)
+                throws SQLException {
+            JdbcBatchClaims.checkDistinct(entries);
+            Statements s = statements(c);
+            Claim[] claims = new Claim[entries.size()];
+            boolean batched = entries.size() > 1 && !s.keyByKey;
+            if (batched) {
+                if (s.dialect == SqlDialect.POSTGRESQL) {
+                    claimPostgres(c, s, entries, retentionMillis, donePayload, claims);
+                } else {
+                    claimMariaDb(c, s, entries, retentionMillis, donePayload, claims);
+                }
+            }
+            for (int i = 0; i < claims.length; i++) {
+                if (claims[i] == null) {
+                    // Key by key, or a key whose row the batch statement found (expired, or
+                    // MariaDB's, which the insert does not return): read it first.
+                    BatchEntry e = entries.get(i);
+                    claims[i] = claimKey(c, true, e.key(), e.fingerprint(), retentionMillis, donePayload, batched);
+                }
+            }
+            return Arrays.asList(claims);
+        }
+
+        private void claimPostgres(
+                Connection c,
+                Statements s,
+                List<BatchEntry> entries,
+                long retentionMillis,
+                byte[] donePayload,
+                Claim[] claims)
+                throws SQLException {
+            Map<IdempotencyKey, Integer> position = positions(entries);
+            try (PreparedStatement ps = c.prepareStatement(s.pgClaim())) {
+                ps.setLong(1, retentionMillis);
+                ps.setArray(
+                        2, texts(c, entries.stream().map(e -> e.key().scope()).toList()));
+                ps.setArray(3, texts(c, entries.stream().map(e -> e.key().key()).toList()));
+                Long[] fps = new Long[entries.size()];
+                for (int i = 0; i < fps.length; i++) {
+                    fps[i] = compact(entries.get(i).fingerprint());
+                }
+                ps.setArray(4, c.createArrayOf("bigint", fps));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Integer i = position.get(IdempotencyKey.of(rs.getString(1), rs.getString(2)));
+                        if (i != null) {
+                            claims[i] = Claim.FRESH;
+                        }
+                    }
+                }
+            }
+            List<IdempotencyKey> others = new ArrayList<>();
+            for (int i = 0; i < claims.length; i++) {
+                if (claims[i] == null) {
+                    others.add(entries.get(i).key());
+                }
+            }
+            if (others.isEmpty()) {
+                return;
+            }
+            try (PreparedStatement ps = c.prepareStatement(s.pgExisting())) {
+                JdbcBatchClaims.planEachTime(ps);
+                ps.setArray(
+                        1, texts(c, others.stream().map(IdempotencyKey::scope).toList()));
+                ps.setArray(2, texts(c, others.stream().map(IdempotencyKey::key).toList()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        IdempotencyKey key = IdempotencyKey.of(rs.getString(1), rs.getString(2));
+                        Integer i = position.get(key);
+                        long fp = rs.getLong(3);
+                        Long stored = rs.wasNull() ? null : fp;
+                        if (i != null && rs.getInt(4) == 1) {
+                            Fingerprint request = entries.get(i).fingerprint();
+                            claims[i] = new Claim.Existing(
+                                    record(key, expand(stored, request, compact(request)), donePayload));
+                        } // expired: the single-key claim takes it over
+                    }
+                }
+            }
+        }
+
+        private void claimMariaDb(
+                Connection c,
+                Statements s,
+                List<BatchEntry> entries,
+                long retentionMillis,
+                byte[] donePayload,
+                Claim[] claims)
+                throws SQLException {
+            Map<IdempotencyKey, Integer> position = positions(entries);
+            try (PreparedStatement ps = c.prepareStatement(s.mariaDbClaim(entries.size()))) {
+                int p = 1;
+                for (BatchEntry e : entries) {
+                    bindKey(ps, p, e.key(), s);
+                    bindFingerprint(ps, p + 2, compact(e.fingerprint()));
+                    ps.setLong(p + 3, retentionMillis);
+                    p += 4;
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Integer i = position.get(IdempotencyKey.of(rs.getString(1), JdbcText.read(rs, 2, s.dialect)));
+                        if (i != null) {
+                            claims[i] = Claim.FRESH;
+                        }
+                    }
+                }
+            }
+            // The keys left out existed: the single-key claim reads each (locking) and takes an
+            // expired one over. A poll of new keys costs the one statement above.
+        }
+
+        @Override
+        public Set<IdempotencyKey> completeAll(
+                Connection c, List<BatchCompletion> completions, String owner, long retentionMillis) {
+            throw new IllegalStateException(
+                    "a processed-messages table records Void results with their claim; a batch completed with"
+                            + " another result or retention");
+        }
+
+        @Override
+        public void releaseAll(Connection c, List<IdempotencyKey> keys, String owner) throws SQLException {
+            Statements s = statements(c);
+            try (PreparedStatement ps = c.prepareStatement(s.delete)) {
+                for (IdempotencyKey key : keys) {
+                    bindKey(ps, 1, key, s);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        }
+    }
+
+    private static void requireCompleted(RecordStatus status, IdempotencyKey key) {
+        if (status != RecordStatus.COMPLETED) {
+            throw storesNoFailures(key);
+        }
+    }
+
+    private static IllegalStateException storesNoFailures(IdempotencyKey key) {
+        return new IllegalStateException(
+                "a processed-messages table stores no failures (" + key + "): its executor releases on failure");
+    }
+
+    private static Map<IdempotencyKey, Integer> positions(List<BatchEntry> entries) {
+        Map<IdempotencyKey, Integer> position = new HashMap<>();
+        for (int i = 0; i < entries.size(); i++) {
+            position.put(entries.get(i).key(), i);
+        }
+        return position;
+    }
+
+    private static Array texts(Connection c, List<String> values) throws SQLException {
+        return c.createArrayOf("text", values.toArray());
+    }
+
+    /** Builder; not thread-safe. */
+    public static final class Builder extends JdbcStoreBuilder<Builder, JdbcProcessedMessages> {
+        private boolean fingerprints = true;
+
+        private Builder(DataSource dataSource) {
+            super(dataSource, DEFAULT_TABLE);
+        }
+
+        /**
+         * Whether to keep the first 8 bytes of each payload's SHA-256 (default true). Without them a
+         * key reused with another payload is not told apart from a duplicate: it is skipped silently
+         * instead of refused, and each row is 8 bytes smaller.
+         *
+         * @param keep true to keep fingerprints
+         * @return this builder
+         */
+        public Builder fingerprints(boolean keep) {
+            this.fingerprints = keep;
+            return this;
+        }
+
+        @Override
+        public JdbcProcessedMessages build() {
+            return new JdbcProcessedMessages(this);
+        }
+    }
+}

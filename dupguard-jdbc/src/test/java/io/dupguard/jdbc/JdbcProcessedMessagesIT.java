@@ -1,0 +1,465 @@
+package io.dupguard.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.idempotency.BatchEntry;
+import io.dupguard.idempotency.BatchResult;
+import io.dupguard.idempotency.FailurePolicy;
+import io.dupguard.idempotency.Fingerprint;
+import io.dupguard.idempotency.IdempotencyConfig;
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.Outcome;
+import io.dupguard.idempotency.PayloadMismatchException;
+import io.dupguard.jdbc.TestDatabases.Db;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The processed-messages table ({@link JdbcProcessedMessages}) under {@link
+ * JdbcTransactionalIdempotency}: the contract that applies to a {@code Void} call in the caller's
+ * transaction — one statement per new message (per poll where the dialect allows), duplicates
+ * replayed, a reused key with another payload refused, a rollback leaving nothing, a failed entry
+ * released, an expired row taken over, the purge — and concurrent consumers on separate pools
+ * writing each message's effect exactly once.
+ */
+class JdbcProcessedMessagesIT {
+    private HikariDataSource ds;
+    private final List<HikariDataSource> others = new ArrayList<>();
+    private JdbcProcessedMessages processed;
+    private String scope;
+    private final AtomicLong statements = new AtomicLong();
+
+    private JdbcTransactionalIdempotency setUp(Db db) throws SQLException {
+        return setUp(db, true);
+    }
+
+    private JdbcTransactionalIdempotency setUp(Db db, boolean fingerprints) throws SQLException {
+        ds = TestDatabases.pool(db, 4);
+        scope = "processed-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        try (Connection c = ds.getConnection()) {
+            TestOrders.createTable(c);
+        }
+        processed = JdbcProcessedMessages.builder(ds)
+                .createSchemaIfMissing(true)
+                .fingerprints(fingerprints)
+                .build();
+        return JdbcTransactionalIdempotency.of(processed, IdempotencyConfig.ofDefaults());
+    }
+
+    @AfterEach
+    void close() {
+        if (ds != null) {
+            ds.close();
+        }
+        others.forEach(HikariDataSource::close);
+    }
+
+    private IdempotencyKey key(String k) {
+        return IdempotencyKey.of(scope, k);
+    }
+
+    private int orders(String orderNo) throws SQLException {
+        return TestOrders.count(ds, scope, orderNo);
+    }
+
+    private static Fingerprint fp(String body) {
+        return Fingerprint.of(body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private Outcome<Void> inTransaction(JdbcTransactionalIdempotency tx, String k, Fingerprint fp, String orderNo)
+            throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                Outcome<Void> out = tx.execute(c, key(k), fp, Void.class, conn -> {
+                    TestOrders.insert(conn, scope, orderNo);
+                    return null;
+                });
+                c.commit();
+                return out;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aNewMessageCostsOneStatementAndItsDuplicatesReplay(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        assertThat(tx.processedMessages()).isTrue();
+        try (Connection c = StatementCounter.wrap(ds, statements).getConnection()) {
+            c.setAutoCommit(false);
+            long before = statements.get();
+            Outcome<Void> out = tx.execute(c, key("k1"), fp("a"), Void.class, conn -> {
+                TestOrders.insert(conn, scope, "o1");
+                return null;
+            });
+            long sent = statements.get() - before;
+            c.commit();
+            assertThat(out).isEqualTo(Outcome.first(null));
+            assertThat(sent)
+                    .as("the processed row's insert and the work's insert")
+                    .isEqualTo(2);
+        }
+        assertThat(processed.isProcessed(key("k1"))).isTrue();
+        assertThat(inTransaction(tx, "k1", fp("a"), "must not run")).isEqualTo(Outcome.replayed(null));
+        assertThatThrownBy(() -> inTransaction(tx, "k1", fp("b"), "must not run"))
+                .isInstanceOf(PayloadMismatchException.class);
+        assertThat(inTransaction(tx, "k1", Fingerprint.none(), "must not run")).isEqualTo(Outcome.replayed(null));
+        assertThat(orders("o1")).isEqualTo(1);
+        assertThat(orders("must not run")).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void withoutFingerprintsAReusedKeyIsSkippedAsADuplicate(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db, false);
+        inTransaction(tx, "k", fp("a"), "o");
+        assertThat(inTransaction(tx, "k", fp("b"), "must not run")).isEqualTo(Outcome.replayed(null));
+        assertThat(TestDatabases.count(
+                        ds,
+                        "SELECT COUNT(*) FROM " + processed.table() + " WHERE scope = ? AND fingerprint IS NULL",
+                        scope))
+                .isEqualTo(1);
+        assertThat(orders("must not run")).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aRollbackLeavesNothingAndTheRetryRuns(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            tx.execute(c, key("rb"), Fingerprint.none(), Void.class, conn -> {
+                TestOrders.insert(conn, scope, "rb");
+                return null;
+            });
+            tx.executeBatch(c, List.of(BatchEntry.of(key("rb1")), BatchEntry.of(key("rb2"))), Void.class, (e, p) -> {
+                for (BatchEntry x : e) {
+                    p.done(x.key(), null);
+                }
+            });
+            c.rollback(); // as a crash before the commit would
+        }
+        assertThat(processed.isProcessed(key("rb"))).isFalse();
+        assertThat(processed.isProcessed(key("rb1"))).isFalse();
+        assertThat(orders("rb")).isZero();
+        assertThat(inTransaction(tx, "rb", Fingerprint.none(), "rb")).isEqualTo(Outcome.first(null));
+        assertThat(orders("rb")).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void aPollOfNewMessagesIsOneStatementAndAFailedEntryIsReleased(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        inTransaction(tx, "m0", fp("m0"), "m0");
+        List<BatchEntry> fresh = IntStream.range(0, 50)
+                .mapToObj(i -> new BatchEntry(key("n" + i), fp("n" + i)))
+                .toList();
+        try (Connection c = StatementCounter.wrap(ds, statements).getConnection()) {
+            c.setAutoCommit(false);
+            long before = statements.get();
+            tx.<Void, SQLException>executeBatch(c, fresh, Void.class, (claimed, p) -> {
+                assertThat(claimed).hasSize(50);
+                claimed.forEach(e -> p.done(e.key(), null));
+            });
+            long sent = statements.get() - before;
+            c.commit();
+            if (db != Db.H2) { // H2 claims key by key
+                assertThat(sent)
+                        .as("one claim statement for a poll of new messages")
+                        .isEqualTo(1);
+            }
+        }
+        List<BatchEntry> mixed = List.of(
+                new BatchEntry(key("m0"), fp("m0")),
+                new BatchEntry(key("m1"), fp("m1")),
+                new BatchEntry(key("m2"), fp("m2")),
+                new BatchEntry(key("n3"), fp("n3")));
+        List<BatchResult<Void>> results;
+        try (Connection c = StatementCounter.wrap(ds, statements).getConnection()) {
+            c.setAutoCommit(false);
+            long before = statements.get();
+            results = tx.<Void, SQLException>executeBatch(c, mixed, Void.class, (claimed, p) -> {
+                for (BatchEntry e : claimed) {
+                    if (e.key().key().equals("m2")) {
+                        p.failed(e.key(), new IllegalStateException("the handler failed at m2"));
+                    } else {
+                        TestOrders.insert(c, scope, e.key().key());
+                        p.done(e.key(), null);
+                    }
+                }
+            });
+            long sent = statements.get() - before;
+            c.commit();
+            if (db == Db.POSTGRESQL) {
+                // The insert, one read of the two rows it did not take, the effect, the release of m2.
+                assertThat(sent).isEqualTo(4);
+            } else if (db == Db.MARIADB) {
+                // The insert, a locking read of each of the two rows it did not take, the effect, the release.
+                assertThat(sent).isEqualTo(5);
+            }
+        }
+        assertThat(results.get(0)).isEqualTo(new BatchResult.Replayed<Void>(mixed.get(0), null));
+        assertThat(results.get(1)).isEqualTo(new BatchResult.First<Void>(mixed.get(1), null));
+        assertThat(results.get(2)).isInstanceOf(BatchResult.Failed.class);
+        assertThat(results.get(3)).isEqualTo(new BatchResult.Replayed<Void>(mixed.get(3), null));
+        assertThat(processed.isProcessed(key("m1"))).isTrue();
+        assertThat(processed.isProcessed(key("m2")))
+                .as("released with its failure")
+                .isFalse();
+        assertThat(orders("m1")).isEqualTo(1);
+        assertThat(orders("m0")).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Db.class)
+    void anExpiredMessageIsTakenOverAndRunsAgainAndThePurgeDeletesOnlyExpiredRows(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        for (int i = 0; i < 30; i++) {
+            inTransaction(tx, "e" + i, fp("e" + i), "e" + i);
+        }
+        // Time passes for the even ones: their expiry is moved into the past.
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("UPDATE " + processed.table()
+                        + " SET expires_at = expires_at - INTERVAL '2' DAY WHERE scope = ? AND msg_id = ?")) {
+            for (int i = 0; i < 30; i += 2) {
+                ps.setString(1, scope);
+                ps.setString(2, "e" + i);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+        assertThat(processed.isProcessed(key("e0"))).isFalse();
+        assertThat(inTransaction(tx, "e0", fp("other body"), "e0 again")).isEqualTo(Outcome.first(null));
+        assertThat(processed.isProcessed(key("e0"))).isTrue();
+        assertThat(orders("e0 again")).isEqualTo(1);
+
+        long purged = 0;
+        int batch;
+        do { // small batches: the keyset walk (MariaDB, H2) goes on from where each ended
+            batch = processed.purgeExpired(3);
+            purged += batch;
+        } while (batch == 3);
+        assertThat(purged).as("every expired row but the one taken over").isGreaterThanOrEqualTo(14);
+        for (int i = 0; i < 30; i++) {
+            assertThat(processed.isProcessed(key("e" + i))).as("e" + i).isEqualTo(i == 0 || i % 2 == 1);
+        }
+        assertThat(TestDatabases.count(ds, "SELECT COUNT(*) FROM " + processed.table() + " WHERE scope = ?", scope))
+                .isEqualTo(16);
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = Db.class,
+            names = {"POSTGRESQL", "MARIADB"})
+    void concurrentConsumersOnSeparatePoolsWriteEachMessageOnce(Db db) throws Exception {
+        setUp(db);
+        int consumers = 6;
+        int messages = 200;
+        List<JdbcTransactionalIdempotency> txs = new ArrayList<>();
+        List<HikariDataSource> pools = new ArrayList<>();
+        for (int i = 0; i < consumers; i++) {
+            HikariDataSource pool = TestDatabases.pool(db, 2);
+            others.add(pool);
+            pools.add(pool);
+            txs.add(JdbcTransactionalIdempotency.of(
+                    JdbcProcessedMessages.create(pool), IdempotencyConfig.ofDefaults()));
+        }
+        ExecutorService threads = Executors.newFixedThreadPool(consumers);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<Integer>> runs = new ArrayList<>();
+            for (int i = 0; i < consumers; i++) {
+                int n = i;
+                runs.add(threads.submit(() -> {
+                    start.await();
+                    int ran = 0;
+                    // Every consumer sees every message, in polls of 20, each in its own order.
+                    List<Integer> order =
+                            new ArrayList<>(IntStream.range(0, messages).boxed().toList());
+                    java.util.Collections.shuffle(order, new java.util.Random(n));
+                    for (int from = 0; from < messages; from += 20) {
+                        List<BatchEntry> poll = order.subList(from, from + 20).stream()
+                                .sorted() // one lock order for every consumer: no deadlocks between polls
+                                .map(m -> new BatchEntry(key("c" + m), fp("c" + m)))
+                                .toList();
+                        ran += poll(pools.get(n), txs.get(n), poll);
+                    }
+                    return ran;
+                }));
+            }
+            start.countDown();
+            int total = 0;
+            for (Future<Integer> f : runs) {
+                total += f.get(120, TimeUnit.SECONDS);
+            }
+            assertThat(total).as("effects written across consumers").isEqualTo(messages);
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(TestDatabases.count(ds, "SELECT COUNT(*) FROM dupguard_test_orders WHERE scope = ?", scope))
+                .isEqualTo(messages);
+        assertThat(TestDatabases.count(
+                        ds, "SELECT COUNT(DISTINCT order_no) FROM dupguard_test_orders WHERE scope = ?", scope))
+                .isEqualTo(messages);
+    }
+
+    private int poll(HikariDataSource pool, JdbcTransactionalIdempotency tx, List<BatchEntry> poll)
+            throws SQLException {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                int[] ran = {0};
+                tx.<Void, SQLException>executeBatch(c, poll, Void.class, (claimed, p) -> {
+                    for (BatchEntry e : claimed) {
+                        TestOrders.insert(c, scope, e.key().key());
+                        ran[0]++;
+                        p.done(e.key(), null);
+                    }
+                });
+                c.commit();
+                return ran[0];
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    @Test
+    void whatTheTableCannotRecordIsRefusedWithAClearError() throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(Db.H2);
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> tx.execute(c, key("r"), Fingerprint.none(), String.class, conn -> "result"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Void results only")
+                    .hasMessageContaining("java.lang.String");
+            c.rollback();
+        }
+        assertThatThrownBy(() -> JdbcTransactionalIdempotency.of(
+                        processed,
+                        IdempotencyConfig.custom()
+                                .failurePolicy(FailurePolicy.storeFinal(IllegalStateException.class))
+                                .build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("stores no failures");
+        assertThat(processed.isProcessed(key("r"))).isFalse();
+    }
+
+    /**
+     * The poll's read of the rows it did not insert goes through the primary key even when the
+     * pooled connection planned its statements on an empty, analyzed table that then grew.
+     */
+    @Test
+    void onPostgresqlAGrownTableIsNeverScannedByAConnectionThatSawItEmpty() throws Exception {
+        String table = "dupguard_test_processed_plan";
+        ds = TestDatabases.pool(Db.POSTGRESQL, 1);
+        scope = "plan";
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("DROP TABLE IF EXISTS " + table);
+        }
+        processed = JdbcProcessedMessages.builder(ds)
+                .tableName(table)
+                .createSchemaIfMissing(true)
+                .build();
+        JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(processed);
+        try {
+            processed.ensureReady();
+            try (Connection c = ds.getConnection();
+                    Statement st = c.createStatement()) {
+                st.execute("ANALYZE " + table);
+            }
+            // The one pooled connection runs polls (duplicates included) many times on the empty table.
+            for (int round = 0; round < 8; round++) {
+                List<BatchEntry> poll = IntStream.range(0, 10)
+                        .mapToObj(i -> BatchEntry.of(key("p" + (i % 5))))
+                        .distinct()
+                        .toList();
+                claimAndRollBack(tx, poll);
+            }
+            try (Connection c = ds.getConnection();
+                    Statement st = c.createStatement()) {
+                st.execute("INSERT INTO " + table + " SELECT 'grown', 'g' || i, NULL, now() + interval '1 day'"
+                        + " FROM generate_series(1, 20000) i");
+            }
+            try (Connection c = ds.getConnection()) {
+                c.setAutoCommit(false);
+                long before = seqScans(c, table);
+                for (int r = 0; r < 5; r++) {
+                    int round = r;
+                    List<BatchEntry> poll = IntStream.range(0, 20)
+                            .mapToObj(i -> BatchEntry.of(IdempotencyKey.of("grown", "g" + (i * 7 + round + 1))))
+                            .toList();
+                    tx.<Void, SQLException>executeBatch(c, poll, Void.class, (claimed, p) -> assertThat(claimed)
+                            .isEmpty());
+                    tx.execute(
+                            c,
+                            IdempotencyKey.of("grown", "g" + (round + 100)),
+                            Fingerprint.none(),
+                            Void.class,
+                            conn -> {
+                                throw new AssertionError("a processed message ran");
+                            });
+                }
+                assertThat(seqScans(c, table) - before)
+                        .as("sequential scans of the grown table")
+                        .isZero();
+                c.rollback();
+            }
+        } finally {
+            try (Connection c = ds.getConnection();
+                    Statement st = c.createStatement()) {
+                st.execute("DROP TABLE IF EXISTS " + table);
+            }
+        }
+    }
+
+    private void claimAndRollBack(JdbcTransactionalIdempotency tx, List<BatchEntry> poll) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            tx.<Void, SQLException>executeBatch(
+                    c, poll, Void.class, (claimed, p) -> claimed.forEach(e -> p.done(e.key(), null)));
+            tx.execute(c, key("single"), Fingerprint.none(), Void.class, conn -> null);
+            c.commit();
+            try (Statement st = c.createStatement()) {
+                st.execute("DELETE FROM dupguard_test_processed_plan");
+            }
+            c.commit();
+        }
+    }
+
+    /** The sequential scans of {@code table} counted so far, this transaction's included. */
+    private static long seqScans(Connection c, String table) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT COALESCE(seq_scan, 0) FROM pg_stat_xact_user_tables WHERE relname = ?")) {
+            ps.setString(1, table);
+            try (var rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+}
