@@ -222,12 +222,22 @@ public final class JdbcProcessedMessages {
         return new Lean(voidPayload);
     }
 
-    /** Detects the dialect, refuses a read-only server and creates the table (if asked), once. */
+    /**
+     * The dialect in use, detecting it (refusing a read-only server, and creating the table if
+     * configured) on a pooled connection the first time; later calls take no connection.
+     *
+     * @return the dialect; never null
+     * @throws io.dupguard.ReadOnlyStoreException if the server takes no writes
+     * @throws StoreUnavailableException if the database fails
+     */
+    public SqlDialect dialect() {
+        Statements s = sql;
+        return s != null ? s.dialect : access.withConnection("prepare", null, c -> statements(c)).dialect;
+    }
+
+    /** {@link #dialect()}, for an executor before its first call. */
     void ensureReady() {
-        if (sql != null) {
-            return;
-        }
-        access.withConnection("prepare", null, c -> statements(c));
+        dialect();
     }
 
     private Statements statements(Connection c) throws SQLException {
@@ -364,6 +374,14 @@ public final class JdbcProcessedMessages {
                     + " \"C\" AND p.msg_id = u.msg_id COLLATE \"C\" LIMIT 1) x";
         }
 
+        /** MariaDB: the rows of {@code n} keys of one scope, locked (the newest committed versions). */
+        String mariaDbExisting(int n) {
+            return "SELECT scope, msg_id, fingerprint, CASE WHEN expires_at > " + dialect.now() + " THEN 1 ELSE 0 END"
+                    + " FROM " + table + " WHERE scope = ? AND msg_id IN ("
+                    + String.join(", ", java.util.Collections.nCopies(n, "?"))
+                    + ")" + dialect.lockingRead();
+        }
+
         /** MariaDB: {@code n} rows, returning the ones it inserted. */
         String mariaDbClaim(int n) {
             StringBuilder b = new StringBuilder("INSERT IGNORE INTO ")
@@ -448,7 +466,11 @@ public final class JdbcProcessedMessages {
                 if (!(exists && round == 0) && insert(c, s, key, fp, retentionMillis)) {
                     return Claim.FRESH;
                 }
-                Row row = select(c, s, key, lockingRead || round > 0 || s.dialect == SqlDialect.MYSQL);
+                // MySQL/MariaDB read a REPEATABLE READ snapshot, which may predate the row the insert
+                // met: a locking read sees it. PostgreSQL's plain read does (under REPEATABLE READ
+                // the insert itself fails as a serialization conflict), and a lock would write to
+                // the row's header for every duplicate.
+                Row row = select(c, s, key, s.dialect == SqlDialect.MYSQL || round > 0);
                 if (row == null) {
                     continue; // purged or released between the two statements
                 }
@@ -620,17 +642,33 @@ public final class JdbcProcessedMessages {
                 ps.setArray(
                         1, texts(c, others.stream().map(IdempotencyKey::scope).toList()));
                 ps.setArray(2, texts(c, others.stream().map(IdempotencyKey::key).toList()));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        IdempotencyKey key = IdempotencyKey.of(rs.getString(1), rs.getString(2));
-                        Integer i = position.get(key);
-                        long fp = rs.getLong(3);
-                        Long stored = rs.wasNull() ? null : fp;
-                        if (i != null && rs.getInt(4) == 1) {
-                            Fingerprint request = entries.get(i).fingerprint();
-                            claims[i] = new Claim.Existing(
-                                    record(key, expand(stored, request, compact(request)), donePayload));
-                        } // expired: the single-key claim takes it over
+                existing(ps, s, entries, position, donePayload, claims);
+            }
+        }
+
+        /**
+         * Reads the rows of keys a batch statement left out (scope, key, fingerprint, live flag): a
+         * live row is an existing claim; an expired one stays open for the single-key claim, which
+         * takes it over.
+         */
+        private void existing(
+                PreparedStatement ps,
+                Statements s,
+                List<BatchEntry> entries,
+                Map<IdempotencyKey, Integer> position,
+                byte[] donePayload,
+                Claim[] claims)
+                throws SQLException {
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    IdempotencyKey key = IdempotencyKey.of(rs.getString(1), JdbcText.read(rs, 2, s.dialect));
+                    Integer i = position.get(key);
+                    long fp = rs.getLong(3);
+                    Long stored = rs.wasNull() ? null : fp;
+                    if (i != null && rs.getInt(4) == 1) {
+                        Fingerprint request = entries.get(i).fingerprint();
+                        claims[i] =
+                                new Claim.Existing(record(key, expand(stored, request, compact(request)), donePayload));
                     }
                 }
             }
@@ -662,8 +700,27 @@ public final class JdbcProcessedMessages {
                     }
                 }
             }
-            // The keys left out existed: the single-key claim reads each (locking) and takes an
-            // expired one over. A poll of new keys costs the one statement above.
+            // The keys left out existed: one locking read per scope answers them (a locking read sees
+            // rows committed after the transaction's snapshot, which the insert met); an expired one
+            // is left to the single-key claim, which takes it over. A poll of new keys costs the one
+            // statement above.
+            Map<String, List<Integer>> byScope = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < claims.length; i++) {
+                if (claims[i] == null) {
+                    byScope.computeIfAbsent(entries.get(i).key().scope(), k -> new ArrayList<>())
+                            .add(i);
+                }
+            }
+            for (Map.Entry<String, List<Integer>> scope : byScope.entrySet()) {
+                List<Integer> at = scope.getValue();
+                try (PreparedStatement ps = c.prepareStatement(s.mariaDbExisting(at.size()))) {
+                    ps.setString(1, scope.getKey());
+                    for (int j = 0; j < at.size(); j++) {
+                        JdbcText.bind(ps, j + 2, entries.get(at.get(j)).key().key(), s.dialect);
+                    }
+                    existing(ps, s, entries, position, donePayload, claims);
+                }
+            }
         }
 
         @Override

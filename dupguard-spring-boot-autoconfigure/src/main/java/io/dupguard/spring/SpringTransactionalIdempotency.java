@@ -1,11 +1,13 @@
 package io.dupguard.spring;
 
+import io.dupguard.idempotency.FailurePolicy;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotentWork;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
+import io.dupguard.jdbc.JdbcProcessedMessages;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
 import io.dupguard.spring.annotation.TransactionJoin;
 import java.lang.reflect.Type;
@@ -28,12 +30,22 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <p>The store must be on the same DataSource that the transaction manager uses (the starter builds
  * it from the application's DataSource). Failures are never stored for replay here: the rollback
  * removes the claim. Thread-safe.
+ *
+ * <p>An instance {@linkplain #withProcessedMessages() on the processed-messages table} records its
+ * {@code Void} calls (a listener's) in a {@link JdbcProcessedMessages} table instead of the store's
+ * records: one row of key, compact fingerprint and expiry per message. Other result types still use
+ * the store. Every consumer of one scope must use the same layout: the two tables do not see each
+ * other's keys.
  */
 public class SpringTransactionalIdempotency implements TransactionJoin {
     private final JdbcIdempotencyStore store;
+    private final JdbcProcessedMessages processed;
     private final DataSource dataSource;
     private final IdempotencyConfig config;
     private final JdbcTransactionalIdempotency plain;
+    /** The executor of {@code Void} calls: on the processed-messages table, or {@link #plain}. */
+    private final JdbcTransactionalIdempotency voids;
+
     private final Map<Type, JdbcTransactionalIdempotency> typed = new ConcurrentHashMap<>();
 
     /**
@@ -46,10 +58,78 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
      * @throws NullPointerException if an argument is null
      */
     public SpringTransactionalIdempotency(JdbcIdempotencyStore store, DataSource dataSource, IdempotencyConfig config) {
+        this(store, null, false, dataSource, config);
+    }
+
+    /**
+     * Transactional idempotency of {@code store} inside Spring transactions on {@code dataSource},
+     * with a processed-messages table that {@link #withProcessedMessages()} turns on.
+     *
+     * @param store the jdbc store, built on {@code dataSource}; not null
+     * @param processed the processed-messages table on {@code dataSource}, or null if there is none
+     * @param dataSource the DataSource the transaction manager binds; not null
+     * @param config the retention, codec and listener; not null (its failure policy is not used:
+     *     failures roll back)
+     * @throws NullPointerException if {@code store}, {@code dataSource} or {@code config} is null
+     */
+    public SpringTransactionalIdempotency(
+            JdbcIdempotencyStore store,
+            JdbcProcessedMessages processed,
+            DataSource dataSource,
+            IdempotencyConfig config) {
+        this(store, processed, false, dataSource, config);
+    }
+
+    private SpringTransactionalIdempotency(
+            JdbcIdempotencyStore store,
+            JdbcProcessedMessages processed,
+            boolean voidsToProcessed,
+            DataSource dataSource,
+            IdempotencyConfig config) {
         this.store = Objects.requireNonNull(store, "store");
+        this.processed = processed;
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.config = Objects.requireNonNull(config, "config");
         this.plain = JdbcTransactionalIdempotency.of(store, config);
+        this.voids = voidsToProcessed
+                ? JdbcTransactionalIdempotency.of(
+                        processed,
+                        IdempotencyConfig.from(config)
+                                .failurePolicy(FailurePolicy.releaseOnFailure())
+                                .build())
+                : plain;
+    }
+
+    /**
+     * Whether a processed-messages table was given, for {@link #withProcessedMessages()}.
+     *
+     * @return true if {@link #withProcessedMessages()} can be called
+     */
+    public boolean hasProcessedMessages() {
+        return processed != null;
+    }
+
+    /**
+     * Whether {@code Void} calls are recorded in the processed-messages table.
+     *
+     * @return true for an instance of {@link #withProcessedMessages()}
+     */
+    public boolean usesProcessedMessages() {
+        return voids != plain;
+    }
+
+    /**
+     * The same store, DataSource and configuration, its {@code Void} calls recorded in the
+     * processed-messages table.
+     *
+     * @return a new instance; this one is unchanged
+     * @throws IllegalStateException if this instance was built without a processed-messages table
+     */
+    public SpringTransactionalIdempotency withProcessedMessages() {
+        if (processed == null) {
+            throw new IllegalStateException("no processed-messages table was given to this instance");
+        }
+        return new SpringTransactionalIdempotency(store, processed, true, dataSource, config);
     }
 
     /**
@@ -59,7 +139,7 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
      * @return a new instance; this one is unchanged
      */
     public SpringTransactionalIdempotency withConfig(IdempotencyConfig config) {
-        return new SpringTransactionalIdempotency(store, dataSource, config);
+        return new SpringTransactionalIdempotency(store, processed, usesProcessedMessages(), dataSource, config);
     }
 
     /**
@@ -105,15 +185,19 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
      */
     public <T, E extends Exception> Outcome<T> execute(
             IdempotencyKey key, Fingerprint fingerprint, Class<T> type, IdempotentWork<T, E> work) throws E {
-        return run(plain, key, fingerprint, type, work);
+        return run(executorOf(type), key, fingerprint, type, work);
+    }
+
+    private JdbcTransactionalIdempotency executorOf(Class<?> type) {
+        return type == Void.class || type == void.class ? voids : plain;
     }
 
     /** Like {@link #execute(IdempotencyKey, Fingerprint, Class, IdempotentWork)} for a generic result type. */
     @Override
     public <T, E extends Exception> Outcome<T> execute(
             IdempotencyKey key, Fingerprint fingerprint, Type type, IdempotentWork<T, E> work) throws E {
-        JdbcTransactionalIdempotency executor = type instanceof Class<?>
-                ? plain
+        JdbcTransactionalIdempotency executor = type instanceof Class<?> c
+                ? executorOf(c)
                 : typed.computeIfAbsent(type, t -> JdbcTransactionalIdempotency.of(store, ResultTypes.bind(config, t)));
         return run(executor, key, fingerprint, ResultTypes.raw(type), work);
     }
@@ -142,7 +226,7 @@ public class SpringTransactionalIdempotency implements TransactionJoin {
         }
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
-            return plain.executeBatch(connection, entries, type, work);
+            return executorOf(type).executeBatch(connection, entries, type, work);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }

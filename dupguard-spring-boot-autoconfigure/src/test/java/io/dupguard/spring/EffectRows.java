@@ -40,12 +40,18 @@ public final class EffectRows {
     /**
      * Idempotency records (table {@code idemTable}) of the keys starting with {@code prefix} that
      * their claim wrote completed, keeping its owner token — a completion clears it: the
-     * transactional listeners' one-write path, with no completion UPDATE.
+     * transactional listeners' one-write path, with no completion UPDATE — and the rows of such keys
+     * in the processed-messages table ({@code dupguard_processed}), which are written by their claim
+     * only.
      */
     public static int recordedByTheirClaim(JdbcTemplate jdbc, String idemTable, String prefix) {
-        return jdbc.queryForObject(
+        Integer records = jdbc.queryForObject(
                 "select count(*) from " + idemTable + " where idem_key like ? and status = 'C' and owner is not null",
                 Integer.class,
                 prefix + "%");
+        // the processed layout (the listeners' default): one row per message, its claim
+        Integer processed = jdbc.queryForObject(
+                "select count(*) from dupguard_processed where msg_id like ?", Integer.class, prefix + "%");
+        return records + processed;
     }
 }

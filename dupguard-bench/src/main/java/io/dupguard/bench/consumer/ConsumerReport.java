@@ -125,6 +125,24 @@ final class ConsumerReport {
                 }
             }
             for (int b : batches) {
+                if (b > 1 && r.runs.containsKey(SqlRows.PROCESSED_BATCH)) {
+                    target(
+                            t,
+                            db,
+                            "processed-table batch ≥ 0.9× hand-written processed table, batch " + b,
+                            r.median(SqlRows.PROCESSED_BATCH, b) / r.median(SqlRows.HAND_WRITTEN, b),
+                            0.9);
+                }
+                if (b == 1 && r.runs.containsKey(SqlRows.PROCESSED_PER_RECORD)) {
+                    for (String peer : List.of(SI, CAMEL)) {
+                        target(
+                                t,
+                                db,
+                                "processed table, poll of one ≥ 1.1× " + peer,
+                                r.median(SqlRows.PROCESSED_PER_RECORD, 1) / r.median(peer, 1),
+                                1.1);
+                    }
+                }
                 if (r.runs.containsKey(RedisRows.SI_REDIS)) {
                     target(
                             t,

@@ -6,6 +6,7 @@ import io.dupguard.idempotency.BatchWork;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
+import io.dupguard.jdbc.JdbcProcessedMessages;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +44,10 @@ final class SqlRows {
     static final String CEILING = "no dedup (ceiling)";
     static final String PER_RECORD = "dupguard per record";
     static final String BATCH = "dupguard batch";
+    static final String HAND_WRITTEN = "hand-written processed table";
+    static final String PROCESSED_PER_RECORD = "dupguard per record, processed table";
+    static final String PROCESSED_BATCH = "dupguard batch, processed table";
+    static final String DUPGUARD_PROCESSED_TABLE = "bench_consumer_dupguard_processed";
     static final String SI = "Spring Integration JdbcMetadataStore";
     static final String CAMEL = "Camel JdbcMessageIdRepository";
     static final String DUPGUARD_TABLE = "bench_consumer_dupguard";
@@ -56,7 +61,7 @@ final class SqlRows {
     /** The rows of {@code db}, their tables created empty. */
     static List<ConsumerRow> of(Database db) throws SQLException, IOException {
         db.createDupguardTable(DUPGUARD_TABLE);
-        for (String t : List.of(PROCESSED_TABLE, SI_TABLE, CAMEL_TABLE)) {
+        for (String t : List.of(PROCESSED_TABLE, SI_TABLE, CAMEL_TABLE, DUPGUARD_PROCESSED_TABLE)) {
             db.execute("DROP TABLE IF EXISTS " + t);
         }
         db.execute("CREATE TABLE " + PROCESSED_TABLE + " (id VARCHAR(64) PRIMARY KEY)");
@@ -67,6 +72,12 @@ final class SqlRows {
                 + " createdAt TIMESTAMP, PRIMARY KEY (processorName, messageId))");
         JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(
                 JdbcIdempotencyStore.builder(db.admin).tableName(DUPGUARD_TABLE).build());
+        JdbcProcessedMessages processedTable = JdbcProcessedMessages.builder(db.admin)
+                .tableName(DUPGUARD_PROCESSED_TABLE)
+                .createSchemaIfMissing(true)
+                .build();
+        processedTable.dialect(); // creates the table before any timing
+        JdbcTransactionalIdempotency lean = JdbcTransactionalIdempotency.of(processedTable);
         return List.of(
                 new ConsumerRow(
                         CEILING,
@@ -76,7 +87,7 @@ final class SqlRows {
                         poll -> inTransaction(db, c -> Database.writeEffects(c, poll)),
                         () -> {}),
                 new ConsumerRow(
-                        "hand-written processed table",
+                        HAND_WRITTEN,
                         "one transaction per poll: "
                                 + (db.postgres()
                                         ? "INSERT INTO processed SELECT unnest(?::text[]) ON CONFLICT DO NOTHING"
@@ -117,6 +128,41 @@ final class SqlRows {
                                     })));
                         },
                         () -> db.truncate(DUPGUARD_TABLE)),
+                new ConsumerRow(
+                        PROCESSED_PER_RECORD,
+                        "one transaction per poll: per record JdbcTransactionalIdempotency.execute(connection, …,"
+                                + " Void.class, …) on JdbcProcessedMessages (the listeners' default layout) = one"
+                                + " insert-if-absent of key, 8-byte fingerprint and expiry, the record's INSERT;"
+                                + " COMMIT",
+                        true,
+                        poll -> inTransaction(db, c -> {
+                            for (ConsumerRecord<String, String> r : poll) {
+                                lean.execute(c, key(SCOPE, r), fingerprint(r), Void.class, conn -> {
+                                    Database.writeEffect(conn, r);
+                                    return null;
+                                });
+                            }
+                        }),
+                        () -> db.truncate(DUPGUARD_PROCESSED_TABLE)),
+                new ConsumerRow(
+                        PROCESSED_BATCH,
+                        "one transaction per poll: JdbcTransactionalIdempotency.executeBatch(connection, …,"
+                                + " Void.class, …) on JdbcProcessedMessages = one statement inserting the poll's"
+                                + " keys (" + (db.postgres() ? "unnest … ON CONFLICT DO NOTHING" : "INSERT IGNORE")
+                                + " RETURNING), a read by primary key of the ones it left out, one JDBC batch of"
+                                + " the new records' effects; COMMIT",
+                        true,
+                        poll -> {
+                            Entries entries = Entries.of(SCOPE, poll);
+                            inTransaction(
+                                    db,
+                                    c -> entries.run(
+                                            lean.executeBatch(c, entries.entries(), Void.class, (claimed, p) -> {
+                                                Database.writeEffects(c, entries.recordsOf(claimed));
+                                                entries.done(claimed, p);
+                                            })));
+                        },
+                        () -> db.truncate(DUPGUARD_PROCESSED_TABLE)),
                 EngineRow.of(db),
                 springIntegration(db),
                 camel(db));

@@ -58,7 +58,14 @@ class DupguardAnnotationsConfiguration {
                 () -> p.getIdempotency().isJoinTransaction() ? join.getIfAvailable() : null,
                 p.getIdempotency().getMaxWait(),
                 front -> ExecutionResolver.choose(
-                        resolvers, "@Idempotent", "dupguard.idempotency.mode", idempotentMode(p), front, false, false));
+                        resolvers,
+                        "@Idempotent",
+                        "dupguard.idempotency.mode",
+                        idempotentMode(p),
+                        front,
+                        false,
+                        false,
+                        false));
         interceptor.setActivity(activity::getIfAvailable);
         DefaultPointcutAdvisor advisor =
                 new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), interceptor);
@@ -92,6 +99,7 @@ class DupguardAnnotationsConfiguration {
                         "dupguard.idempotency.mode",
                         idempotentMode(p),
                         io.dupguard.idempotency.Idempotency.of(store.getObject(), config.getObject()),
+                        false,
                         false,
                         true);
             }

@@ -2,6 +2,7 @@ package io.dupguard.spring.autoconfigure;
 
 import io.dupguard.idempotency.IdempotencyConfig;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
+import io.dupguard.jdbc.JdbcProcessedMessages;
 import io.dupguard.spring.SpringTransactionalIdempotency;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,10 +36,12 @@ class DupguardBackstopConfiguration {
     /** The backstop's rows, joined to Spring transactions; not an {@code IdempotencyStore} bean. */
     static final class Backstop {
         final JdbcIdempotencyStore store;
+        final JdbcProcessedMessages processed;
         final SpringTransactionalIdempotency rows;
 
-        Backstop(JdbcIdempotencyStore store, SpringTransactionalIdempotency rows) {
+        Backstop(JdbcIdempotencyStore store, JdbcProcessedMessages processed, SpringTransactionalIdempotency rows) {
             this.store = store;
+            this.processed = processed;
             this.rows = rows;
         }
     }
@@ -59,15 +62,16 @@ class DupguardBackstopConfiguration {
                         .tableName(p.getJdbc().getIdempotencyTable())
                         .createSchemaIfMissing(p.getJdbc().isCreateSchema())
                         .build());
-        return new Backstop(store, new SpringTransactionalIdempotency(store, ds, config));
+        JdbcProcessedMessages processed = JdbcStoreConfiguration.processedMessages(stores, p);
+        return new Backstop(store, processed, new SpringTransactionalIdempotency(store, processed, ds, config));
     }
 
     /** The backstop's table is known before the application serves (see {@link JdbcStoresReady}). */
     @Bean
     static SmartInitializingSingleton dupguardBackstopReady(ObjectProvider<Backstop> backstop) {
-        return JdbcStoresReady.detecting(
-                "backstop's JDBC idempotency store",
-                () -> backstop.orderedStream().map(b -> b.store.dialect()).toList());
+        return JdbcStoresReady.detecting("backstop's JDBC idempotency store", () -> backstop.orderedStream()
+                .flatMap(b -> java.util.stream.Stream.of(b.store.dialect(), b.processed.dialect()))
+                .toList());
     }
 
     @Bean
@@ -87,6 +91,6 @@ class DupguardBackstopConfiguration {
     @ConditionalOnMissingBean(name = "dupguardBackstopPurger")
     @ConditionalOnProperty(name = "dupguard.purge.enabled", matchIfMissing = true)
     DupguardPurger dupguardBackstopPurger(Backstop backstop, DupguardProperties p) {
-        return new DupguardPurger(backstop.store, null, null, p.getPurge());
+        return new DupguardPurger(backstop.store, null, null, backstop.processed, p.getPurge());
     }
 }

@@ -32,6 +32,17 @@ public class DupguardProperties {
         OFF
     }
 
+    /** Which table a listener dedup writes in the transactional and backstop modes. */
+    public enum ListenerLayout {
+        /**
+         * The processed-messages table ({@code dupguard.jdbc.processed-table}): key, compact
+         * fingerprint and expiry, one statement per message and per poll.
+         */
+        PROCESSED,
+        /** The idempotency records table, with status, owner and result, as every other integration. */
+        RECORDS
+    }
+
     /**
      * Where an integration's idempotency record commits relative to the operation's effect (see
      * {@link io.dupguard.spring.IdempotentExecution}).
@@ -368,6 +379,11 @@ public class DupguardProperties {
          * or redis backed by the database), transactional, backstop or store.
          */
         private RecordMode mode = RecordMode.AUTO;
+        /**
+         * Which table the dedup writes in the transactional and backstop modes: processed (the
+         * processed-messages table, one statement per message) or records (the idempotency table).
+         */
+        private ListenerLayout layout = ListenerLayout.PROCESSED;
 
         /**
          * The shared defaults.
@@ -486,6 +502,27 @@ public class DupguardProperties {
          */
         public void setMode(RecordMode mode) {
             this.mode = mode;
+        }
+
+        /**
+         * Which table the listener dedup writes in the transactional and backstop modes ({@code
+         * dupguard.amqp.layout}, {@code dupguard.kafka.layout}); the store mode always writes the
+         * store's records.
+         *
+         * @return the value; default {@link ListenerLayout#PROCESSED}
+         */
+        public ListenerLayout getLayout() {
+            return layout;
+        }
+
+        /**
+         * Sets {@code dupguard.amqp.layout} or {@code dupguard.kafka.layout}: which table the listener
+         * dedup writes in the transactional and backstop modes.
+         *
+         * @param layout the new value; checked when the beans that use it are built
+         */
+        public void setLayout(ListenerLayout layout) {
+            this.layout = layout;
         }
     }
 
@@ -823,6 +860,10 @@ public class DupguardProperties {
         private String throttleTable = "dupguard_throttle";
         /** Table of prepared submissions. */
         private String preparedTable = "dupguard_prepared";
+        /** Table of processed messages (the listener dedups' processed layout). */
+        private String processedTable = "dupguard_processed";
+        /** Keep the first 8 bytes of each message's fingerprint in the processed-messages table. */
+        private boolean processedFingerprints = true;
 
         /** The defaults of {@code dupguard.jdbc.*}. */
         public Jdbc() {}
@@ -951,6 +992,45 @@ public class DupguardProperties {
          */
         public void setPreparedTable(String preparedTable) {
             this.preparedTable = preparedTable;
+        }
+
+        /**
+         * Table of processed messages, the listener dedups' processed layout ({@code
+         * dupguard.jdbc.processed-table}).
+         *
+         * @return the value; default {@code "dupguard_processed"}
+         */
+        public String getProcessedTable() {
+            return processedTable;
+        }
+
+        /**
+         * Sets {@code dupguard.jdbc.processed-table}: table of processed messages.
+         *
+         * @param processedTable the new value; checked when the beans that use it are built
+         */
+        public void setProcessedTable(String processedTable) {
+            this.processedTable = processedTable;
+        }
+
+        /**
+         * Keep the first 8 bytes of each message's fingerprint in the processed-messages table, so a
+         * key reused with another body is refused ({@code dupguard.jdbc.processed-fingerprints}).
+         * Without them such a message is skipped as a duplicate.
+         *
+         * @return the value; default {@code true}
+         */
+        public boolean isProcessedFingerprints() {
+            return processedFingerprints;
+        }
+
+        /**
+         * Sets {@code dupguard.jdbc.processed-fingerprints}: keep fingerprints in the processed-messages table.
+         *
+         * @param processedFingerprints the new value
+         */
+        public void setProcessedFingerprints(boolean processedFingerprints) {
+            this.processedFingerprints = processedFingerprints;
         }
     }
 

@@ -2,6 +2,7 @@ package io.dupguard.spring.autoconfigure;
 
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcPreparedSubmissions;
+import io.dupguard.jdbc.JdbcProcessedMessages;
 import io.dupguard.jdbc.JdbcSubmissionTokens;
 import io.dupguard.jdbc.PacedPurge;
 import java.time.Duration;
@@ -14,7 +15,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Deletes expired idempotency records, expired tokens and old unbound prepared submissions of the
+ * Deletes expired idempotency records, expired processed messages, expired tokens and old unbound prepared submissions of the
  * jdbc store, every {@code dupguard.purge.interval}, in batches of {@code dupguard.purge.batch-size}
  * rows, paced by {@code dupguard.purge.duty-cycle} ({@link PacedPurge}): a run deletes until each
  * table's backlog is gone (or {@code dupguard.purge.max-batches-per-run} batches, if set), pausing
@@ -31,12 +32,14 @@ public class DupguardPurger implements SmartLifecycle {
      * @param idempotency expired idempotency records deleted
      * @param tokens expired submission tokens deleted
      * @param prepared old unbound prepared submissions deleted
+     * @param processed expired processed messages deleted
      */
-    public record Result(long idempotency, long tokens, long prepared) {}
+    public record Result(long idempotency, long tokens, long prepared, long processed) {}
 
     private final JdbcIdempotencyStore idempotency;
     private final JdbcSubmissionTokens tokens;
     private final JdbcPreparedSubmissions prepared;
+    private final JdbcProcessedMessages processed;
     private final Duration interval;
     private final int batchSize;
     private final PacedPurge pacing;
@@ -57,9 +60,30 @@ public class DupguardPurger implements SmartLifecycle {
             JdbcSubmissionTokens tokens,
             JdbcPreparedSubmissions prepared,
             DupguardProperties.Purge p) {
+        this(idempotency, tokens, prepared, null, p);
+    }
+
+    /**
+     * A purger of the given stores and processed-messages table, as {@code dupguard.purge.*}
+     * configures it.
+     *
+     * @param idempotency the idempotency store, or null if it is not a jdbc store
+     * @param tokens the token store, or null if there is none
+     * @param prepared the prepared submissions, or null if there are none
+     * @param processed the processed-messages table, or null if there is none
+     * @param p the {@code dupguard.purge.*} properties; not null
+     * @throws InvalidDupguardPropertyException if a property is out of range
+     */
+    public DupguardPurger(
+            JdbcIdempotencyStore idempotency,
+            JdbcSubmissionTokens tokens,
+            JdbcPreparedSubmissions prepared,
+            JdbcProcessedMessages processed,
+            DupguardProperties.Purge p) {
         this.idempotency = idempotency;
         this.tokens = tokens;
         this.prepared = prepared;
+        this.processed = processed;
         if (p.getInterval() == null
                 || p.getInterval().isNegative()
                 || p.getInterval().isZero()) {
@@ -101,7 +125,8 @@ public class DupguardPurger implements SmartLifecycle {
         long i = drain(idempotency == null ? null : idempotency::purgeExpired);
         long t = drain(tokens == null ? null : tokens::purgeExpired);
         long p = drain(prepared == null ? null : n -> prepared.purgeUnbound(preparedRetention, n));
-        return new Result(i, t, p);
+        long m = drain(processed == null ? null : processed::purgeExpired);
+        return new Result(i, t, p, m);
     }
 
     private long drain(IntUnaryOperator batch) {
@@ -114,7 +139,7 @@ public class DupguardPurger implements SmartLifecycle {
     private void run() {
         try {
             Result r = purgeOnce();
-            if (r.idempotency() + r.tokens() + r.prepared() > 0) {
+            if (r.idempotency() + r.tokens() + r.prepared() + r.processed() > 0) {
                 LOG.debug("dupguard purge deleted {}", r);
             }
         } catch (RuntimeException e) {

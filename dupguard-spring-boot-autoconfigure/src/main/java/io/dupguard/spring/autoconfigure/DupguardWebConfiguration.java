@@ -61,6 +61,7 @@ class DupguardWebConfiguration {
                 http.getMode(),
                 Idempotency.of(store, b.build()),
                 true,
+                false,
                 true);
         IdempotencyKeyFilter filter = new IdempotencyKeyFilter(
                 execution, settings, principals, listener.getIfAvailable(() -> IdempotencyKeyFilter.Listener.NONE));

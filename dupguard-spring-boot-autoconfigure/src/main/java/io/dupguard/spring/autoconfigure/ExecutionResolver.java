@@ -25,11 +25,17 @@ interface ExecutionResolver {
      * @param front the executor on the configured store, with the integration's in-flight policy
      * @param basicCodec true when results are {@code byte[]} or {@code Void} (the basic codec), false
      *     for results of any type (the application's codec)
+     * @param processedMessages true when {@code Void} calls are recorded in the processed-messages
+     *     table (a listener dedup's processed layout), where there is one
      * @return the execution, or null when {@code mode} is AUTO and no transactional mode applies
      * @throws InvalidDupguardPropertyException a transactional mode was asked for and cannot run
      */
     IdempotentExecution resolve(
-            String property, DupguardProperties.RecordMode mode, Idempotency front, boolean basicCodec);
+            String property,
+            DupguardProperties.RecordMode mode,
+            Idempotency front,
+            boolean basicCodec,
+            boolean processedMessages);
 
     /** Why the transactional modes cannot run here, for errors and the start-up warning. */
     String unavailableReason();
@@ -43,6 +49,7 @@ interface ExecutionResolver {
      * @param mode the configured mode
      * @param front the executor on the configured store
      * @param basicCodec see {@link #resolve}
+     * @param processedMessages see {@link #resolve}
      * @param log whether to log the choice
      * @return the execution; never null
      */
@@ -53,12 +60,13 @@ interface ExecutionResolver {
             DupguardProperties.RecordMode mode,
             Idempotency front,
             boolean basicCodec,
+            boolean processedMessages,
             boolean log) {
         ExecutionResolver resolver = resolvers.getIfAvailable();
         IdempotentExecution chosen = null;
         if (mode != DupguardProperties.RecordMode.STORE) {
             if (resolver != null) {
-                chosen = resolver.resolve(property, mode, front, basicCodec);
+                chosen = resolver.resolve(property, mode, front, basicCodec, processedMessages);
             } else if (mode != DupguardProperties.RecordMode.AUTO) {
                 throw new InvalidDupguardPropertyException(
                         property,
@@ -119,6 +127,13 @@ interface ExecutionResolver {
                 () -> b.inFlightPolicy(io.dupguard.idempotency.InFlightPolicy.waitUpTo(p.getInFlightWait())));
         DupguardAutoConfiguration.scope(prefix + ".scope", p.getScope());
         return choose(
-                resolvers, integration, prefix + ".mode", p.getMode(), Idempotency.of(store, b.build()), false, true);
+                resolvers,
+                integration,
+                prefix + ".mode",
+                p.getMode(),
+                Idempotency.of(store, b.build()),
+                false,
+                p.getLayout() != DupguardProperties.ListenerLayout.RECORDS,
+                true);
     }
 }

@@ -5,6 +5,7 @@ import io.dupguard.idempotency.IdempotencyStore;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcLockProvider;
 import io.dupguard.jdbc.JdbcPreparedSubmissions;
+import io.dupguard.jdbc.JdbcProcessedMessages;
 import io.dupguard.jdbc.JdbcStoreBuilder;
 import io.dupguard.jdbc.JdbcSubmissionTokens;
 import io.dupguard.jdbc.JdbcSubmitThrottle;
@@ -100,10 +101,11 @@ class JdbcStoreConfiguration {
      * is what refuses the standby clearly, ReadWriteRoutingIT.)
      */
     @Bean
-    static SmartInitializingSingleton dupguardJdbcStoresReady(ObjectProvider<JdbcIdempotencyStore> idempotency) {
-        return JdbcStoresReady.detecting("JDBC idempotency store", () -> idempotency
-                .orderedStream()
-                .map(JdbcIdempotencyStore::dialect)
+    static SmartInitializingSingleton dupguardJdbcStoresReady(
+            ObjectProvider<JdbcIdempotencyStore> idempotency, ObjectProvider<JdbcProcessedMessages> processed) {
+        return JdbcStoresReady.detecting("JDBC idempotency store", () -> java.util.stream.Stream.concat(
+                        idempotency.orderedStream().map(JdbcIdempotencyStore::dialect),
+                        processed.orderedStream().map(JdbcProcessedMessages::dialect))
                 .toList());
     }
 
@@ -153,10 +155,29 @@ class JdbcStoreConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    JdbcProcessedMessages dupguardProcessedMessages(
+            ObjectProvider<DataSource> ds, DupguardProperties p, ListableBeanFactory beans) {
+        return processedMessages(storeDataSource(ds, p, beans), p);
+    }
+
+    /** The processed-messages table of {@code dupguard.jdbc.processed-*} on {@code ds}. */
+    static JdbcProcessedMessages processedMessages(DataSource ds, DupguardProperties p) {
+        return build(
+                "dupguard.jdbc.processed-table",
+                p.getJdbc().getProcessedTable(),
+                p,
+                () -> JdbcProcessedMessages.builder(ds).fingerprints(p.getJdbc().isProcessedFingerprints()));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     @ConditionalOnBean(JdbcIdempotencyStore.class)
     SpringTransactionalIdempotency dupguardTransactionalIdempotency(
-            JdbcIdempotencyStore store, ObjectProvider<DataSource> dataSources, IdempotencyConfig config) {
-        return new SpringTransactionalIdempotency(store, dataSource(dataSources), config);
+            JdbcIdempotencyStore store,
+            ObjectProvider<JdbcProcessedMessages> processed,
+            ObjectProvider<DataSource> dataSources,
+            IdempotencyConfig config) {
+        return new SpringTransactionalIdempotency(store, processed.getIfUnique(), dataSource(dataSources), config);
     }
 
     @Bean
@@ -174,9 +195,15 @@ class JdbcStoreConfiguration {
             ObjectProvider<JdbcIdempotencyStore> idempotency,
             ObjectProvider<SubmissionTokens> tokens,
             ObjectProvider<JdbcPreparedSubmissions> prepared,
+            ObjectProvider<JdbcProcessedMessages> processed,
             DupguardProperties p) {
         // the starter's tokens bean may be wrapped for metrics (MeteredSubmissionTokens)
         JdbcSubmissionTokens jdbcTokens = MeteredBean.unwrap(tokens.getIfAvailable(), JdbcSubmissionTokens.class);
-        return new DupguardPurger(idempotency.getIfAvailable(), jdbcTokens, prepared.getIfAvailable(), p.getPurge());
+        return new DupguardPurger(
+                idempotency.getIfAvailable(),
+                jdbcTokens,
+                prepared.getIfAvailable(),
+                processed.getIfUnique(),
+                p.getPurge());
     }
 }

@@ -49,7 +49,11 @@ final class TransactionalExecutionResolver implements ExecutionResolver {
 
     @Override
     public IdempotentExecution resolve(
-            String property, DupguardProperties.RecordMode mode, Idempotency front, boolean basicCodec) {
+            String property,
+            DupguardProperties.RecordMode mode,
+            Idempotency front,
+            boolean basicCodec,
+            boolean processedMessages) {
         SpringTransactionalIdempotency rows = rowsProvider.get();
         PlatformTransactionManager tm = manager(rows);
         DupguardProperties.RecordMode wanted = mode == DupguardProperties.RecordMode.AUTO
@@ -81,6 +85,9 @@ final class TransactionalExecutionResolver implements ExecutionResolver {
                                 .codec(ResultCodec.basic())
                                 .build()
                         : front.config());
+        if (processedMessages && joined.hasProcessedMessages()) {
+            joined = joined.withProcessedMessages();
+        }
         return wanted == DupguardProperties.RecordMode.TRANSACTIONAL
                 ? TransactionalExecution.transactional(joined, tm)
                 : TransactionalExecution.backstop(front, joined, tm);

@@ -61,6 +61,9 @@ class RabbitBatchDedupIT {
         r.add("spring.datasource.hikari.maximum-pool-size", () -> "4");
         // short, so a test can hold a claim past it: the message is then requeued, not lost
         r.add("dupguard.amqp.in-flight-wait", () -> "300ms");
+        // the records layout, whose in-flight claims other consumers wait for and requeue around;
+        // the processed layout (the default) is covered by KafkaDedupIT and the example's ledger
+        r.add("dupguard.amqp.layout", () -> "records");
     }
 
     /** Messages the listener was called with (after dedup), per message id. */

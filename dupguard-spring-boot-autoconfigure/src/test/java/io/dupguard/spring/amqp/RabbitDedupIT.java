@@ -47,6 +47,9 @@ class RabbitDedupIT {
         RabbitItServers.register(r, IDEM);
         // short, so a test can hold a claim past it: the message is then requeued, not lost
         r.add("dupguard.amqp.in-flight-wait", () -> "300ms");
+        // the records layout, whose in-flight claims other consumers wait for and requeue around;
+        // the processed layout (the default) is covered by KafkaDedupIT and the example's ledger
+        r.add("dupguard.amqp.layout", () -> "records");
     }
 
     /** Consumers the containers had to restart (an exception that ended a consumer's loop). */

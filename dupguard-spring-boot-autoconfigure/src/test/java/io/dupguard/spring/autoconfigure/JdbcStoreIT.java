@@ -285,6 +285,8 @@ class JdbcStoreIT {
                 IdempotencyStore store = ctx.getBean(IdempotencyStore.class);
                 DupguardProperties.Kafka kafka = new DupguardProperties.Kafka();
                 kafka.setInFlightWait(Duration.ofSeconds(20));
+                // the records layout: a processed-messages table has no in-flight rows to wait for
+                kafka.setLayout(DupguardProperties.ListenerLayout.RECORDS);
                 io.dupguard.spring.IdempotentExecution execution = ExecutionResolver.listener(
                         ctx.getBeanProvider(ExecutionResolver.class),
                         "the Kafka listener dedup",

@@ -77,6 +77,9 @@ class KafkaBatchMatrixIT {
         r.add("it.mx.nackdlt", () -> NACK_DLT);
         r.add("it.mx.dead", () -> DLT);
         r.add("dupguard.kafka.in-flight-wait", () -> "400ms");
+        // the records layout, whose in-flight claims other consumers wait for and requeue around;
+        // the processed layout (the default) is covered by KafkaDedupIT and the example's ledger
+        r.add("dupguard.kafka.layout", () -> "records");
     }
 
     /** Ids whose next delivery fails in the listener with BatchListenerFailedException (by index). */

@@ -123,6 +123,16 @@ final class KafkaCells implements BeforeAllCallback, AfterAllCallback {
         return EffectRows.recordedByTheirClaim(jdbc, idem, prefix);
     }
 
+    /** Rows of {@code prefix} in the processed-messages table, none of them in the records table. */
+    int processedLike(String prefix) {
+        assertThat(jdbc.queryForObject(
+                        "select count(*) from " + idem + " where idem_key like ?", Integer.class, prefix + "%"))
+                .as("records of " + prefix)
+                .isZero();
+        return jdbc.queryForObject(
+                "select count(*) from dupguard_processed where msg_id like ?", Integer.class, prefix + "%");
+    }
+
     /** Records a listener call that saw {@code record}. */
     void saw(ConsumerRecord<?, ?> record) {
         seen.computeIfAbsent(String.valueOf(record.value()), v -> new AtomicInteger())
@@ -221,6 +231,25 @@ final class KafkaCells implements BeforeAllCallback, AfterAllCallback {
                 List.of(new BatchEntry(IdempotencyKey.of("kafka", id), Fingerprint.ofString(value))), Void.class);
         assertThat(held.claimed()).hasSize(1);
         return held;
+    }
+
+    /**
+     * Another consumer in the processed layout processing {@code id} now: its transaction has
+     * inserted the key's processed-messages row and is still open. Closing it rolls back, as that
+     * consumer's failure would.
+     */
+    AutoCloseable holdProcessed(String id, String value) throws java.sql.SQLException {
+        DriverManagerDataSource ds = new DriverManagerDataSource(
+                System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        java.sql.Connection c = ds.getConnection();
+        c.setAutoCommit(false);
+        io.dupguard.jdbc.JdbcTransactionalIdempotency.of(io.dupguard.jdbc.JdbcProcessedMessages.create(ds))
+                .execute(c, IdempotencyKey.of("kafka", id), Fingerprint.ofString(value), Void.class, x -> null);
+        return () -> {
+            try (c) {
+                c.rollback();
+            }
+        };
     }
 
     /** A container factory as Boot configures it, with {@code handler} (null: the container's own, Spring Kafka's default) and {@code advice}. */
