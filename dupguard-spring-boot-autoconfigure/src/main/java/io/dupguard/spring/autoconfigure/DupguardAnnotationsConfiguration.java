@@ -55,7 +55,7 @@ class DupguardAnnotationsConfiguration {
         IdempotentInterceptor interceptor = new IdempotentInterceptor(
                 store::getObject,
                 config::getObject,
-                () -> p.getIdempotency().isJoinTransaction() ? join.getIfAvailable() : null,
+                joinOf(p, join),
                 p.getIdempotency().getMaxWait(),
                 front -> ExecutionResolver.choose(
                         resolvers,
@@ -64,13 +64,49 @@ class DupguardAnnotationsConfiguration {
                         idempotentMode(p),
                         front,
                         false,
-                        false,
+                        voidsProcessed(p),
                         false));
         interceptor.setActivity(activity::getIfAvailable);
         DefaultPointcutAdvisor advisor =
                 new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), interceptor);
         advisor.setOrder(p.getAop().getIdempotentOrder());
         return advisor;
+    }
+
+    /** dupguard.idempotency.void-layout=processed. */
+    private static boolean voidsProcessed(DupguardProperties p) {
+        return p.getIdempotency().getVoidLayout() == DupguardProperties.ListenerLayout.PROCESSED;
+    }
+
+    /**
+     * The transaction join of {@code @Idempotent} calls inside the caller's transaction: none with
+     * join-transaction=false; its {@code void} calls on the processed-messages table with
+     * void-layout=processed (built once).
+     */
+    private static java.util.function.Supplier<TransactionJoin> joinOf(
+            DupguardProperties p, ObjectProvider<TransactionJoin> join) {
+        if (!p.getIdempotency().isJoinTransaction()) {
+            return () -> null;
+        }
+        if (!voidsProcessed(p)) {
+            return join::getIfAvailable;
+        }
+        java.util.concurrent.atomic.AtomicReference<TransactionJoin> processed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        return () -> {
+            TransactionJoin j = processed.get();
+            if (j == null) {
+                j = join.getIfAvailable();
+                if (j instanceof io.dupguard.spring.SpringTransactionalIdempotency rows
+                        && rows.hasProcessedMessages()) {
+                    j = rows.withProcessedMessages();
+                }
+                if (j != null) {
+                    processed.compareAndSet(null, j);
+                }
+            }
+            return j;
+        };
     }
 
     /** dupguard.idempotency.mode; join-transaction=false keeps {@code @Idempotent} out of the application's transactions. */
@@ -100,7 +136,7 @@ class DupguardAnnotationsConfiguration {
                         idempotentMode(p),
                         io.dupguard.idempotency.Idempotency.of(store.getObject(), config.getObject()),
                         false,
-                        false,
+                        voidsProcessed(p),
                         true);
             }
         };

@@ -679,6 +679,11 @@ public class DupguardProperties {
          * backstop or store.
          */
         private RecordMode mode = RecordMode.AUTO;
+        /**
+         * Which table a {@code void} {@code @Idempotent} method writes in the transactional and
+         * backstop modes: records (the idempotency table) or processed (the processed-messages table).
+         */
+        private ListenerLayout voidLayout = ListenerLayout.RECORDS;
 
         /** The defaults of {@code dupguard.idempotency.*}. */
         public Idempotency() {}
@@ -699,6 +704,27 @@ public class DupguardProperties {
          */
         public void setMode(RecordMode mode) {
             this.mode = mode;
+        }
+
+        /**
+         * Which table a {@code void} {@code @Idempotent} method writes in the transactional and
+         * backstop modes ({@code dupguard.idempotency.void-layout}): records, or processed (one row
+         * of key, fingerprint and expiry; no in-flight state for callers outside the transaction).
+         *
+         * @return the value; default {@link ListenerLayout#RECORDS}
+         */
+        public ListenerLayout getVoidLayout() {
+            return voidLayout;
+        }
+
+        /**
+         * Sets {@code dupguard.idempotency.void-layout}: which table a {@code void} {@code @Idempotent}
+         * method writes in the transactional and backstop modes.
+         *
+         * @param voidLayout the new value
+         */
+        public void setVoidLayout(ListenerLayout voidLayout) {
+            this.voidLayout = voidLayout;
         }
 
         /**

@@ -222,6 +222,48 @@ class JdbcStoreIT {
             }
             return "placed " + id;
         }
+
+        @io.dupguard.spring.annotation.Idempotent(scope = "orders", key = "#id")
+        public void ship(String id) {
+            runs.incrementAndGet();
+            jdbc.update("insert into " + table + " (k) values (?)", id);
+        }
+    }
+
+    @Test
+    void aVoidIdempotentMethodWritesTheProcessedMessagesTableWithVoidLayoutProcessed() {
+        Orders.table = effects;
+        runner("dupguard.idempotency.void-layout=processed")
+                .withConfiguration(
+                        AutoConfigurations.of(org.springframework.boot.autoconfigure.aop.AopAutoConfiguration.class))
+                .withBean(Orders.class)
+                .run(ctx -> {
+                    JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+                    jdbc.execute("create table " + effects + " (id serial primary key, k text not null)");
+                    try {
+                        Orders orders = ctx.getBean(Orders.class);
+                        String id = "s-" + suffix;
+                        orders.ship(id);
+                        orders.ship(id);
+                        ctx.getBean(org.springframework.transaction.support.TransactionTemplate.class)
+                                .executeWithoutResult(status -> orders.ship(id)); // joining the caller's
+                        assertThat(orders.runs()).isEqualTo(1);
+                        assertThat(count(ctx, effects)).isEqualTo(1);
+                        assertThat(ctx.getBean(io.dupguard.jdbc.JdbcProcessedMessages.class)
+                                        .isProcessed(IdempotencyKey.of("orders", id)))
+                                .isTrue();
+                        assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("orders", id)))
+                                .as("nothing in the records table")
+                                .isEmpty();
+                        // a result is still recorded in the records table
+                        assertThat(orders.place("p-" + suffix, false)).isEqualTo("placed p-" + suffix);
+                        assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("orders", "p-" + suffix)))
+                                .isPresent();
+                    } finally {
+                        jdbc.execute("drop table " + effects);
+                        jdbc.execute("drop table if exists " + idemTable);
+                    }
+                });
     }
 
     @Test
