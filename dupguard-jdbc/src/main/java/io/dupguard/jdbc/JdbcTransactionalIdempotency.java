@@ -209,7 +209,10 @@ public final class JdbcTransactionalIdempotency {
      * served from a local cache, so both are off whatever the base config says.
      */
     private static IdempotencyConfig ownConfig(IdempotencyConfig config) {
-        return IdempotencyConfig.from(config).renewLease(false).localCacheSize(0).build();
+        return IdempotencyConfig.from(config)
+                .renewLease(false)
+                .localCacheSize(0)
+                .build();
     }
 
     /** {@code config} refusing a key in flight at once: the caller's transaction must not wait on it. */
