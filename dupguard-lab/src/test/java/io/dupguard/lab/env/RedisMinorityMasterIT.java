@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  */
 class RedisMinorityMasterIT {
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static final Duration ACK_TIMEOUT = Duration.ofMillis(300);
+    private static final Duration ACK_TIMEOUT = Duration.ofSeconds(1);
     private static final Fingerprint FP = Fingerprint.ofString("amount=10");
 
     @Test
