@@ -163,8 +163,9 @@ final class StormCommand implements Callable<Integer> {
                     + " promoted; -rejoin: the old primary then rewound and back as its standby, -second-primary /"
                     + " -second-primary-new-first: back as a second primary, the URL listing it / the new primary"
                     + " first), redis-failover / redis-failover-kill (a Sentinel-managed Redis of the lab's own,"
-                    + " SENTINEL FAILOVER / master killed; -acks variants with replicaAcks(1, 500 ms)), or all (all but"
-                    + " the failovers and galera-node-kill). Invariants still hold where the store setting can keep them; errors surfaced"
+                    + " SENTINEL FAILOVER / master killed; -acks variants with replicaAcks(1, 500 ms)), redis-partition"
+                    + " (a redis-server of the lab's own behind a relay cut both ways for 3 s), or all (all but"
+                    + " the failovers, redis-partition and galera-node-kill). Invariants still hold where the store setting can keep them; errors surfaced"
                     + " to clients are allowed")
     private List<String> faults = List.of();
 

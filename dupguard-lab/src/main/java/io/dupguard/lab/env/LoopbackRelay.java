@@ -23,9 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * letting the client open a new session and go on.
  *
  * <p>{@link #partition()} is a network partition instead: no socket is closed or reset, nothing
- * passes either way. Bytes either side sends are held (as TCP holds unacknowledged segments), a
- * connection attempt completes the TCP handshake in the listener's backlog but is neither accepted
- * nor relayed, so the client's commands and connects hang until its own timeouts. {@link #heal()}
+ * passes either way. Bytes either side sends are held (as TCP holds unacknowledged segments), and
+ * so is a close (the other side learns of it after the heal); a connection attempt completes the
+ * TCP handshake in the listener's backlog but is neither accepted nor relayed, so the client's commands and connects hang until its own timeouts. {@link #heal()}
  * delivers what was held, in order, and relays again.
  */
 final class LoopbackRelay implements AutoCloseable {
@@ -99,6 +99,7 @@ final class LoopbackRelay implements AutoCloseable {
                             untilHealed();
                             out.write(buffer, 0, n);
                         }
+                        untilHealed(); // a close does not cross a partition either
                     } catch (IOException e) {
                         // cut, or one side went away: the other goes too
                     } finally {

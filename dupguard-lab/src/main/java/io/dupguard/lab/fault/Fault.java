@@ -40,6 +40,19 @@ public interface Fault {
     void run(LabEnvironment env, long startNanos, long endNanos, SplittableRandom random, Active active)
             throws Exception;
 
+    /**
+     * What the report says of a dupguard row that breaks an invariant where this fault is not {@link
+     * #durable(LabEnvironment, Workload, Strategy) durable}: the limit it met, and that it is not
+     * counted as a dupguard failure.
+     */
+    default String limit() {
+        return DURABILITY_LIMIT;
+    }
+
+    /** {@link #limit()} unless a fault says more. */
+    String DURABILITY_LIMIT = "a durability limit: this store setting, or a strategy that commits its effect apart"
+            + " from its record, cannot keep the promise through this fault; not counted as a dupguard failure";
+
     /** Whether {@code strategy} is run under this fault (default: every strategy). */
     default boolean appliesTo(Strategy strategy) {
         return true;

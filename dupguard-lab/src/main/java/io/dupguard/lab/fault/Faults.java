@@ -1,9 +1,12 @@
 package io.dupguard.lab.fault;
 
+import io.dupguard.lab.env.LabEnvironment;
+import io.dupguard.lab.env.LabRedisServer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -29,7 +32,8 @@ public final class Faults {
             new RedisFailover(false, 0),
             new RedisFailover(true, 0),
             new RedisFailover(false, 1),
-            new RedisFailover(true, 1)
+            new RedisFailover(true, 1),
+            new RedisPartition()
         }) {
             ALL.put(f.name(), f);
         }
@@ -37,9 +41,18 @@ public final class Faults {
 
     private Faults() {}
 
-    /** What {@code all} stands for: every fault that does not fail a server of its own over. */
+    /** What {@code all} stands for: every fault that does not fail a server of its own over or cut it off. */
     public static List<Fault> all() {
         return ALL.values().stream().filter(Fault::inAll).toList();
+    }
+
+    /**
+     * What the report says of a dupguard row that broke an invariant under the fault named {@code
+     * name} on a setting that cannot keep the promise ({@link Fault#limit()}).
+     */
+    public static String limit(String name) {
+        Fault f = ALL.get(name);
+        return f != null ? f.limit() : Fault.DURABILITY_LIMIT;
     }
 
     /**
@@ -56,7 +69,7 @@ public final class Faults {
             Fault f = ALL.get(name);
             if (f == null) {
                 throw new IllegalArgumentException("unknown fault '" + name + "'; known: "
-                        + String.join(", ", ALL.keySet()) + ", all (all but the failovers)");
+                        + String.join(", ", ALL.keySet()) + ", all (all but the failovers and redis-partition)");
             }
             if (!out.contains(f)) {
                 out.add(f);
@@ -97,6 +110,20 @@ public final class Faults {
                 server.close();
             }
         };
+    }
+
+    /**
+     * Why a fault that runs the Redis strategies against {@code server}, a Redis of its own, cannot
+     * run against {@code env}, or empty.
+     */
+    static Optional<String> unsupportedOwnRedis(LabEnvironment env, String server) {
+        if (env.redis().isEmpty()) {
+            return Optional.of("give --redis-url so that the Redis strategies are planned (the fault runs them"
+                    + " against " + server + ")");
+        }
+        return LabRedisServer.available()
+                ? Optional.empty()
+                : Optional.of("needs redis-server on the PATH (scripts/services installs it)");
     }
 
     /** Parks until {@code deadline} ({@link System#nanoTime()}); false if interrupted. */

@@ -84,6 +84,29 @@ final class PgFailoverReturn implements Fault {
         return false;
     }
 
+    /**
+     * The second-primary modes say what happened: the old primary came back as a second primary and
+     * took writes the new one never saw. The rejoin's loss is the asynchronous standby's.
+     */
+    @Override
+    public String limit() {
+        return switch (mode) {
+            case REJOIN ->
+                "a durability limit: asynchronous replication, what the standby had not received when"
+                        + " the primary crashed is lost, and pg_rewind discards it from the old primary too;"
+                        + " not counted as a dupguard failure";
+            case SECOND_PRIMARY ->
+                "split brain: the old primary came back as a second primary and the clients, whose"
+                        + " URL lists it first, wrote to it — claims, records and effects split between two databases,"
+                        + " so retries ran the work again and answers acknowledged on the new primary are missing;"
+                        + " only fencing the old primary prevents it; not counted as a dupguard failure";
+            case SECOND_PRIMARY_NEW_FIRST ->
+                "the failover's loss: the clients' URL lists the new primary first, so"
+                        + " none wrote to the old one that came back as a second primary; what the asynchronous"
+                        + " standby had not received when the primary crashed is lost; not counted as a dupguard failure";
+        };
+    }
+
     @Override
     public boolean inAll() {
         return false;

@@ -2,7 +2,6 @@ package io.dupguard.lab.fault;
 
 import io.dupguard.lab.env.LabEnvironment;
 import io.dupguard.lab.env.LabRedisSentinel;
-import io.dupguard.lab.env.LabRedisServer;
 import io.dupguard.lab.storm.Need;
 import io.dupguard.lab.storm.Strategy;
 import io.dupguard.lab.storm.Workload;
@@ -55,13 +54,7 @@ final class RedisFailover implements Fault {
 
     @Override
     public Optional<String> unsupported(LabEnvironment env) {
-        if (env.redis().isEmpty()) {
-            return Optional.of("give --redis-url so that the Redis strategies are planned (the fault runs them"
-                    + " against a Sentinel-managed Redis of its own)");
-        }
-        return LabRedisServer.available()
-                ? Optional.empty()
-                : Optional.of("needs redis-server on the PATH (scripts/services installs it)");
+        return Faults.unsupportedOwnRedis(env, "a Sentinel-managed Redis of its own");
     }
 
     @Override

@@ -36,14 +36,7 @@ final class RedisRestart implements Fault {
 
     @Override
     public Optional<String> unsupported(LabEnvironment env) {
-        if (env.redis().isEmpty()) {
-            return Optional.of("give --redis-url so that the Redis strategies are planned (the fault runs them"
-                    + " against a redis-server of its own)");
-        }
-        if (!LabRedisServer.available()) {
-            return Optional.of("needs redis-server on the PATH (scripts/services installs it)");
-        }
-        return Optional.empty();
+        return Faults.unsupportedOwnRedis(env, "a redis-server of its own");
     }
 
     @Override

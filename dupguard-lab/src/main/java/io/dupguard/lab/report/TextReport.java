@@ -1,5 +1,6 @@
 package io.dupguard.lab.report;
 
+import io.dupguard.lab.fault.Faults;
 import io.dupguard.lab.storm.Family;
 import io.dupguard.lab.storm.StormReport;
 import io.dupguard.lab.storm.StrategyResult;
@@ -54,11 +55,7 @@ public final class TextReport {
                     boolean limit = !s.durable() && Family.DUPGUARD.id().equals(s.family());
                     String tag = s.brokenDupguard() ? "  BROKEN " : limit ? "  LIMIT  " : "  naive  ";
                     out.println(tag + s.label() + ": " + String.join("; ", s.violations())
-                            + (limit
-                                    ? " (a durability limit: this store setting, or a strategy that commits its effect"
-                                            + " apart from its record, cannot keep the promise through this fault;"
-                                            + " not counted as a dupguard failure)"
-                                    : ""));
+                            + (limit ? " (" + Faults.limit(s.fault()) + ")" : ""));
                     if (!s.evidence().isEmpty()) {
                         out.println("           e.g. " + s.evidence());
                     }

@@ -126,6 +126,37 @@ class ReportSemanticsTest {
         assertThat(HtmlReport.render(storm(w))).contains("<th>attempts refused</th>");
     }
 
+    @Test
+    void aLimitRowSaysWhatTheFaultDid() {
+        WorkloadReport w = report(
+                "payment",
+                faulted("idempotency-jdbc-tx", "pg-failover-second-primary"),
+                faulted("idempotency-jdbc-tx", "pg-failover"));
+        StringWriter out = new StringWriter();
+
+        TextReport.print(storm(w), new PrintWriter(out, true));
+
+        List<String> limits =
+                out.toString().lines().filter(l -> l.startsWith("  LIMIT ")).toList();
+        assertThat(limits).hasSize(2);
+        assertThat(limits.get(0))
+                .contains("@pg-failover-second-primary")
+                .contains("the old primary came back as a second primary")
+                .doesNotContain("a durability limit");
+        assertThat(limits.get(1)).contains("@pg-failover:").contains("(a durability limit: this store setting");
+    }
+
+    /** A dupguard row with 3 duplicate effects under {@code fault}, on a setting that cannot keep the promise. */
+    private static StrategyResult faulted(String name, String fault) {
+        Histogram latency = new Histogram(3_600_000_000L, 3);
+        latency.recordValue(5_000);
+        Observed seen = new Observed(
+                1_000, 1_000, 1_100, 100, 0, 0, "", 0, 0, 0, latency, 1_000_000_000L, List.of(), List.of());
+        Effects found = new Effects(3, 0, 0, "", List.of(), Map.of());
+        return StrategyResult.of(
+                new Strategy(name, Family.DUPGUARD, "what " + name + " does", Set.of()), seen, found, fault, false);
+    }
+
     private static Map<String, Double> bars(String html) {
         Map<String, Double> out = new LinkedHashMap<>();
         Matcher m = BAR.matcher(html);
