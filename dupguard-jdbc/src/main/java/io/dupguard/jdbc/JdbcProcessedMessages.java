@@ -351,27 +351,27 @@ public final class JdbcProcessedMessages {
                     expired + " AND (scope > ? OR (scope = ? AND msg_id > ?)) ORDER BY scope, msg_id" + limit;
         }
 
-        /** PostgreSQL: every key from arrays, returning the ones it inserted. */
-        String pgClaim() {
-            return "INSERT INTO " + table + " AS r (scope, msg_id, fingerprint, expires_at) SELECT u.scope, u.msg_id,"
-                    + " u.fp, " + dialect.nowPlusMillisParam()
-                    + " FROM unnest(?::text[], ?::text[], ?::bigint[]) WITH ORDINALITY AS u(scope, msg_id, fp, ord)"
-                    + " ORDER BY u.ord ON CONFLICT (scope, msg_id) DO NOTHING RETURNING r.scope, r.msg_id";
-        }
-
         /**
-         * PostgreSQL: the rows of keys the claim left out, each probed by primary key. The probe is
-         * a {@code LATERAL} subquery with a {@code LIMIT}, which the planner cannot flatten into a
-         * join: a semi-join of the keys with the table may be planned as a hash join over a
-         * sequential scan whenever the table's statistics make it look small (it did, for a
-         * 20,000-row table analyzed while empty), while a probe per key costs a scan of the table
-         * per key, which no estimate of a grown table makes cheaper than the index.
+         * PostgreSQL, one statement for a poll: the insert of every key from arrays ({@code ON
+         * CONFLICT DO NOTHING}, which reaches the table only through its primary key and locks no
+         * existing row), returning the keys it inserted (flag 1), and the rows that existed before
+         * the statement (flag 0), each probed by primary key through a {@code LATERAL … LIMIT 1},
+         * which the planner cannot turn into a join over the table (a semi-join may become a hash
+         * join over a sequential scan whenever the statistics make the table look small: it did,
+         * for a 20,000-row table analyzed while empty). Only the keys the insert did not take are
+         * probed. The probes read the statement's snapshot, in which the rows it inserted do not
+         * exist yet.
          */
-        String pgExisting() {
-            return "SELECT u.scope, u.msg_id, x.fingerprint, CASE WHEN x.expires_at > " + dialect.now()
-                    + " THEN 1 ELSE 0 END FROM unnest(?::text[], ?::text[]) AS u(scope, msg_id) CROSS JOIN LATERAL"
-                    + " (SELECT p.fingerprint, p.expires_at FROM " + table + " p WHERE p.scope = u.scope COLLATE"
-                    + " \"C\" AND p.msg_id = u.msg_id COLLATE \"C\" LIMIT 1) x";
+        String pgClaim() {
+            return "WITH u AS MATERIALIZED (SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[]) WITH ORDINALITY"
+                    + " AS u(scope, msg_id, fp, ord)), ins AS (INSERT INTO " + table + " AS r (scope, msg_id,"
+                    + " fingerprint, expires_at) SELECT u.scope, u.msg_id, u.fp, " + dialect.nowPlusMillisParam()
+                    + " FROM u ORDER BY u.ord ON CONFLICT (scope, msg_id) DO NOTHING RETURNING r.scope, r.msg_id)"
+                    + " SELECT 1, ins.scope, ins.msg_id, NULL::bigint, 1 FROM ins UNION ALL SELECT 0, u.scope,"
+                    + " u.msg_id, x.fingerprint, CASE WHEN x.expires_at > " + dialect.now() + " THEN 1 ELSE 0 END"
+                    + " FROM u CROSS JOIN LATERAL (SELECT p.fingerprint, p.expires_at FROM " + table + " p WHERE"
+                    + " p.scope = u.scope COLLATE \"C\" AND p.msg_id = u.msg_id COLLATE \"C\" LIMIT 1) x WHERE NOT"
+                    + " EXISTS (SELECT 1 FROM ins WHERE ins.scope = u.scope AND ins.msg_id = u.msg_id)";
         }
 
         /** MariaDB: the rows of {@code n} keys of one scope, locked (the newest committed versions). */
@@ -610,40 +610,40 @@ public final class JdbcProcessedMessages {
                 throws SQLException {
             Map<IdempotencyKey, Integer> position = positions(entries);
             try (PreparedStatement ps = c.prepareStatement(s.pgClaim())) {
-                ps.setLong(1, retentionMillis);
+                // Planned at each execution: the probes of existing rows see the table's present size.
+                JdbcBatchClaims.planEachTime(ps);
                 ps.setArray(
-                        2, texts(c, entries.stream().map(e -> e.key().scope()).toList()));
-                ps.setArray(3, texts(c, entries.stream().map(e -> e.key().key()).toList()));
+                        1, texts(c, entries.stream().map(e -> e.key().scope()).toList()));
+                ps.setArray(2, texts(c, entries.stream().map(e -> e.key().key()).toList()));
                 Long[] fps = new Long[entries.size()];
                 for (int i = 0; i < fps.length; i++) {
                     fps[i] = compact(entries.get(i).fingerprint());
                 }
-                ps.setArray(4, c.createArrayOf("bigint", fps));
+                ps.setArray(3, c.createArrayOf("bigint", fps));
+                ps.setLong(4, retentionMillis);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        Integer i = position.get(IdempotencyKey.of(rs.getString(1), rs.getString(2)));
-                        if (i != null) {
-                            claims[i] = Claim.FRESH;
+                        IdempotencyKey key = IdempotencyKey.of(rs.getString(2), rs.getString(3));
+                        Integer i = position.get(key);
+                        if (i == null) {
+                            continue;
                         }
+                        if (rs.getInt(1) == 1) {
+                            claims[i] = Claim.FRESH;
+                            continue;
+                        }
+                        long fp = rs.getLong(4);
+                        Long stored = rs.wasNull() ? null : fp;
+                        if (rs.getInt(5) == 1) {
+                            Fingerprint request = entries.get(i).fingerprint();
+                            claims[i] = new Claim.Existing(
+                                    record(key, expand(stored, request, compact(request)), donePayload));
+                        } // expired: the single-key claim takes it over
                     }
                 }
             }
-            List<IdempotencyKey> others = new ArrayList<>();
-            for (int i = 0; i < claims.length; i++) {
-                if (claims[i] == null) {
-                    others.add(entries.get(i).key());
-                }
-            }
-            if (others.isEmpty()) {
-                return;
-            }
-            try (PreparedStatement ps = c.prepareStatement(s.pgExisting())) {
-                JdbcBatchClaims.planEachTime(ps);
-                ps.setArray(
-                        1, texts(c, others.stream().map(IdempotencyKey::scope).toList()));
-                ps.setArray(2, texts(c, others.stream().map(IdempotencyKey::key).toList()));
-                existing(ps, s, entries, position, donePayload, claims);
-            }
+            // A key neither inserted nor read was committed by a concurrent transaction while the
+            // insert waited for it (after this statement's snapshot): the single-key claim reads it.
         }
 
         /**
