@@ -56,13 +56,14 @@ import javax.sql.DataSource;
  * and a reused key with another payload is taken as a duplicate and skipped silently.
  *
  * <p><b>Statements.</b> One message costs one insert-if-absent (PostgreSQL {@code ON CONFLICT DO
- * NOTHING}, MySQL/MariaDB {@code INSERT IGNORE} — safe here because every value is bound by this
- * class and checked first, so no error but the duplicate key can be turned into a warning — H2 a
- * plain insert whose unique violation means "exists"). A poll is one statement on PostgreSQL
- * ({@code unnest} arrays, {@code RETURNING} the keys it inserted) and MariaDB 10.5+ (a multi-row
- * {@code INSERT IGNORE … RETURNING}, which returns only the rows it inserted); only the keys it left
- * out are read, by primary key, planned at each execution on PostgreSQL. MySQL without {@code
- * RETURNING} and H2 claim key by key on the one connection. An expired row is taken over in place.
+ * NOTHING}; MariaDB 10.5+ the poll's statement below with one row; MySQL {@code INSERT IGNORE} —
+ * safe here because every value is bound by this class and checked first, so no error but the
+ * duplicate key can be turned into a warning; H2 a plain insert whose unique violation means
+ * "exists"). A poll, duplicates included, is one statement on PostgreSQL (the insert from {@code
+ * unnest} arrays in a CTE, and the rows it did not take probed by primary key in the same
+ * statement) and on MariaDB 10.5+ (a multi-row {@code INSERT … ON DUPLICATE KEY UPDATE …
+ * RETURNING} answering every key with its row). MySQL without {@code RETURNING}, H2 and
+ * ShardingSphere-JDBC claim key by key on the one connection. An expired row is taken over in place.
  *
  * <p><b>Purge.</b> {@link #purgeExpired(int)}: on PostgreSQL through a BRIN index on the expiry
  * (rows arrive in expiry order, so the index is a few pages per million rows); on MySQL/MariaDB
@@ -354,8 +355,8 @@ public final class JdbcProcessedMessages {
         /**
          * PostgreSQL, one statement for a poll: the insert of every key from arrays ({@code ON
          * CONFLICT DO NOTHING}, which reaches the table only through its primary key and locks no
-         * existing row), returning the keys it inserted (flag 1), and the rows that existed before
-         * the statement (flag 0), each probed by primary key through a {@code LATERAL … LIMIT 1},
+         * existing row), returning the keys it inserted (marked 2), and the rows that existed
+         * before the statement (marked 1), each probed by primary key through a {@code LATERAL … LIMIT 1},
          * which the planner cannot turn into a join over the table (a semi-join may become a hash
          * join over a sequential scan whenever the statistics make the table look small: it did,
          * for a 20,000-row table analyzed while empty). Only the keys the insert did not take are
@@ -367,31 +368,31 @@ public final class JdbcProcessedMessages {
                     + " AS u(scope, msg_id, fp, ord)), ins AS (INSERT INTO " + table + " AS r (scope, msg_id,"
                     + " fingerprint, expires_at) SELECT u.scope, u.msg_id, u.fp, " + dialect.nowPlusMillisParam()
                     + " FROM u ORDER BY u.ord ON CONFLICT (scope, msg_id) DO NOTHING RETURNING r.scope, r.msg_id)"
-                    + " SELECT 1, ins.scope, ins.msg_id, NULL::bigint, 1 FROM ins UNION ALL SELECT 0, u.scope,"
-                    + " u.msg_id, x.fingerprint, CASE WHEN x.expires_at > " + dialect.now() + " THEN 1 ELSE 0 END"
+                    + " SELECT ins.scope, ins.msg_id, NULL::bigint, 1, 2 FROM ins UNION ALL SELECT u.scope, u.msg_id,"
+                    + " x.fingerprint, CASE WHEN x.expires_at > " + dialect.now() + " THEN 1 ELSE 0 END, 1"
                     + " FROM u CROSS JOIN LATERAL (SELECT p.fingerprint, p.expires_at FROM " + table + " p WHERE"
                     + " p.scope = u.scope COLLATE \"C\" AND p.msg_id = u.msg_id COLLATE \"C\" LIMIT 1) x WHERE NOT"
                     + " EXISTS (SELECT 1 FROM ins WHERE ins.scope = u.scope AND ins.msg_id = u.msg_id)";
         }
 
-        /** MariaDB: the rows of {@code n} keys of one scope, locked (the newest committed versions). */
-        String mariaDbExisting(int n) {
-            return "SELECT scope, msg_id, fingerprint, CASE WHEN expires_at > " + dialect.now() + " THEN 1 ELSE 0 END"
-                    + " FROM " + table + " WHERE scope = ? AND msg_id IN ("
-                    + String.join(", ", java.util.Collections.nCopies(n, "?"))
-                    + ")" + dialect.lockingRead();
-        }
-
-        /** MariaDB: {@code n} rows, returning the ones it inserted. */
+        /**
+         * MariaDB 10.5+: {@code n} rows in one insert that answers every key with its row: each
+         * row's {@code LAST_INSERT_ID()} is 2 where it inserted the row and 1 where the key existed
+         * (set by the no-op update, which locks the row, so the row returned is the newest committed
+         * version). No {@code INSERT IGNORE}: every error but the duplicate key still fails.
+         */
         String mariaDbClaim(int n) {
-            StringBuilder b = new StringBuilder("INSERT IGNORE INTO ")
+            StringBuilder b = new StringBuilder("INSERT INTO ")
                     .append(table)
                     .append(" (scope, msg_id, fingerprint, expires_at) VALUES ");
-            String row = "(?, ?, ?, " + dialect.nowPlusMillisParam() + ")";
+            String row = "(IF(LAST_INSERT_ID(2) = 2, ?, NULL), ?, ?, " + dialect.nowPlusMillisParam() + ")";
             for (int i = 0; i < n; i++) {
                 b.append(i == 0 ? "" : ", ").append(row);
             }
-            return b.append(" RETURNING scope, msg_id").toString();
+            return b.append(" ON DUPLICATE KEY UPDATE scope = IF(LAST_INSERT_ID(1) = 1, scope, scope) RETURNING scope,"
+                            + " msg_id, fingerprint, CASE WHEN expires_at > " + dialect.now()
+                            + " THEN 1 ELSE 0 END, LAST_INSERT_ID()")
+                    .toString();
         }
     }
 
@@ -443,6 +444,16 @@ public final class JdbcProcessedMessages {
                 boolean undoable,
                 byte[] donePayload)
                 throws SQLException {
+            Statements s = statements(c);
+            if (s.multiRowReturning) {
+                // MariaDB: one statement answers a new key and a duplicate alike.
+                Claim[] claims = new Claim[1];
+                claimMariaDb(c, s, List.of(new BatchEntry(key, fingerprint)), retentionMillis, donePayload, claims);
+                if (claims[0] != null) {
+                    return claims[0];
+                }
+                return claimKey(c, lockingRead, key, fingerprint, retentionMillis, donePayload, true);
+            }
             return claimKey(c, lockingRead, key, fingerprint, retentionMillis, donePayload, false);
         }
 
@@ -621,37 +632,18 @@ public final class JdbcProcessedMessages {
                 }
                 ps.setArray(3, c.createArrayOf("bigint", fps));
                 ps.setLong(4, retentionMillis);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        IdempotencyKey key = IdempotencyKey.of(rs.getString(2), rs.getString(3));
-                        Integer i = position.get(key);
-                        if (i == null) {
-                            continue;
-                        }
-                        if (rs.getInt(1) == 1) {
-                            claims[i] = Claim.FRESH;
-                            continue;
-                        }
-                        long fp = rs.getLong(4);
-                        Long stored = rs.wasNull() ? null : fp;
-                        if (rs.getInt(5) == 1) {
-                            Fingerprint request = entries.get(i).fingerprint();
-                            claims[i] = new Claim.Existing(
-                                    record(key, expand(stored, request, compact(request)), donePayload));
-                        } // expired: the single-key claim takes it over
-                    }
-                }
+                answer(ps, s, entries, position, donePayload, claims);
             }
             // A key neither inserted nor read was committed by a concurrent transaction while the
             // insert waited for it (after this statement's snapshot): the single-key claim reads it.
         }
 
         /**
-         * Reads the rows of keys a batch statement left out (scope, key, fingerprint, live flag): a
-         * live row is an existing claim; an expired one stays open for the single-key claim, which
-         * takes it over.
+         * Reads a poll statement's answer — scope, message id, fingerprint, live flag, and 2 for a
+         * row it inserted or 1 for one that existed — into {@code claims}: inserted ⇒ fresh, live ⇒
+         * existing; an expired row stays open for the single-key claim, which takes it over.
          */
-        private void existing(
+        private void answer(
                 PreparedStatement ps,
                 Statements s,
                 List<BatchEntry> entries,
@@ -663,9 +655,16 @@ public final class JdbcProcessedMessages {
                 while (rs.next()) {
                     IdempotencyKey key = IdempotencyKey.of(rs.getString(1), JdbcText.read(rs, 2, s.dialect));
                     Integer i = position.get(key);
+                    if (i == null) {
+                        continue;
+                    }
+                    if (rs.getLong(5) == 2) {
+                        claims[i] = Claim.FRESH;
+                        continue;
+                    }
                     long fp = rs.getLong(3);
                     Long stored = rs.wasNull() ? null : fp;
-                    if (i != null && rs.getInt(4) == 1) {
+                    if (rs.getInt(4) == 1) {
                         Fingerprint request = entries.get(i).fingerprint();
                         claims[i] =
                                 new Claim.Existing(record(key, expand(stored, request, compact(request)), donePayload));
@@ -691,35 +690,7 @@ public final class JdbcProcessedMessages {
                     ps.setLong(p + 3, retentionMillis);
                     p += 4;
                 }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        Integer i = position.get(IdempotencyKey.of(rs.getString(1), JdbcText.read(rs, 2, s.dialect)));
-                        if (i != null) {
-                            claims[i] = Claim.FRESH;
-                        }
-                    }
-                }
-            }
-            // The keys left out existed: one locking read per scope answers them (a locking read sees
-            // rows committed after the transaction's snapshot, which the insert met); an expired one
-            // is left to the single-key claim, which takes it over. A poll of new keys costs the one
-            // statement above.
-            Map<String, List<Integer>> byScope = new java.util.LinkedHashMap<>();
-            for (int i = 0; i < claims.length; i++) {
-                if (claims[i] == null) {
-                    byScope.computeIfAbsent(entries.get(i).key().scope(), k -> new ArrayList<>())
-                            .add(i);
-                }
-            }
-            for (Map.Entry<String, List<Integer>> scope : byScope.entrySet()) {
-                List<Integer> at = scope.getValue();
-                try (PreparedStatement ps = c.prepareStatement(s.mariaDbExisting(at.size()))) {
-                    ps.setString(1, scope.getKey());
-                    for (int j = 0; j < at.size(); j++) {
-                        JdbcText.bind(ps, j + 2, entries.get(at.get(j)).key().key(), s.dialect);
-                    }
-                    existing(ps, s, entries, position, donePayload, claims);
-                }
+                answer(ps, s, entries, position, donePayload, claims);
             }
         }
 
