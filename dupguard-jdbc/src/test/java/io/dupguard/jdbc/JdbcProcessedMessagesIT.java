@@ -349,6 +349,36 @@ class JdbcProcessedMessagesIT {
         }
     }
 
+    /** MySQL's statements (no {@code RETURNING}: INSERT IGNORE key by key), run on MariaDB reported as MySQL 8. */
+    @Test
+    void mysqlStatementsClaimKeyByKeyWithTheSameOutcomes() throws Exception {
+        setUp(Db.MARIADB);
+        JdbcProcessedMessages mysql = JdbcProcessedMessages.builder(MySqlStatementsOnMariaDbIT.asMySql(ds))
+                .createSchemaIfMissing(true)
+                .build();
+        JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(mysql);
+        inTransaction(tx, "my0", fp("my0"), "my0");
+        List<BatchEntry> poll = List.of(new BatchEntry(key("my0"), fp("my0")), new BatchEntry(key("my1"), fp("my1")));
+        List<BatchResult<Void>> results;
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            results = tx.<Void, SQLException>executeBatch(c, poll, Void.class, (claimed, p) -> {
+                for (BatchEntry e : claimed) {
+                    TestOrders.insert(c, scope, e.key().key());
+                    p.done(e.key(), null);
+                }
+            });
+            c.commit();
+        }
+        assertThat(results.get(0)).isEqualTo(new BatchResult.Replayed<Void>(poll.get(0), null));
+        assertThat(results.get(1)).isEqualTo(new BatchResult.First<Void>(poll.get(1), null));
+        assertThatThrownBy(() -> inTransaction(tx, "my1", fp("other"), "must not run"))
+                .isInstanceOf(PayloadMismatchException.class);
+        assertThat(orders("my0")).isEqualTo(1);
+        assertThat(orders("my1")).isEqualTo(1);
+        assertThat(orders("must not run")).isZero();
+    }
+
     @Test
     void whatTheTableCannotRecordIsRefusedWithAClearError() throws Exception {
         JdbcTransactionalIdempotency tx = setUp(Db.H2);

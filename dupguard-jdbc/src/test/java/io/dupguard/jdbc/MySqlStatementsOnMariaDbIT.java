@@ -21,7 +21,7 @@ class MySqlStatementsOnMariaDbIT extends AbstractJdbcIdempotencyStoreIT {
         return 2;
     }
 
-    private static DataSource asMySql(DataSource ds) {
+    static DataSource asMySql(DataSource ds) {
         return proxy(DataSource.class, ds);
     }
 
