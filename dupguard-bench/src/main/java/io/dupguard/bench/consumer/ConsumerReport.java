@@ -143,6 +143,14 @@ final class ConsumerReport {
                                 1.1);
                     }
                 }
+                if (r.runs.containsKey(RedisRows.SI_REDIS_PER_RECORD)) {
+                    target(
+                            t,
+                            db,
+                            "per record on Redis ≥ 1.0× " + RedisRows.SI_REDIS_PER_RECORD + ", batch " + b,
+                            r.median(RedisRows.PER_RECORD_REDIS, b) / r.median(RedisRows.SI_REDIS_PER_RECORD, b),
+                            1.0);
+                }
                 if (r.runs.containsKey(RedisRows.SI_REDIS)) {
                     target(
                             t,

@@ -26,6 +26,8 @@ import org.springframework.integration.support.MessageBuilder;
 final class RedisRows implements AutoCloseable {
     static final String REDIS_BATCH = "dupguard batch, Redis store";
     static final String SI_REDIS = "Spring Integration RedisMetadataStore";
+    static final String PER_RECORD_REDIS = "dupguard per record, Redis store";
+    static final String SI_REDIS_PER_RECORD = "Spring Integration RedisMetadataStore, commit per record";
     static final Duration RETENTION = Duration.ofMinutes(10);
 
     private final RedisClient client;
@@ -58,7 +60,7 @@ final class RedisRows implements AutoCloseable {
         AtomicReference<String> batchScope = new AtomicReference<>();
         return List.of(
                 new ConsumerRow(
-                        "dupguard per record, Redis store",
+                        PER_RECORD_REDIS,
                         "per record Idempotency.execute on RedisIdempotencyStore: SET NX claim, the record's INSERT"
                                 + " + COMMIT in " + db.label + ", completion script",
                         true,
@@ -78,7 +80,43 @@ final class RedisRows implements AutoCloseable {
                             }));
                         },
                         () -> batchScope.set(nextScope())),
-                springIntegration(db));
+                springIntegration(db),
+                springIntegrationPerRecord(db));
+    }
+
+    /**
+     * Spring Integration's idempotent receiver on Redis with the shape of dupguard's per-record row:
+     * per record {@code HSETNX}, then the record's effect in a transaction of its own (a record
+     * listener's) — the same commit per record as {@code dupguard per record, Redis store}, which
+     * the per-poll row above does not pay.
+     */
+    private ConsumerRow springIntegrationPerRecord(Database db) {
+        AtomicReference<MetadataStoreSelector> selector = new AtomicReference<>();
+        AtomicReference<String> hash = new AtomicReference<>();
+        return new ConsumerRow(
+                SI_REDIS_PER_RECORD,
+                "per record a Message, MetadataStoreSelector.accept = RedisMetadataStore.putIfAbsent (HSETNX), then"
+                        + " the record's INSERT + COMMIT in " + db.label,
+                true,
+                poll -> {
+                    MetadataStoreSelector accept = selector.get();
+                    try (Connection c = db.consumers.getConnection()) {
+                        for (ConsumerRecord<String, String> r : poll) {
+                            if (accept.accept(MessageBuilder.withPayload(r.value())
+                                    .setHeader(Feed.KEY_HEADER, Feed.id(r))
+                                    .build())) {
+                                try {
+                                    Database.writeEffect(c, r);
+                                    c.commit();
+                                } catch (Exception | Error e) {
+                                    c.rollback();
+                                    throw e;
+                                }
+                            }
+                        }
+                    }
+                },
+                () -> selector.set(freshSelector(hash, "bench-si-pr-")));
     }
 
     /**
@@ -107,17 +145,20 @@ final class RedisRows implements AutoCloseable {
                     }
                     SqlRows.inTransaction(db, c -> Database.writeEffects(c, accepted));
                 },
-                () -> {
-                    String previous = siHash.getAndSet("bench-si-" + nextScope());
-                    if (previous != null) {
-                        try (var c = client.connect()) {
-                            c.sync().unlink(previous);
-                        }
-                    }
-                    selector.set(new MetadataStoreSelector(
-                            m -> m.getHeaders().get(Feed.KEY_HEADER, String.class),
-                            new RedisMetadataStore(springRedis, siHash.get())));
-                });
+                () -> selector.set(freshSelector(siHash, "bench-si-")));
+    }
+
+    /** A selector on a hash of its own, named {@code prefix} + a new scope; the previous one is deleted. */
+    private MetadataStoreSelector freshSelector(AtomicReference<String> hash, String prefix) {
+        String previous = hash.getAndSet(prefix + nextScope());
+        if (previous != null) {
+            try (var c = client.connect()) {
+                c.sync().unlink(previous);
+            }
+        }
+        return new MetadataStoreSelector(
+                m -> m.getHeaders().get(Feed.KEY_HEADER, String.class),
+                new RedisMetadataStore(springRedis, hash.get()));
     }
 
     private String nextScope() {

@@ -89,12 +89,15 @@ class ConsumerBenchIT {
                 "hand-written processed table",
                 SqlRows.PER_RECORD,
                 SqlRows.BATCH,
+                SqlRows.PROCESSED_PER_RECORD,
+                SqlRows.PROCESSED_BATCH,
                 EngineRow.ENGINE,
                 SqlRows.SI,
                 SqlRows.CAMEL,
                 "dupguard per record, Redis store",
                 RedisRows.REDIS_BATCH,
-                RedisRows.SI_REDIS)) {
+                RedisRows.SI_REDIS,
+                RedisRows.SI_REDIS_PER_RECORD)) {
             assertThat(report).contains("| " + row + " |");
         }
         assertThat(report).contains("### PostgreSQL", "### MariaDB", "## Targets", ConsumerBench.NOTES_MARKER);
