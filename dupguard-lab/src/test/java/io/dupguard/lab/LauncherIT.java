@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The {@code ./dupguard} launcher, run in a copy of the repository's layout whose {@code mvnw} is a
@@ -20,6 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * launcher's part: that it says it is building and how far it got, keeps Maven's output in a log,
  * shows its end when the build fails, and runs the jar it built.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
+@ResourceLock(SecondLane.LOCK)
 class LauncherIT {
     private static final Path LAUNCHER =
             Path.of("").toAbsolutePath().getParent().resolve("dupguard");

@@ -10,11 +10,16 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The executable jar that {@code ./dupguard} runs: its main class, the bundled JDBC drivers
  * (registered through merged service files), the embedded ZooKeeper, and quiet logging.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
+@ResourceLock(SecondLane.LOCK)
 class ShadedJarIT {
     private static final Path JAR = Path.of(System.getProperty("dupguard.lab.jar", "target/dupguard-lab.jar"));
 

@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A short smoke of {@code storm --soak} on PostgreSQL + Redis: the real soak runs 10 minutes (the
@@ -15,6 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and checks what the soak reports — every round's invariants, a duplicate share above 30 %,
  * samples after every round, and no leak.
  */
+@Order(SecondLane.ALONE) // after the main lane's other classes: the second lane is done by then
+// counts the JVM's threads and the database's sessions: nothing of the second lane meanwhile
+@ResourceLock(SecondLane.LOCK)
 class SoakIT {
     @TempDir
     Path dir;

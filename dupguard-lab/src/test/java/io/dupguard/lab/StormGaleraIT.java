@@ -7,8 +7,10 @@ import io.dupguard.test.ExpectedWarnings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The storm on the Galera cluster of scripts/services, the second application instance on another
@@ -19,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * again and rejoins before the run ends — 20 s or so, a full rsync state transfer after SIGKILL —
  * so the cluster is whole for what runs next; one strategy keeps the test near 30 s.
  */
+@Order(SecondLane.ALONE) // after the main lane's other classes: the second lane is done by then
+@ResourceLock(SecondLane.LOCK) // the failover's timing alone: nothing of the second lane meanwhile
 class StormGaleraIT {
     static final String NODE_1 = "jdbc:mariadb://127.0.0.1:3326/test?user=root&sessionVariables=wsrep_sync_wait=7";
     /** Node 2 first; node 1 once node 2 is gone. */

@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Every workload on embedded H2 and in-memory stores: each naive strategy shows its failure, every
@@ -15,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * concurrent first uses, scripted platform failures and lease stalls), so the naive failures do not
  * depend on how loaded the machine is: slower only means more overlap.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
+@ResourceLock(SecondLane.LOCK)
 class StormH2IT {
     @TempDir
     Path dir;

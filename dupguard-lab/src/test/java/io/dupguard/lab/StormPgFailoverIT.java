@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * PostgreSQL failed over mid-storm on a primary + standby pair the lab starts itself (never the
@@ -20,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * turn ({@code durable: false}: the operator's fencing limit).
  * The PostgreSQL binaries missing fails the test (status 2).
  */
+@Order(SecondLane.ALONE) // after the main lane's other classes: the second lane is done by then
+@ResourceLock(SecondLane.LOCK) // the failover's timing alone: nothing of the second lane meanwhile
 class StormPgFailoverIT {
     @TempDir
     Path dir;

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Seed 004 on a Sentinel-managed Redis of the lab's own (master, two replicas, three Sentinels),
@@ -17,6 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * write. The tables live on the
  * PostgreSQL of {@link StormPostgresRedisIT}; {@code redis-server} missing fails the test.
  */
+@Order(SecondLane.ALONE) // after the main lane's other classes: the second lane is done by then
+@ResourceLock(SecondLane.LOCK) // the failover's timing alone: nothing of the second lane meanwhile
 class StormRedisFailoverIT {
     @TempDir
     Path dir;

@@ -8,8 +8,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.util.Map;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Seed 002 §3 (guarantee K7) on a real streaming standby: the lab pauses WAL replay on the standby of
@@ -19,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * slow machine sends the naive row enough redeliveries to show the naive failure. A server that
  * cannot be reached fails the test.
  */
+@Order(SecondLane.ALONE) // after the main lane's other classes: the second lane is done by then
+@ResourceLock(SecondLane.LOCK) // the failover's timing alone: nothing of the second lane meanwhile
 class StormReplicaLagIT {
     static final String PRIMARY =
             System.getProperty("dupguard.pg.primary.url", "jdbc:postgresql://127.0.0.1:5442/test?user=postgres");

@@ -410,15 +410,16 @@ public abstract class AbstractIdempotencyStoreContractTest extends AbstractBatch
     /** Renewed lease keeps long work owned. */
     @Test
     public void renewedLeaseKeepsLongWorkOwned() {
-        // A 1 s lease renewed every 333 ms: short enough to outlive several times, long enough that
+        // A 1 s lease renewed every 333 ms: short enough to outlive twice in 2 s, long enough that
         // a loaded two-core build does not starve the renewal thread past it.
         Duration lease = Duration.ofSeconds(1);
         Idempotency longRunner = idempotency(IdempotencyConfig.custom().inFlightLease(lease));
         Idempotency duplicate = Idempotency.of(otherMachineStore());
 
         Outcome<String> out = longRunner.execute(key("long"), Fingerprint.none(), String.class, () -> {
-            // For three lease lengths, every duplicate must still see the work in flight.
-            await().during(lease.multipliedBy(3))
+            // For two lease lengths, every duplicate must still see the work in flight: without
+            // renewal the claim lapses at 1 s, and a duplicate polling every 50 ms takes it over.
+            await().during(lease.multipliedBy(2))
                     .atMost(lease.multipliedBy(20))
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> inFlight(duplicate, key("long")));

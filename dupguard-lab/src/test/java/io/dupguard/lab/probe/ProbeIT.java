@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.dupguard.lab.LabCli;
+import io.dupguard.lab.SecondLane;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -33,6 +34,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code dupguard probe http} against two services of the test's own on one JDK {@link HttpServer}
@@ -41,6 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * primary key ({@code insert … on conflict do nothing}), replays the stored answer and refuses a
  * changed body with 422.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
+@ResourceLock(SecondLane.LOCK)
 class ProbeIT {
     static final String PG =
             System.getProperty("dupguard.pg.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");

@@ -9,6 +9,7 @@ import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcTransactionalIdempotency;
 import io.dupguard.lab.LabCli;
+import io.dupguard.lab.SecondLane;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -41,6 +42,9 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
@@ -50,6 +54,8 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  * for every record, and one that inserts in the transaction of dupguard's transactional
  * idempotency, keyed by the record's {@code message-id} header (a record without one is skipped).
  */
+@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
+@ResourceLock(SecondLane.LOCK)
 class ProbeKafkaIT {
     static final String PG = ProbeIT.PG;
     static final String SUFFIX = UUID.randomUUID().toString().substring(0, 8);

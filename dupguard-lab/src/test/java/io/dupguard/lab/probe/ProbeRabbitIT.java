@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConnectionFactory;
 import io.dupguard.lab.LabCli;
+import io.dupguard.lab.SecondLane;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,12 +22,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code dupguard probe rabbitmq} against a naive listener of the test's own: a consumer on
  * RabbitMQ (5672) that inserts a row into PostgreSQL for every message it gets, without looking at
  * its id.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
+@ResourceLock(SecondLane.LOCK)
 class ProbeRabbitIT {
     static final String PG = ProbeIT.PG;
     static final String SUFFIX = UUID.randomUUID().toString().substring(0, 8);

@@ -3,12 +3,16 @@ package io.dupguard.lab.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dupguard.lab.LabCli;
+import io.dupguard.lab.SecondLane;
 import io.dupguard.test.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Rectangle;
 import org.openqa.selenium.WebElement;
@@ -19,6 +23,8 @@ import org.openqa.selenium.chrome.ChromeDriver;
  * reader sees: tables with rows, and charts whose bars have actually been laid out. Chromium and
  * chromedriver are the system's (scripts/services installs them); nothing is downloaded.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
+@ResourceLock(SecondLane.LOCK)
 class HtmlReportIT {
     private static final String CHROMIUM = "/usr/bin/chromium";
     private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
