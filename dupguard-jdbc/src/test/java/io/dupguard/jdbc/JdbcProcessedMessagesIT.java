@@ -271,6 +271,83 @@ class JdbcProcessedMessagesIT {
                 .isEqualTo(16);
     }
 
+    /**
+     * A poll whose connection is terminated by the server after its claims and effects, before its
+     * commit (a backend killed, a failover): nothing of it remains, and the redelivered poll runs
+     * every message once.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = Db.class,
+            names = {"POSTGRESQL", "MARIADB"})
+    void aPollWhoseConnectionIsKilledBeforeItsCommitLeavesNothingAndItsRedeliveryRunsOnce(Db db) throws Exception {
+        JdbcTransactionalIdempotency tx = setUp(db);
+        List<BatchEntry> poll = IntStream.range(0, 20)
+                .mapToObj(i -> new BatchEntry(key("k" + i), fp("k" + i)))
+                .toList();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            long backend;
+            try (Statement st = c.createStatement();
+                    var rs = st.executeQuery(
+                            db == Db.POSTGRESQL ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()")) {
+                rs.next();
+                backend = rs.getLong(1);
+            }
+            tx.<Void, SQLException>executeBatch(c, poll, Void.class, (claimed, p) -> {
+                for (BatchEntry e : claimed) {
+                    TestOrders.insert(c, scope, e.key().key());
+                    p.done(e.key(), null);
+                }
+            });
+            try (Connection killer = ds.getConnection();
+                    Statement st = killer.createStatement()) {
+                st.execute(
+                        db == Db.POSTGRESQL
+                                ? "SELECT pg_terminate_backend(" + backend + ")"
+                                : "KILL CONNECTION " + backend);
+            }
+            assertThatThrownBy(c::commit).isInstanceOf(SQLException.class);
+        }
+        for (BatchEntry e : poll) {
+            assertThat(processed.isProcessed(e.key())).as(e.key().key()).isFalse();
+        }
+        assertThat(TestDatabases.count(ds, "SELECT COUNT(*) FROM dupguard_test_orders WHERE scope = ?", scope))
+                .isZero();
+        assertThat(poll(ds, tx, poll))
+                .as("the redelivered poll runs every message")
+                .isEqualTo(20);
+        assertThat(poll(ds, tx, poll)).as("and a second redelivery none").isZero();
+        assertThat(TestDatabases.count(ds, "SELECT COUNT(*) FROM dupguard_test_orders WHERE scope = ?", scope))
+                .isEqualTo(20);
+    }
+
+    /** A database that cannot be reached fails the claim and the read; it never reads as "not processed". */
+    @ParameterizedTest
+    @EnumSource(
+            value = Db.class,
+            names = {"POSTGRESQL", "MARIADB"})
+    void anUnreachableDatabaseIsAnOutageNotANewMessage(Db db) throws Exception {
+        setUp(db);
+        HikariDataSource down = TestDatabases.unreachable(db);
+        others.add(down);
+        JdbcProcessedMessages unreachable = JdbcProcessedMessages.create(down);
+        JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(unreachable);
+        assertThatThrownBy(() -> unreachable.isProcessed(key("k")))
+                .isInstanceOf(io.dupguard.StoreUnavailableException.class);
+        assertThatThrownBy(() -> unreachable.purgeExpired(10))
+                .isInstanceOf(io.dupguard.StoreUnavailableException.class);
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            // the executor prepares the table on its own pool before the caller's transaction: that fails
+            assertThatThrownBy(() -> tx.execute(c, key("k"), Fingerprint.none(), Void.class, conn -> {
+                        throw new AssertionError("ran without its store");
+                    }))
+                    .isInstanceOf(io.dupguard.StoreUnavailableException.class);
+            c.rollback();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(
             value = Db.class,

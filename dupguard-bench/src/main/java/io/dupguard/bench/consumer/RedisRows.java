@@ -105,13 +105,7 @@ final class RedisRows implements AutoCloseable {
                             if (accept.accept(MessageBuilder.withPayload(r.value())
                                     .setHeader(Feed.KEY_HEADER, Feed.id(r))
                                     .build())) {
-                                try {
-                                    Database.writeEffect(c, r);
-                                    c.commit();
-                                } catch (Exception | Error e) {
-                                    c.rollback();
-                                    throw e;
-                                }
+                                commitEffect(c, r);
                             }
                         }
                     }
@@ -165,17 +159,22 @@ final class RedisRows implements AutoCloseable {
         return "kafka-" + Long.toHexString(runs.incrementAndGet());
     }
 
+    /** The record's effect in a transaction of its own, as a record listener commits it. */
+    private static void commitEffect(Connection c, ConsumerRecord<String, String> r) throws Exception {
+        try {
+            Database.writeEffect(c, r);
+            c.commit();
+        } catch (Exception | Error e) {
+            c.rollback();
+            throw e;
+        }
+    }
+
     private void perRecord(Database db, String scope, List<ConsumerRecord<String, String>> poll) throws Exception {
         try (Connection c = db.consumers.getConnection()) {
             for (ConsumerRecord<String, String> r : poll) {
                 idempotency.execute(SqlRows.key(scope, r), SqlRows.fingerprint(r), Void.class, () -> {
-                    try {
-                        Database.writeEffect(c, r);
-                        c.commit();
-                    } catch (Exception | Error e) {
-                        c.rollback();
-                        throw e;
-                    }
+                    commitEffect(c, r);
                     return null;
                 });
             }

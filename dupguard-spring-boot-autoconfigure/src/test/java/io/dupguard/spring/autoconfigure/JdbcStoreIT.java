@@ -230,10 +230,17 @@ class JdbcStoreIT {
         }
     }
 
-    @Test
-    void aVoidIdempotentMethodWritesTheProcessedMessagesTableWithVoidLayoutProcessed() {
+    /**
+     * Runs {@code body} in a context with the {@link Orders} bean (AOP on) and its effects table,
+     * dropping the table and the idempotency table afterwards.
+     */
+    private void withOrders(
+            String[] properties,
+            org.springframework.boot.test.context.runner.ContextConsumer<
+                            org.springframework.boot.test.context.assertj.AssertableApplicationContext>
+                    body) {
         Orders.table = effects;
-        runner("dupguard.idempotency.void-layout=processed")
+        runner(properties)
                 .withConfiguration(
                         AutoConfigurations.of(org.springframework.boot.autoconfigure.aop.AopAutoConfiguration.class))
                 .withBean(Orders.class)
@@ -241,24 +248,7 @@ class JdbcStoreIT {
                     JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
                     jdbc.execute("create table " + effects + " (id serial primary key, k text not null)");
                     try {
-                        Orders orders = ctx.getBean(Orders.class);
-                        String id = "s-" + suffix;
-                        orders.ship(id);
-                        orders.ship(id);
-                        ctx.getBean(org.springframework.transaction.support.TransactionTemplate.class)
-                                .executeWithoutResult(status -> orders.ship(id)); // joining the caller's
-                        assertThat(orders.runs()).isEqualTo(1);
-                        assertThat(count(ctx, effects)).isEqualTo(1);
-                        assertThat(ctx.getBean(io.dupguard.jdbc.JdbcProcessedMessages.class)
-                                        .isProcessed(IdempotencyKey.of("orders", id)))
-                                .isTrue();
-                        assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("orders", id)))
-                                .as("nothing in the records table")
-                                .isEmpty();
-                        // a result is still recorded in the records table
-                        assertThat(orders.place("p-" + suffix, false)).isEqualTo("placed p-" + suffix);
-                        assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("orders", "p-" + suffix)))
-                                .isPresent();
+                        body.accept(ctx);
                     } finally {
                         jdbc.execute("drop table " + effects);
                         jdbc.execute("drop table if exists " + idemTable);
@@ -267,33 +257,46 @@ class JdbcStoreIT {
     }
 
     @Test
+    void aVoidIdempotentMethodWritesTheProcessedMessagesTableWithVoidLayoutProcessed() {
+        withOrders(new String[] {"dupguard.idempotency.void-layout=processed"}, ctx -> {
+            Orders orders = ctx.getBean(Orders.class);
+            String id = "s-" + suffix;
+            orders.ship(id);
+            orders.ship(id);
+            ctx.getBean(org.springframework.transaction.support.TransactionTemplate.class)
+                    .executeWithoutResult(status -> orders.ship(id)); // joining the caller's
+            assertThat(orders.runs()).isEqualTo(1);
+            assertThat(count(ctx, effects)).isEqualTo(1);
+            assertThat(ctx.getBean(io.dupguard.jdbc.JdbcProcessedMessages.class)
+                            .isProcessed(IdempotencyKey.of("orders", id)))
+                    .isTrue();
+            assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("orders", id)))
+                    .as("nothing in the records table")
+                    .isEmpty();
+            // a result is still recorded in the records table
+            assertThat(orders.place("p-" + suffix, false)).isEqualTo("placed p-" + suffix);
+            assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("orders", "p-" + suffix)))
+                    .isPresent();
+        });
+    }
+
+    @Test
     void anIdempotentMethodRunsInATransactionWithItsRecordByDefault() {
-        Orders.table = effects;
-        runner().withConfiguration(
-                        AutoConfigurations.of(org.springframework.boot.autoconfigure.aop.AopAutoConfiguration.class))
-                .withBean(Orders.class)
-                .run(ctx -> {
-                    JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
-                    jdbc.execute("create table " + effects + " (id serial primary key, k text not null)");
-                    try {
-                        Orders orders = ctx.getBean(Orders.class);
-                        String id = "o-" + suffix;
-                        // no @Transactional anywhere: the advice begins the transaction itself
-                        assertThatThrownBy(() -> orders.place(id, true)).hasMessage("fails after its insert");
-                        assertThat(count(ctx, effects))
-                                .as("the insert rolled back with the claim")
-                                .isZero();
-                        assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("orders", id)))
-                                .isEmpty();
-                        assertThat(orders.place(id, false)).isEqualTo("placed " + id);
-                        assertThat(orders.place(id, false)).isEqualTo("placed " + id);
-                        assertThat(orders.runs()).isEqualTo(2);
-                        assertThat(count(ctx, effects)).isEqualTo(1);
-                    } finally {
-                        jdbc.execute("drop table " + effects);
-                        jdbc.execute("drop table if exists " + idemTable);
-                    }
-                });
+        withOrders(new String[0], ctx -> {
+            Orders orders = ctx.getBean(Orders.class);
+            String id = "o-" + suffix;
+            // no @Transactional anywhere: the advice begins the transaction itself
+            assertThatThrownBy(() -> orders.place(id, true)).hasMessage("fails after its insert");
+            assertThat(count(ctx, effects))
+                    .as("the insert rolled back with the claim")
+                    .isZero();
+            assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("orders", id)))
+                    .isEmpty();
+            assertThat(orders.place(id, false)).isEqualTo("placed " + id);
+            assertThat(orders.place(id, false)).isEqualTo("placed " + id);
+            assertThat(orders.runs()).isEqualTo(2);
+            assertThat(count(ctx, effects)).isEqualTo(1);
+        });
     }
 
     /**
