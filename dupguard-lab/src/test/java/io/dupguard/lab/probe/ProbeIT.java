@@ -24,9 +24,13 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -60,6 +64,9 @@ class ProbeIT {
     static final Pattern REF = Pattern.compile("\"ref\":\"([^\"]*)\"");
 
     static HttpServer server;
+    /** Per key, the naive service's checks that found nothing: the second ends the first one's wait. */
+    static final Map<String, CountDownLatch> CHECKED = new ConcurrentHashMap<>();
+
     static ExecutorService pool;
     static final AtomicInteger requests = new AtomicInteger();
 
@@ -129,7 +136,12 @@ class ProbeIT {
                     }
                 }
             }
-            Thread.sleep(1000); // the service's slow work between its check and its insert: a retry arrives within it
+            // The service's slow work between its check and its insert, up to 1 s: a retry of the key that checks
+            // within it ends the wait, so the first insert never lands before that retry's check, however loaded
+            // the machine.
+            CountDownLatch checks = CHECKED.computeIfAbsent(key == null ? ref : key, k -> new CountDownLatch(2));
+            checks.countDown();
+            checks.await(1, TimeUnit.SECONDS);
             try (PreparedStatement ps = c.prepareStatement(
                     "insert into " + NAIVE + " (request_key, ref, body) values (?, ?, ?) returning id")) {
                 ps.setString(1, key);
@@ -190,7 +202,7 @@ class ProbeIT {
                 "--keys",
                 "1",
                 "--cut-after",
-                "10ms,3s",
+                "200ms,3s",
                 "--settle",
                 "500ms"));
         a.addAll(List.of(more));
@@ -208,11 +220,12 @@ class ProbeIT {
         assertThat(line(r.out(), "  sequential-retry ")).contains("PASS");
         assertThat(line(r.out(), "  concurrent-duplicates ")).contains("FAIL");
         assertThat(line(r.out(), "  cut-connection ")).contains("FAIL");
-        // The 10 ms cut duplicates; the 3 s timeout outlasts the 1 s of work, so nothing is cut.
+        // The 200 ms cut duplicates (its retry checks within the first attempt's work); the 3 s timeout outlasts the
+        // 1 s of work, so nothing is cut.
         assertThat(r.out())
                 .containsPattern("FAIL  concurrent-duplicates: probe-\\S+-\\d+: [2-8] effects \\(duplicate\\)")
                 .containsPattern(
-                        "FAIL  cut-connection: probe-\\S+-\\d+: 2 effects \\(duplicate\\); answers cut after 10ms")
+                        "FAIL  cut-connection: probe-\\S+-\\d+: 2 effects \\(duplicate\\); answers cut after 200ms")
                 .containsPattern("note  cut-connection: probe-\\S+: answered 201 within the 3000 ms timeout")
                 .contains("FAILED: keys with duplicate or lost effects:");
         // Keyless: every request took effect, reported but not judged.
@@ -365,7 +378,7 @@ class ProbeIT {
         List<String> a = new ArrayList<>(args("/naive", NAIVE));
         a.set(a.indexOf(url("/naive")), url);
         a.set(a.indexOf("8"), "2"); // --concurrency
-        a.set(a.indexOf("10ms,3s"), "10ms"); // --cut-after
+        a.set(a.indexOf("200ms,3s"), "10ms"); // --cut-after
         a.addAll(List.of(
                 "--launch", launch(port), "--health", "/health", "--kill-after", "1s", "--start-timeout", "120s"));
 
