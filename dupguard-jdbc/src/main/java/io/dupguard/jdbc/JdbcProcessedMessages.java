@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
@@ -55,15 +56,17 @@ import javax.sql.DataSource;
  * Builder#fingerprints(boolean) fingerprints(false)} the column stays NULL: 8 bytes less per row,
  * and a reused key with another payload is taken as a duplicate and skipped silently.
  *
- * <p><b>Statements.</b> One message costs one insert-if-absent (PostgreSQL {@code ON CONFLICT DO
- * NOTHING}; MariaDB 10.5+ the poll's statement below with one row; MySQL {@code INSERT IGNORE} —
- * safe here because every value is bound by this class and checked first, so no error but the
- * duplicate key can be turned into a warning; H2 a plain insert whose unique violation means
- * "exists"). A poll is one statement on PostgreSQL (the insert from {@code unnest} arrays), plus
- * one read by primary key of the rows it did not take when it has duplicates, and one statement,
- * duplicates included, on MariaDB 10.5+ (a multi-row {@code INSERT … ON DUPLICATE KEY UPDATE …
- * RETURNING} answering every key with its row). MySQL without {@code RETURNING}, H2 and
- * ShardingSphere-JDBC claim key by key on the one connection. An expired row is taken over in place.
+ * <p><b>Statements.</b> On PostgreSQL a message and a poll cost one statement each, duplicates
+ * included: an insert (from {@code unnest} arrays for a poll) whose {@code ON CONFLICT DO UPDATE}
+ * rewrites only an expired row (taken over) or a live one with another fingerprint (kept as it was,
+ * and returned to be refused). A key it does not return is a duplicate, with nothing read back; its
+ * row stays locked until the transaction ends. On MariaDB 10.5+ a message or a poll is one
+ * multi-row {@code INSERT … ON DUPLICATE KEY UPDATE … RETURNING} answering every key with its row.
+ * MySQL without {@code RETURNING} uses {@code INSERT IGNORE} — safe here because every value is
+ * bound by this class and checked first, so no error but the duplicate key can be turned into a
+ * warning — and H2 a plain insert whose unique violation means "exists", each followed by a read
+ * of a duplicate's row; they and ShardingSphere-JDBC claim key by key on the one connection. An
+ * expired row is taken over in place.
  *
  * <p><b>Purge.</b> {@link #purgeExpired(int)}: on PostgreSQL through a BRIN index on the expiry
  * (rows arrive in expiry order, so the index is a few pages per million rows); on MySQL/MariaDB
@@ -353,38 +356,43 @@ public final class JdbcProcessedMessages {
         }
 
         /**
-         * PostgreSQL: the insert of every key from arrays ({@code ON CONFLICT DO NOTHING}, which
-         * reaches the table only through its primary key, locks no existing row, and is safe to
-         * plan once), returning the keys it inserted, marked 2, in the columns of {@link #answer}.
+         * PostgreSQL: the poll's one statement, an insert of every key from arrays whose conflicts
+         * update only the rows that need an answer: an expired row is taken over (the request's
+         * fingerprint and a new expiry), a live row with another fingerprint is rewritten as it
+         * is. It returns those and the rows it inserted ({@code xmax = 0}); a key it does not
+         * return has a live row with the request's fingerprint (or none), locked until the
+         * transaction ends: a duplicate, with nothing read back. The table is reached only through
+         * its primary key (the arbiter), so the plan is safe to keep for the connection's life.
+         * Rows are taken in key order, so two polls that meet on keys lock them in the same order.
          */
         String pgClaim() {
-            return "INSERT INTO " + table + " AS r (scope, msg_id, fingerprint, expires_at) SELECT u.scope, u.msg_id,"
-                    + " u.fp, " + dialect.nowPlusMillisParam()
-                    + " FROM unnest(?::text[], ?::text[], ?::bigint[]) WITH ORDINALITY AS u(scope, msg_id, fp, ord)"
-                    + " ORDER BY u.ord ON CONFLICT (scope, msg_id) DO NOTHING RETURNING r.scope, r.msg_id,"
-                    + " NULL::bigint, 1, 2";
+            return pgUpsert(" SELECT u.scope, u.msg_id, u.fp, " + dialect.nowPlusMillisParam()
+                    + " FROM unnest(?::text[], ?::text[], ?::bigint[]) AS u(scope, msg_id, fp)"
+                    + " ORDER BY u.scope COLLATE \"C\", u.msg_id COLLATE \"C\"");
         }
 
-        /**
-         * PostgreSQL: the rows of the keys the claim left out, marked 1, each probed by primary key
-         * through a {@code LATERAL … LIMIT 1}, which the planner cannot turn into a join over the
-         * table (a semi-join may become a hash join over a sequential scan whenever the statistics
-         * make the table look small: it did, for a 20,000-row table analyzed while empty). Planned
-         * at each execution, with the table's present size. (One statement doing both, the insert
-         * in a CTE, cost more than the two: planning it each time took 0.7 ms against 0.1 ms.)
-         */
-        String pgExisting() {
-            return "SELECT u.scope, u.msg_id, x.fingerprint, CASE WHEN x.expires_at > " + dialect.now()
-                    + " THEN 1 ELSE 0 END, 1 FROM unnest(?::text[], ?::text[]) AS u(scope, msg_id) CROSS JOIN LATERAL"
-                    + " (SELECT p.fingerprint, p.expires_at FROM " + table + " p WHERE p.scope = u.scope COLLATE"
-                    + " \"C\" AND p.msg_id = u.msg_id COLLATE \"C\" LIMIT 1) x";
+        /** PostgreSQL: {@link #pgClaim()} for one key, bound as scope, id, fingerprint, retention. */
+        String pgClaimOne() {
+            return pgUpsert(" VALUES (?, ?, ?, " + dialect.nowPlusMillisParam() + ")");
+        }
+
+        private String pgUpsert(String rows) {
+            String expired = "r.expires_at <= " + dialect.now();
+            return "INSERT INTO " + table + " AS r (scope, msg_id, fingerprint, expires_at)" + rows
+                    + " ON CONFLICT (scope, msg_id) DO UPDATE SET fingerprint = CASE WHEN " + expired
+                    + " THEN excluded.fingerprint ELSE r.fingerprint END, expires_at = CASE WHEN " + expired
+                    + " THEN excluded.expires_at ELSE r.expires_at END WHERE " + expired
+                    + " OR r.fingerprint <> excluded.fingerprint"
+                    + " RETURNING r.scope, r.msg_id, r.fingerprint, CASE WHEN r.xmax = 0 THEN 1 ELSE 0 END";
         }
 
         /**
          * MariaDB 10.5+: {@code n} rows in one insert that answers every key with its row: each
-         * row's {@code LAST_INSERT_ID()} is 2 where it inserted the row and 1 where the key existed
-         * (set by the no-op update, which locks the row, so the row returned is the newest committed
-         * version). No {@code INSERT IGNORE}: every error but the duplicate key still fails.
+         * row's {@code LAST_INSERT_ID()} is 2 where it inserted the row, 3 where it took an expired
+         * row over (the request's fingerprint and a new expiry) and 1 where the key had a live row
+         * (the update leaves it as it was but locks it, so the row returned is the newest committed
+         * version). The first assignment reads the old expiry; the next two read the marker it set.
+         * No {@code INSERT IGNORE}: every error but the duplicate key still fails.
          */
         String mariaDbClaim(int n) {
             StringBuilder b = new StringBuilder("INSERT INTO ")
@@ -394,8 +402,11 @@ public final class JdbcProcessedMessages {
             for (int i = 0; i < n; i++) {
                 b.append(i == 0 ? "" : ", ").append(row);
             }
-            return b.append(" ON DUPLICATE KEY UPDATE scope = IF(LAST_INSERT_ID(1) = 1, scope, scope) RETURNING scope,"
-                            + " msg_id, fingerprint, CASE WHEN expires_at > " + dialect.now()
+            String now = dialect.now();
+            return b.append(" ON DUPLICATE KEY UPDATE scope = IF(LAST_INSERT_ID(IF(expires_at <= " + now
+                            + ", 3, 1)) > 0, scope, scope), fingerprint = IF(LAST_INSERT_ID() = 3, VALUES(fingerprint),"
+                            + " fingerprint), expires_at = IF(LAST_INSERT_ID() = 3, VALUES(expires_at), expires_at)"
+                            + " RETURNING scope, msg_id, fingerprint, CASE WHEN expires_at > " + now
                             + " THEN 1 ELSE 0 END, LAST_INSERT_ID()")
                     .toString();
         }
@@ -450,6 +461,9 @@ public final class JdbcProcessedMessages {
                 byte[] donePayload)
                 throws SQLException {
             Statements s = statements(c);
+            if (s.dialect == SqlDialect.POSTGRESQL && !s.keyByKey) {
+                return claimPostgresOne(c, s, new BatchEntry(key, fingerprint), retentionMillis, donePayload);
+            }
             if (s.multiRowReturning) {
                 // MariaDB: one statement answers a new key and a duplicate alike.
                 Claim[] claims = new Claim[1];
@@ -607,10 +621,11 @@ public final class JdbcProcessedMessages {
             }
             for (int i = 0; i < claims.length; i++) {
                 if (claims[i] == null) {
-                    // Key by key, or a key whose row the batch statement found (expired, or
-                    // MariaDB's, which the insert does not return): read it first.
                     BatchEntry e = entries.get(i);
-                    claims[i] = claimKey(c, true, e.key(), e.fingerprint(), retentionMillis, donePayload, batched);
+                    claims[i] = !batched && s.dialect == SqlDialect.POSTGRESQL && !s.keyByKey
+                            ? claimPostgresOne(c, s, e, retentionMillis, donePayload)
+                            // Key by key, or a key whose row MariaDB's statement found expired: read it first.
+                            : claimKey(c, true, e.key(), e.fingerprint(), retentionMillis, donePayload, batched);
                 }
             }
             return Arrays.asList(claims);
@@ -625,42 +640,77 @@ public final class JdbcProcessedMessages {
                 Claim[] claims)
                 throws SQLException {
             Map<IdempotencyKey, Integer> position = positions(entries);
+            Long[] fps = new Long[entries.size()];
+            for (int i = 0; i < fps.length; i++) {
+                fps[i] = compact(entries.get(i).fingerprint());
+            }
             try (PreparedStatement ps = c.prepareStatement(s.pgClaim())) {
                 ps.setLong(1, retentionMillis);
                 ps.setArray(
                         2, texts(c, entries.stream().map(e -> e.key().scope()).toList()));
                 ps.setArray(3, texts(c, entries.stream().map(e -> e.key().key()).toList()));
-                Long[] fps = new Long[entries.size()];
-                for (int i = 0; i < fps.length; i++) {
-                    fps[i] = compact(entries.get(i).fingerprint());
-                }
                 ps.setArray(4, c.createArrayOf("bigint", fps));
-                answer(ps, s, entries, position, donePayload, claims);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        IdempotencyKey key = IdempotencyKey.of(rs.getString(1), JdbcText.read(rs, 2, s.dialect));
+                        Integer i = position.get(key);
+                        if (i != null) {
+                            claims[i] = upserted(rs, entries.get(i), fps[i], donePayload);
+                        }
+                    }
+                }
             }
-            List<IdempotencyKey> others = new ArrayList<>();
             for (int i = 0; i < claims.length; i++) {
                 if (claims[i] == null) {
-                    others.add(entries.get(i).key());
+                    claims[i] = duplicate(entries.get(i), fps[i], donePayload);
                 }
             }
-            if (others.isEmpty()) {
-                return; // a poll of new keys: the one statement
+        }
+
+        /** PostgreSQL: one key's claim in one statement, {@link Statements#pgClaimOne()}. */
+        private Claim claimPostgresOne(
+                Connection c, Statements s, BatchEntry entry, long retentionMillis, byte[] donePayload)
+                throws SQLException {
+            Long fp = compact(entry.fingerprint());
+            try (PreparedStatement ps = c.prepareStatement(s.pgClaimOne())) {
+                bindKey(ps, 1, entry.key(), s);
+                bindFingerprint(ps, 3, fp);
+                ps.setLong(4, retentionMillis);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? upserted(rs, entry, fp, donePayload) : duplicate(entry, fp, donePayload);
+                }
             }
-            try (PreparedStatement ps = c.prepareStatement(s.pgExisting())) {
-                JdbcBatchClaims.planEachTime(ps);
-                ps.setArray(
-                        1, texts(c, others.stream().map(IdempotencyKey::scope).toList()));
-                ps.setArray(2, texts(c, others.stream().map(IdempotencyKey::key).toList()));
-                answer(ps, s, entries, position, donePayload, claims);
-            }
-            // A key still open had its row expire (the single-key claim takes it over) or committed
-            // by a concurrent transaction while the insert waited (the single-key claim reads it).
         }
 
         /**
-         * Reads a poll statement's answer — scope, message id, fingerprint, live flag, and 2 for a
-         * row it inserted or 1 for one that existed — into {@code claims}: inserted ⇒ fresh, live ⇒
-         * existing; an expired row stays open for the single-key claim, which takes it over.
+         * A row the PostgreSQL upsert returned (columns 3 and 4: its fingerprint now, 1 if
+         * inserted): inserted ⇒ fresh; rewritten with the request's fingerprint ⇒ an expired row
+         * taken over; any other fingerprint ⇒ a live row kept as it was, the key reused with
+         * another payload.
+         */
+        private Claim upserted(ResultSet rs, BatchEntry entry, Long requestFp, byte[] donePayload) throws SQLException {
+            long fp = rs.getLong(3);
+            Long stored = rs.wasNull() ? null : fp;
+            if (rs.getInt(4) == 1) {
+                return Claim.FRESH;
+            }
+            if (Objects.equals(stored, requestFp)) {
+                return Claim.TAKEOVER;
+            }
+            return new Claim.Existing(record(entry.key(), expand(stored, entry.fingerprint(), requestFp), donePayload));
+        }
+
+        /** A key the PostgreSQL upsert did not return: a live row with the request's fingerprint, or none. */
+        private Claim duplicate(BatchEntry entry, Long requestFp, byte[] donePayload) {
+            return new Claim.Existing(
+                    record(entry.key(), expand(requestFp, entry.fingerprint(), requestFp), donePayload));
+        }
+
+        /**
+         * Reads MariaDB's poll statement's answer — scope, message id, fingerprint, live flag, and 2
+         * for a row it inserted, 3 for one it took over, 1 for a live one — into {@code claims}:
+         * inserted ⇒ fresh, taken over ⇒ takeover, live ⇒ existing. A key the statement did not
+         * answer (none is expected) is left open for the single-key claim.
          */
         private void answer(
                 PreparedStatement ps,
@@ -677,8 +727,9 @@ public final class JdbcProcessedMessages {
                     if (i == null) {
                         continue;
                     }
-                    if (rs.getLong(5) == 2) {
-                        claims[i] = Claim.FRESH;
+                    long marker = rs.getLong(5);
+                    if (marker == 2 || marker == 3) {
+                        claims[i] = marker == 2 ? Claim.FRESH : Claim.TAKEOVER;
                         continue;
                     }
                     long fp = rs.getLong(3);

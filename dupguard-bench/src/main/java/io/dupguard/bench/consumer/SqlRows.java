@@ -147,10 +147,13 @@ final class SqlRows {
                 new ConsumerRow(
                         PROCESSED_BATCH,
                         "one transaction per poll: JdbcTransactionalIdempotency.executeBatch(connection, …,"
-                                + " Void.class, …) on JdbcProcessedMessages = one statement inserting the poll's"
-                                + " keys (" + (db.postgres() ? "unnest … ON CONFLICT DO NOTHING" : "INSERT IGNORE")
-                                + " RETURNING), a read by primary key of the ones it left out, one JDBC batch of"
-                                + " the new records' effects; COMMIT",
+                                + " Void.class, …) on JdbcProcessedMessages = one statement answering every key"
+                                + " of the poll ("
+                                + (db.postgres()
+                                        ? "unnest … ON CONFLICT DO UPDATE … WHERE expired or another fingerprint"
+                                                + " RETURNING: a key not returned is a duplicate"
+                                        : "INSERT … ON DUPLICATE KEY UPDATE … RETURNING")
+                                + "), one JDBC batch of the new records' effects; COMMIT",
                         true,
                         poll -> {
                             Entries entries = Entries.of(SCOPE, poll);
