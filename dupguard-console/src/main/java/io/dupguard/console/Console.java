@@ -3,6 +3,7 @@ package io.dupguard.console;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcLockProvider;
+import io.dupguard.jdbc.JdbcProcessedMessages;
 import io.dupguard.jdbc.JdbcRetryStore;
 import io.dupguard.retry.Alert;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -42,7 +43,7 @@ public final class Console implements AutoCloseable {
         this.audit = new AuditLog(db, b.auditTable);
         this.tasks = new RetryTasks(db, b.retryTable);
         this.taskActions = new TaskActions(db, tasks, audit);
-        this.keys = new IdempotencyKeys(db, b.idempotencyTable, audit);
+        this.keys = new IdempotencyKeys(db, b.idempotencyTable, b.processedTable, audit);
         List<LockSource> l = new ArrayList<>();
         l.add(new JdbcLocks(db, b.lockTable));
         if (b.redis != null) {
@@ -242,6 +243,7 @@ public final class Console implements AutoCloseable {
         private final DataSource dataSource;
         private String retryTable = JdbcRetryStore.DEFAULT_TABLE;
         private String idempotencyTable = JdbcIdempotencyStore.DEFAULT_TABLE;
+        private String processedTable = JdbcProcessedMessages.DEFAULT_TABLE;
         private String lockTable = JdbcLockProvider.DEFAULT_TABLE;
         private String auditTable = AuditLog.DEFAULT_TABLE;
         private boolean createAuditTable = true;
@@ -257,13 +259,15 @@ public final class Console implements AutoCloseable {
         /**
          * The tables' names (defaults: the stores' defaults and {@code dupguard_console_audit}).
          *
-         * @param tables keys {@code retry}, {@code idempotency}, {@code locks}, {@code audit}; missing
-         *     keys keep their default
+         * @param tables keys {@code retry}, {@code idempotency}, {@code processed} (the processed-messages
+         *     table of {@code JdbcProcessedMessages}, looked up for a key the idempotency table does not
+         *     have, when it exists), {@code locks}, {@code audit}; missing keys keep their default
          * @return this builder
          */
         public Builder tables(Map<String, String> tables) {
             retryTable = tables.getOrDefault("retry", retryTable);
             idempotencyTable = tables.getOrDefault("idempotency", idempotencyTable);
+            processedTable = tables.getOrDefault("processed", processedTable);
             lockTable = tables.getOrDefault("locks", lockTable);
             auditTable = tables.getOrDefault("audit", auditTable);
             return this;

@@ -16,6 +16,9 @@ import java.util.Optional;
  * The idempotency key table: lookup by (scope, key), the scopes (a loose index scan of the primary
  * key, one probe per scope), stuck claims of a scope in bounded windows of {@value #WINDOW} keys of
  * the primary key (no index on status or expiry, so completions stay HOT updates), and force-expire.
+ * A key not in it is looked up in the processed-messages table, when that table exists (checked at
+ * each miss until it is found, so a table created after the console is seen): its rows are
+ * listeners' messages, never in flight, so they have no stuck claims; force-expire applies to them.
  */
 final class IdempotencyKeys {
     static final int WINDOW = 5_000;
@@ -23,11 +26,14 @@ final class IdempotencyKeys {
 
     private final Db db;
     private final String table;
+    private final String processedTable;
     private final AuditLog audit;
+    private volatile boolean processedExists;
 
-    IdempotencyKeys(Db db, String table, AuditLog audit) {
+    IdempotencyKeys(Db db, String table, String processedTable, AuditLog audit) {
         this.db = db;
         this.table = table;
+        this.processedTable = processedTable;
         this.audit = audit;
     }
 
@@ -49,8 +55,61 @@ final class IdempotencyKeys {
                 .append(lock ? " FOR UPDATE" : "");
         try (PreparedStatement ps = q.prepare(c, db);
                 ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+            if (rs.next()) {
+                return Optional.of(row(rs));
+            }
         }
+        if (!processedTableExists(c)) {
+            return Optional.empty();
+        }
+        Sql p = new Sql()
+                .append(
+                        "SELECT scope, msg_id, fingerprint, expires_at, " + db.now() + " FROM " + processedTable
+                                + " WHERE scope = ? AND msg_id = ?",
+                        scope,
+                        new Sql.Text(key))
+                .append(lock ? " FOR UPDATE" : "");
+        try (PreparedStatement ps = p.prepare(c, db);
+                ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                return Optional.empty();
+            }
+            long fp = rs.getLong(3);
+            return Optional.of(new KeyRow(
+                    rs.getString(1),
+                    db.readText(rs, 2),
+                    RecordStatus.COMPLETED,
+                    rs.wasNull() ? "" : String.format("%016x", fp),
+                    null,
+                    db.instant(rs, 4),
+                    db.instant(rs, 5),
+                    null,
+                    0,
+                    true));
+        }
+    }
+
+    /** Whether the processed-messages table exists; once it does, not asked again. */
+    private boolean processedTableExists(Connection c) throws SQLException {
+        if (processedTable == null) {
+            return false;
+        }
+        if (!processedExists) {
+            java.sql.DatabaseMetaData md = c.getMetaData();
+            for (String name : new String[] {
+                processedTable,
+                processedTable.toLowerCase(java.util.Locale.ROOT),
+                processedTable.toUpperCase(java.util.Locale.ROOT)
+            }) {
+                try (ResultSet rs = md.getTables(c.getCatalog(), null, name, new String[] {"TABLE"})) {
+                    if (rs.next()) {
+                        processedExists = true;
+                        break;
+                    }
+                }
+            }
+        }
+        return processedExists;
     }
 
     /** The scopes in the table, at most {@value #MAX_SCOPES}: one index probe each. */
@@ -152,7 +211,8 @@ final class IdempotencyKeys {
             }
             Sql q = new Sql()
                     .append(
-                            "UPDATE " + table + " SET expires_at = " + db.now() + " WHERE scope = ? AND idem_key = ?",
+                            "UPDATE " + (before.processed() ? processedTable : table) + " SET expires_at = " + db.now()
+                                    + " WHERE scope = ? AND " + (before.processed() ? "msg_id" : "idem_key") + " = ?",
                             scope,
                             new Sql.Text(key));
             try (PreparedStatement ps = q.prepare(c, db)) {
@@ -164,10 +224,20 @@ final class IdempotencyKeys {
                     "force-expire",
                     "key " + scope + "/" + key,
                     why,
-                    Json.object("status", before.status(), "owner", before.owner(), "expiresAt", before.expiresAt()),
+                    Json.object(
+                            "status",
+                            before.status(),
+                            "owner",
+                            before.owner(),
+                            "expiresAt",
+                            before.expiresAt(),
+                            "table",
+                            before.processed() ? processedTable : table),
                     Json.object("status", before.status(), "expiresAt", "now"));
-            return Outcome.done(
-                    "key " + scope + "/" + key + " expired: the next request with it runs the operation again");
+            return Outcome.done("key " + scope + "/" + key + " expired: "
+                    + (before.processed()
+                            ? "the next delivery of the message runs its handler again"
+                            : "the next request with it runs the operation again"));
         });
     }
 
@@ -189,7 +259,8 @@ final class IdempotencyKeys {
                 db.instant(rs, 6),
                 db.instant(rs, 7),
                 result,
-                result == null ? 0 : rs.getInt(9));
+                result == null ? 0 : rs.getInt(9),
+                false);
     }
 
     private static RecordStatus status(String code) {

@@ -160,6 +160,7 @@ final class JsonApi {
                 "owner", k.owner(),
                 "expiresAt", k.expiresAt(),
                 "storeNow", k.now(),
+                "processed", k.processed(),
                 "live", k.live(),
                 "stuck", k.stuck(),
                 "version", Params.version(k.expiresAt()),

@@ -17,6 +17,9 @@ import java.time.Instant;
  * @param now the store's clock at the read
  * @param result the stored result's bytes (at most {@link RetryTasks#PAYLOAD_LIMIT}), or null
  * @param resultSize the stored result's size in bytes, or 0
+ * @param processed true for a row of the processed-messages table ({@code JdbcProcessedMessages}):
+ *     a listener's message committed with its effect, COMPLETED, with no owner and no result, and
+ *     a fingerprint of 16 hex digits (its first 8 bytes) or none
  */
 public record KeyRow(
         String scope,
@@ -27,7 +30,8 @@ public record KeyRow(
         Instant expiresAt,
         Instant now,
         byte[] result,
-        int resultSize) {
+        int resultSize,
+        boolean processed) {
     /**
      * Whether the lease or retention has not ended.
      *

@@ -134,6 +134,13 @@ final class StorePages {
                 .append(k.status())
                 .append(k.stuck() ? " — stuck: in flight past its lease" : "")
                 .append("</td></tr>")
+                .append(
+                        k.processed()
+                                ? row(
+                                        "table",
+                                        "processed messages: a listener's message, committed with its effect (no owner,"
+                                                + " no result)")
+                                : "")
                 .append(row("owner", k.owner()))
                 .append(row(
                         k.status() == io.dupguard.idempotency.RecordStatus.IN_PROGRESS ? "lease end" : "retained until",
@@ -155,7 +162,9 @@ final class StorePages {
                     "/keys/expire",
                     "expire",
                     "<fieldset><legend>Force-expire</legend><p class=\"warn\">"
-                            + "Consequence: the next request or retry with this key runs the operation again"
+                            + (k.processed()
+                                    ? "Consequence: the next delivery of this message runs its handler again"
+                                    : "Consequence: the next request or retry with this key runs the operation again")
                             + (k.status() == io.dupguard.idempotency.RecordStatus.IN_PROGRESS
                                     ? ", even though the current holder may still be running it"
                                     : "")

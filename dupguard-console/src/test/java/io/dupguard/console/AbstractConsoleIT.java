@@ -6,11 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.jdbc.JdbcLockProvider;
+import io.dupguard.jdbc.JdbcProcessedMessages;
+import io.dupguard.jdbc.JdbcTransactionalIdempotency;
 import io.dupguard.lock.Lease;
 import io.dupguard.lock.LockOptions;
 import io.dupguard.retry.NewTask;
 import io.dupguard.retry.TaskState;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -251,6 +256,61 @@ abstract class AbstractConsoleIT {
                         .changed())
                 .isFalse();
         assertThat(f.console.scopes()).contains("payments");
+    }
+
+    /**
+     * A listener's message in the processed-messages table: found by the key lookup (the table
+     * created after the console was built), force-expired, and its next delivery runs the handler
+     * again; a stale version changes nothing.
+     */
+    @Test
+    void aProcessedMessageIsFoundAndForceExpiredSoItsNextDeliveryRunsAgain() throws Exception {
+        String id = "msg-" + System.nanoTime();
+        assertThat(f.console.key("orders", id))
+                .as("no processed table yet: a miss")
+                .isEmpty();
+        JdbcProcessedMessages processed = JdbcProcessedMessages.builder(f.ds)
+                .tableName(f.prefix + "processed")
+                .createSchemaIfMissing(true)
+                .build();
+        JdbcTransactionalIdempotency tx = JdbcTransactionalIdempotency.of(processed);
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(deliver(tx, id, runs)).isEqualTo(io.dupguard.idempotency.Outcome.first(null));
+
+        KeyRow row = f.console.key("orders", id).orElseThrow();
+        assertThat(row.processed()).isTrue();
+        assertThat(row.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(row.owner()).isNull();
+        assertThat(row.fingerprint()).hasSize(16);
+        assertThat(row.live()).isTrue();
+        assertThat(JsonApi.key(row)).containsEntry("processed", true);
+        assertThat(deliver(tx, id, runs)).isEqualTo(io.dupguard.idempotency.Outcome.replayed(null));
+
+        Outcome o = f.console.forceExpire(OPERATOR, "orders", id, row.expiresAt(), "effect reverted by hand");
+        assertThat(o.changed()).as(o.message()).isTrue();
+        assertThat(o.message()).contains("next delivery of the message runs its handler again");
+        assertThat(f.console.audit(Long.MAX_VALUE, 1).rows().get(0).before()).contains(f.prefix + "processed");
+        assertThat(deliver(tx, id, runs)).isEqualTo(io.dupguard.idempotency.Outcome.first(null));
+        assertThat(runs).hasValue(2);
+        assertThat(f.console
+                        .forceExpire(OPERATOR, "orders", id, row.expiresAt(), "stale")
+                        .changed())
+                .isFalse();
+        assertThat(deliver(tx, id, runs)).isEqualTo(io.dupguard.idempotency.Outcome.replayed(null));
+    }
+
+    private io.dupguard.idempotency.Outcome<Void> deliver(
+            JdbcTransactionalIdempotency tx, String id, AtomicInteger runs) throws Exception {
+        try (Connection c = f.ds.getConnection()) {
+            c.setAutoCommit(false);
+            io.dupguard.idempotency.Outcome<Void> out =
+                    tx.execute(c, IdempotencyKey.of("orders", id), Fingerprint.ofString("{}"), Void.class, conn -> {
+                        runs.incrementAndGet();
+                        return null;
+                    });
+            c.commit();
+            return out;
+        }
     }
 
     @Test

@@ -47,6 +47,7 @@ final class ConsoleFixture implements AutoCloseable {
                 .tables(Map.of(
                         "retry", prefix + "retry",
                         "idempotency", prefix + "idem",
+                        "processed", prefix + "processed",
                         "locks", prefix + "locks",
                         "audit", prefix + "audit"))
                 .build();
@@ -61,7 +62,7 @@ final class ConsoleFixture implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        for (String t : new String[] {"retry", "idem", "locks", "audit"}) {
+        for (String t : new String[] {"retry", "idem", "processed", "locks", "audit"}) {
             sql("DROP TABLE IF EXISTS $" + t);
         }
         ds.close();

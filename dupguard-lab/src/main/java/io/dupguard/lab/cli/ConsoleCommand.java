@@ -7,6 +7,7 @@ import io.dupguard.console.Console;
 import io.dupguard.console.ConsoleServer;
 import io.dupguard.jdbc.JdbcIdempotencyStore;
 import io.dupguard.jdbc.JdbcLockProvider;
+import io.dupguard.jdbc.JdbcProcessedMessages;
 import io.dupguard.jdbc.JdbcRetryStore;
 import io.dupguard.lab.env.UnreachableException;
 import io.dupguard.redis.RedisLockProvider;
@@ -65,6 +66,13 @@ final class ConsoleCommand implements Callable<Integer> {
     String idempotencyTable;
 
     @Option(
+            names = "--processed-table",
+            defaultValue = JdbcProcessedMessages.DEFAULT_TABLE,
+            description = "Processed-messages table, looked up for a key the idempotency table does not have, when it"
+                    + " exists (default: ${DEFAULT-VALUE}).")
+    String processedTable;
+
+    @Option(
             names = "--lock-table",
             defaultValue = JdbcLockProvider.DEFAULT_TABLE,
             description = "Default: ${DEFAULT-VALUE}.")
@@ -101,6 +109,7 @@ final class ConsoleCommand implements Callable<Integer> {
                     .tables(Map.of(
                             "retry", retryTable,
                             "idempotency", idempotencyTable,
+                            "processed", processedTable,
                             "locks", lockTable,
                             "audit", auditTable));
             if (redisUrl != null) {

@@ -93,6 +93,7 @@ public class DupguardConsoleConfiguration {
                 .tables(Map.of(
                         "retry", dupguard.getRetry().getTable(),
                         "idempotency", dupguard.getJdbc().getIdempotencyTable(),
+                        "processed", dupguard.getJdbc().getProcessedTable(),
                         "locks", dupguard.getJdbc().getLockTable(),
                         "audit", p.getAuditTable()))
                 .createAuditTable(dupguard.getJdbc().isCreateSchema())
