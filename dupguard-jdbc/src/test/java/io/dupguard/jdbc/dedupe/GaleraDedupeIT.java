@@ -6,11 +6,14 @@ import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The MariaDB dedupe contract with dedupe running on Galera node 1 and every outcome read on node
  * 2: the deletions, the backup table and the unique index reach the other nodes.
  */
+@Execution(ExecutionMode.SAME_THREAD) // the main lane, holding the second lane's lock: see SecondLane
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GaleraDedupeIT extends MariaDbDedupeIT {
     private final List<String> nodes = TestDatabases.galeraUrls();

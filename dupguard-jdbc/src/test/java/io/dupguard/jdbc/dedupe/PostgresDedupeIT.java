@@ -4,12 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.dupguard.jdbc.SecondLane;
 import io.dupguard.jdbc.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
+@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
+@ResourceLock(SecondLane.LOCK)
 class PostgresDedupeIT extends DedupeContract {
     @Override
     SqlDialect dialect() {

@@ -1,9 +1,15 @@
 package io.dupguard.jdbc.dedupe;
 
+import io.dupguard.jdbc.SecondLane;
 import io.dupguard.jdbc.SqlDialect;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
+@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
+@ResourceLock(SecondLane.LOCK)
 class PostgresDedupeScaleIT extends DedupeScaleContract {
     @Override
     SqlDialect dialect() {
