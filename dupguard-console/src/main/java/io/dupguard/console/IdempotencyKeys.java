@@ -75,11 +75,12 @@ final class IdempotencyKeys {
                 return Optional.empty();
             }
             long fp = rs.getLong(3);
+            String fingerprint = rs.wasNull() ? "" : String.format("%016x", fp);
             return Optional.of(new KeyRow(
                     rs.getString(1),
                     db.readText(rs, 2),
                     RecordStatus.COMPLETED,
-                    rs.wasNull() ? "" : String.format("%016x", fp),
+                    fingerprint,
                     null,
                     db.instant(rs, 4),
                     db.instant(rs, 5),

@@ -297,6 +297,15 @@ abstract class AbstractConsoleIT {
                         .changed())
                 .isFalse();
         assertThat(deliver(tx, id, runs)).isEqualTo(io.dupguard.idempotency.Outcome.replayed(null));
+
+        // Without fingerprints the row has none, shown empty.
+        JdbcTransactionalIdempotency bare = JdbcTransactionalIdempotency.of(JdbcProcessedMessages.builder(f.ds)
+                .tableName(f.prefix + "processed")
+                .fingerprints(false)
+                .build());
+        String other = id + "-bare";
+        assertThat(deliver(bare, other, runs)).isEqualTo(io.dupguard.idempotency.Outcome.first(null));
+        assertThat(f.console.key("orders", other).orElseThrow().fingerprint()).isEmpty();
     }
 
     private io.dupguard.idempotency.Outcome<Void> deliver(

@@ -376,13 +376,20 @@ public final class JdbcProcessedMessages {
             return pgUpsert(" VALUES (?, ?, ?, " + dialect.nowPlusMillisParam() + ")");
         }
 
+        /**
+         * The upsert of {@link #pgClaim()} and {@link #pgClaimOne()}. Both columns are set from one
+         * reading of the clock (a row sub-select), so a row that expires while the statement runs
+         * is either kept whole or taken over whole; the {@code WHERE} reads the clock earlier, and a
+         * row it found live with another fingerprint that has expired by the {@code SET} is taken
+         * over, as it should be.
+         */
         private String pgUpsert(String rows) {
             String expired = "r.expires_at <= " + dialect.now();
             return "INSERT INTO " + table + " AS r (scope, msg_id, fingerprint, expires_at)" + rows
-                    + " ON CONFLICT (scope, msg_id) DO UPDATE SET fingerprint = CASE WHEN " + expired
-                    + " THEN excluded.fingerprint ELSE r.fingerprint END, expires_at = CASE WHEN " + expired
-                    + " THEN excluded.expires_at ELSE r.expires_at END WHERE " + expired
-                    + " OR r.fingerprint <> excluded.fingerprint"
+                    + " ON CONFLICT (scope, msg_id) DO UPDATE SET (fingerprint, expires_at) = (SELECT CASE WHEN"
+                    + " x.expired THEN excluded.fingerprint ELSE r.fingerprint END, CASE WHEN x.expired THEN"
+                    + " excluded.expires_at ELSE r.expires_at END FROM (SELECT " + expired + " AS expired) x) WHERE "
+                    + expired + " OR r.fingerprint <> excluded.fingerprint"
                     + " RETURNING r.scope, r.msg_id, r.fingerprint, CASE WHEN r.xmax = 0 THEN 1 ELSE 0 END";
         }
 
