@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import io.dupguard.idempotency.BatchEntry;
 import io.dupguard.idempotency.BatchResult;
+import io.dupguard.idempotency.BatchWork;
 import io.dupguard.idempotency.FailurePolicy;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.IdempotencyConfig;
@@ -177,47 +178,31 @@ class JdbcProcessedMessagesIT {
         List<BatchEntry> fresh = IntStream.range(0, 50)
                 .mapToObj(i -> new BatchEntry(key("n" + i), fp("n" + i)))
                 .toList();
-        try (Connection c = StatementCounter.wrap(ds, statements).getConnection()) {
-            c.setAutoCommit(false);
-            long before = statements.get();
-            tx.<Void, SQLException>executeBatch(c, fresh, Void.class, (claimed, p) -> {
-                assertThat(claimed).hasSize(50);
-                claimed.forEach(e -> p.done(e.key(), null));
-            });
-            long sent = statements.get() - before;
-            c.commit();
-            if (db != Db.H2) { // H2 claims key by key
-                assertThat(sent)
-                        .as("one claim statement for a poll of new messages")
-                        .isEqualTo(1);
-            }
+        Counted first = committed(tx, fresh, (c, e, p) -> p.done(e.key(), null));
+        assertThat(first.results()).allMatch(r -> r instanceof BatchResult.First<Void>);
+        if (db != Db.H2) { // H2 claims key by key
+            assertThat(first.statements())
+                    .as("one claim statement for a poll of new messages")
+                    .isEqualTo(1);
         }
         List<BatchEntry> mixed = List.of(
                 new BatchEntry(key("m0"), fp("m0")),
                 new BatchEntry(key("m1"), fp("m1")),
                 new BatchEntry(key("m2"), fp("m2")),
                 new BatchEntry(key("n3"), fp("n3")));
-        List<BatchResult<Void>> results;
-        try (Connection c = StatementCounter.wrap(ds, statements).getConnection()) {
-            c.setAutoCommit(false);
-            long before = statements.get();
-            results = tx.<Void, SQLException>executeBatch(c, mixed, Void.class, (claimed, p) -> {
-                for (BatchEntry e : claimed) {
-                    if (e.key().key().equals("m2")) {
-                        p.failed(e.key(), new IllegalStateException("the handler failed at m2"));
-                    } else {
-                        TestOrders.insert(c, scope, e.key().key());
-                        p.done(e.key(), null);
-                    }
-                }
-            });
-            long sent = statements.get() - before;
-            c.commit();
-            if (db != Db.H2) {
-                // One insert answering every key (PostgreSQL: the duplicates by leaving them out), the effect, the
-                // release of m2: nothing read back.
-                assertThat(sent).isEqualTo(3);
+        Counted counted = committed(tx, mixed, (c, e, p) -> {
+            if (e.key().key().equals("m2")) {
+                p.failed(e.key(), new IllegalStateException("the handler failed at m2"));
+            } else {
+                TestOrders.insert(c, scope, e.key().key());
+                p.done(e.key(), null);
             }
+        });
+        List<BatchResult<Void>> results = counted.results();
+        if (db != Db.H2) {
+            // One insert answering every key (PostgreSQL: the duplicates by leaving them out), the effect, the
+            // release of m2: nothing read back.
+            assertThat(counted.statements()).isEqualTo(3);
         }
         assertThat(results.get(0)).isEqualTo(new BatchResult.Replayed<Void>(mixed.get(0), null));
         assertThat(results.get(1)).isEqualTo(new BatchResult.First<Void>(mixed.get(1), null));
@@ -239,16 +224,7 @@ class JdbcProcessedMessagesIT {
             inTransaction(tx, "e" + i, fp("e" + i), "e" + i);
         }
         // Time passes for the even ones: their expiry is moved into the past.
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("UPDATE " + processed.table()
-                        + " SET expires_at = expires_at - INTERVAL '2' DAY WHERE scope = ? AND msg_id = ?")) {
-            for (int i = 0; i < 30; i += 2) {
-                ps.setString(1, scope);
-                ps.setString(2, "e" + i);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
+        expire(IntStream.range(0, 15).mapToObj(i -> "e" + (2 * i)).toList());
         assertThat(processed.isProcessed(key("e0"))).isFalse();
         assertThat(inTransaction(tx, "e0", fp("other body"), "e0 again")).isEqualTo(Outcome.first(null));
         assertThat(processed.isProcessed(key("e0"))).isTrue();
@@ -281,37 +257,25 @@ class JdbcProcessedMessagesIT {
         for (String k : List.of("live", "changed", "expired-same", "expired-other")) {
             inTransaction(tx, k, fp(k), k);
         }
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "UPDATE " + processed.table()
-                                + " SET expires_at = expires_at - INTERVAL '2' DAY WHERE scope = ? AND msg_id LIKE 'expired%'")) {
-            ps.setString(1, scope);
-            assertThat(ps.executeUpdate()).isEqualTo(2);
-        }
+        expire(List.of("expired-same", "expired-other"));
         List<BatchEntry> poll = List.of(
                 new BatchEntry(key("new"), fp("new")),
                 new BatchEntry(key("live"), fp("live")),
                 new BatchEntry(key("changed"), fp("another body")),
                 new BatchEntry(key("expired-same"), fp("expired-same")),
                 new BatchEntry(key("expired-other"), fp("another body")));
-        List<BatchResult<Void>> results;
-        try (Connection c = StatementCounter.wrap(ds, statements).getConnection()) {
-            c.setAutoCommit(false);
-            long before = statements.get();
-            List<String> ran = new ArrayList<>();
-            results = tx.<Void, SQLException>executeBatch(c, poll, Void.class, (claimed, p) -> {
-                for (BatchEntry e : claimed) {
-                    ran.add(e.key().key());
-                    TestOrders.insert(c, scope, e.key().key() + " again");
-                    p.done(e.key(), null);
-                }
-            });
-            long sent = statements.get() - before;
-            c.commit();
-            assertThat(ran).containsExactlyInAnyOrder("new", "expired-same", "expired-other");
-            if (db != Db.H2) {
-                assertThat(sent).as("the claim and the three effects").isEqualTo(4);
-            }
+        List<String> ran = new ArrayList<>();
+        Counted counted = committed(tx, poll, (c, e, p) -> {
+            ran.add(e.key().key());
+            TestOrders.insert(c, scope, e.key().key() + " again");
+            p.done(e.key(), null);
+        });
+        List<BatchResult<Void>> results = counted.results();
+        assertThat(ran).containsExactlyInAnyOrder("new", "expired-same", "expired-other");
+        if (db != Db.H2) {
+            assertThat(counted.statements())
+                    .as("the claim and the three effects")
+                    .isEqualTo(4);
         }
         assertThat(results.get(0)).isEqualTo(new BatchResult.First<Void>(poll.get(0), null));
         assertThat(results.get(1)).isEqualTo(new BatchResult.Replayed<Void>(poll.get(1), null));
@@ -604,6 +568,48 @@ class JdbcProcessedMessagesIT {
                     Statement st = c.createStatement()) {
                 st.execute("DROP TABLE IF EXISTS " + table);
             }
+        }
+    }
+
+    /** Moves the rows of {@code ids} (this test's scope) two days into the past: time passes for them. */
+    private void expire(List<String> ids) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("UPDATE " + processed.table()
+                        + " SET expires_at = expires_at - INTERVAL '2' DAY WHERE scope = ? AND msg_id = ?")) {
+            for (String id : ids) {
+                ps.setString(1, scope);
+                ps.setString(2, id);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+        for (String id : ids) {
+            assertThat(processed.isProcessed(key(id))).as(id + " expired").isFalse();
+        }
+    }
+
+    /** A handler of one claimed entry of a poll, given the poll's connection. */
+    private interface EntryWork {
+        void run(Connection c, BatchEntry entry, BatchWork.Progress<Void> progress) throws SQLException;
+    }
+
+    /** A committed poll's results and the statements it sent before its commit. */
+    private record Counted(List<BatchResult<Void>> results, long statements) {}
+
+    /** Runs {@code poll} in one transaction on a counted connection, {@code work} per claimed entry, and commits. */
+    private Counted committed(JdbcTransactionalIdempotency tx, List<BatchEntry> poll, EntryWork work)
+            throws SQLException {
+        try (Connection c = StatementCounter.wrap(ds, statements).getConnection()) {
+            c.setAutoCommit(false);
+            long before = statements.get();
+            List<BatchResult<Void>> results = tx.<Void, SQLException>executeBatch(c, poll, Void.class, (claimed, p) -> {
+                for (BatchEntry e : claimed) {
+                    work.run(c, e, p);
+                }
+            });
+            long sent = statements.get() - before;
+            c.commit();
+            return new Counted(results, sent);
         }
     }
 
