@@ -90,19 +90,24 @@ final class IdempotencyKeys {
         }
     }
 
-    /** Whether the processed-messages table exists; once it does, not asked again. */
+    /**
+     * Whether the processed-messages table exists in the connection's current schema (PostgreSQL's
+     * {@code current_schema()}, MySQL's database: where the stores' unqualified names resolve); once
+     * it does, not asked again.
+     */
     private boolean processedTableExists(Connection c) throws SQLException {
         if (processedTable == null) {
             return false;
         }
         if (!processedExists) {
             java.sql.DatabaseMetaData md = c.getMetaData();
+            String schema = c.getSchema();
             for (String name : new String[] {
                 processedTable,
                 processedTable.toLowerCase(java.util.Locale.ROOT),
                 processedTable.toUpperCase(java.util.Locale.ROOT)
             }) {
-                try (ResultSet rs = md.getTables(c.getCatalog(), null, name, new String[] {"TABLE"})) {
+                try (ResultSet rs = md.getTables(c.getCatalog(), schema, name, new String[] {"TABLE"})) {
                     if (rs.next()) {
                         processedExists = true;
                         break;

@@ -32,6 +32,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -39,6 +42,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * What only a cluster whose every node takes writes shows: a transaction that loses certification
  * to another node's commit (error 1213), and a read on one node right after a commit on another.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the Galera lane: see Lanes
+@ResourceLock(Lanes.GALERA)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GaleraCertificationIT {
     private final Servers galera = Servers.galera();

@@ -8,12 +8,17 @@ import java.sql.DriverManager;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The Galera nodes' clocks against the JVM's (each node ends leases by its own {@code
  * UTC_TIMESTAMP}): a skew beyond {@link GaleraClock#WARN_SKEW} is warned about, shown here with an
  * offset injected into the JVM's clock against a real node.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the Galera lane: see Lanes
+@ResourceLock(Lanes.GALERA)
 class GaleraClockSkewIT {
 
     @Test

@@ -23,6 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -32,6 +35,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * statement's count with {@code SUCCESS_NO_INFO}), and it still tells the keys whose lease another
  * caller took over.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MariaDbBulkCompletionIT {
     private static final String BULK = "&useServerPrepStmts=true&useBulkStmts=true";
 

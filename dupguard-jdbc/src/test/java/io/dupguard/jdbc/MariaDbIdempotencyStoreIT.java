@@ -13,7 +13,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MariaDbIdempotencyStoreIT extends AbstractJdbcIdempotencyStoreIT {
     MariaDbIdempotencyStoreIT() {
         super(TestDatabases.Db.MARIADB);

@@ -23,12 +23,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * K7 on the MariaDB primary and its GTID binlog replica ({@code scripts/services}: 3316 and 3317, or
  * {@code -Ddupguard.mariadb.replicas=primary-host:port,replica-host:port}). The refusals run as root,
  * whom {@code read_only} does not stop; the write error comes from {@code dupguard}, whom it does.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MariaDbReadOnlyReplicaIT extends AbstractReadOnlyReplicaIT {
     private static final String[] HOSTS = System.getProperty(
                     "dupguard.mariadb.replicas", "127.0.0.1:3316,127.0.0.1:3317")

@@ -8,6 +8,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * On MariaDB and MySQL 8 (the same test with {@code -Ddupguard.mariadb.url} on a MySQL server):
@@ -15,6 +18,8 @@ import java.util.regex.Pattern;
  * {@code Handler_read_*} counters (the claim's locking read runs for real; the transaction is
  * rolled back).
  */
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MariaDbRetryClaimScaleIT extends AbstractJdbcRetryClaimScaleIT {
     MariaDbRetryClaimScaleIT() {
         super(TestDatabases.Db.MARIADB);

@@ -3,7 +3,12 @@ package io.dupguard.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MariaDbRetryFaultsIT extends AbstractJdbcRetryFaultsIT {
     MariaDbRetryFaultsIT() {
         super(TestDatabases.Db.MARIADB);

@@ -1,5 +1,11 @@
 package io.dupguard.jdbc;
 
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
+
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MariaDbSubmissionIT extends AbstractJdbcSubmissionIT {
     MariaDbSubmissionIT() {
         super(TestDatabases.Db.MARIADB);

@@ -15,6 +15,9 @@ import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The whole store contract on MariaDB with the table clustered by an {@code AUTO_INCREMENT id} and
@@ -22,6 +25,8 @@ import org.junit.jupiter.api.Test;
  * tables of millions of keys. The store's statements name only {@code (scope, idem_key)}, so they
  * run unchanged; this proves it, including the one-statement claim's fresh/duplicate decision.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MariaDbSurrogateKeyIdempotencyStoreIT extends AbstractJdbcIdempotencyStoreIT {
     static final String TABLE = "dupguard_idem_surrogate_it";
 

@@ -5,12 +5,17 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The store contract with the statements dupguard sends to MySQL (no {@code INSERT … RETURNING}),
  * run on MariaDB: the server's version is reported as MySQL's, so a batch claim takes its MySQL
  * form, a multi-row insert and one read.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MySqlStatementsOnMariaDbIT extends AbstractJdbcIdempotencyStoreIT {
     MySqlStatementsOnMariaDbIT() {
         super(TestDatabases.Db.MARIADB, ds -> TestDatabases.store(asMySql(ds)));

@@ -18,12 +18,17 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A claim of one task through ShardingSphere on MariaDB, held open at its commit, holds exactly
  * one due row locked over both shards: the candidates are read without a lock, and only those
  * are locked (docs/scaling-sharding.md).
  */
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class ShardingMariaDbRetryClaimLocksIT {
     @Test
     void aClaimOfOneLocksOneRowAcrossTheShards() throws Exception {

@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** Tokens, throttle and prepared submissions through ShardingSphere-JDBC over two MariaDb databases. */
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class ShardingMariaDbSubmissionIT extends AbstractJdbcSubmissionIT {
     ShardingMariaDbSubmissionIT() {
         super(size -> ShardedDatabases.dataSource(TestDatabases.Db.MARIADB));

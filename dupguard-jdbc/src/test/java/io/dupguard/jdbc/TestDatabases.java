@@ -222,7 +222,7 @@ public final class TestDatabases {
 
     /**
      * Counts the transactions waiting on a lock in the connection's database, but for those of the
-     * duplicate clean-up tests, which run beside the others ({@link SecondLane}) on tables of
+     * duplicate clean-up tests, which run beside the others ({@link Lanes}) on tables of
      * their own.
      */
     static String lockWaitsSql(Db db) {

@@ -17,9 +17,8 @@ package io.dupguard.lab;
  * (the failovers and the lagging standby: {@link StormPgFailoverIT}, {@link StormRedisFailoverIT},
  * {@link StormGaleraIT}, {@link StormReplicaLagIT}), holds {@link #LOCK} too, so that nothing of
  * the second lane runs meanwhile; it is ordered last ({@code @Order(SecondLane.ALONE)}), so that the
- * main lane does not wait for the lock while it has other classes to run. No class of the second lane may be annotated {@code
- * ExpectedWarnings}: it swaps {@code System.err} for the whole JVM, and the main lane's storms use
- * it.
+ * main lane does not wait for the lock while it has other classes to run. {@code ExpectedWarnings}
+ * may be used in either lane: its capture keeps what every test running at the time writes.
  */
 public final class SecondLane {
     /** The resource every class of the second lane holds while it runs. */

@@ -36,6 +36,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A real Redis Cluster failover under {@code replicaAcks(1, …)}: {@code CLUSTER FAILOVER} sent to the
@@ -50,6 +53,8 @@ import org.junit.jupiter.api.TestInstance;
  * granted twice across the threads. The cluster is failed back (and its layout checked) at the end,
  * since other tests ask the cluster who the masters are but expect three healthy ones.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the replica Cluster lane: see Lanes
+@ResourceLock(Lanes.REPLICA_CLUSTER)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisClusterFailoverIT {
     private static final Duration LEASE = Duration.ofSeconds(60);

@@ -7,8 +7,13 @@ import io.dupguard.test.StoreOutage;
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** The idempotency store contract on a real 3-master Redis Cluster. */
+@Execution(ExecutionMode.CONCURRENT) // in the Cluster lane: see Lanes
+@ResourceLock(Lanes.CLUSTER)
 class RedisClusterIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
     private static RedisClusterClient client;
     private static RedisClusterClient otherMachine;

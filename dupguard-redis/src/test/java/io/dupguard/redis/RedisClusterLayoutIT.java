@@ -18,8 +18,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** Where records land on a real Redis Cluster. */
+@Execution(ExecutionMode.CONCURRENT) // in the Cluster lane: see Lanes
+@ResourceLock(Lanes.CLUSTER)
 class RedisClusterLayoutIT {
     private static final Duration LEASE = Duration.ofSeconds(30);
 

@@ -25,11 +25,16 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The lock contract on a real 3-master Redis Cluster, each "machine" with its own client; plus
  * where a lock's keys land and that a release wakes a waiter through another node.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the Cluster lane: see Lanes
+@ResourceLock(Lanes.CLUSTER)
 class RedisClusterLockProviderIT extends AbstractLockProviderContractTest {
     private static final RedisClusterClient[] CLIENTS = new RedisClusterClient[3];
     private static final RedisLockProvider[] MACHINES = new RedisLockProvider[3];

@@ -8,8 +8,13 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** Tokens and throttle on the 3-master Redis Cluster (standalone Redis: {@link RedisTokensAndThrottleIT}). */
+@Execution(ExecutionMode.CONCURRENT) // in the Cluster lane: see Lanes
+@ResourceLock(Lanes.CLUSTER)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisClusterTokensAndThrottleIT {
     private final RedisClusterClient cluster = RedisFixtures.clusterClient();

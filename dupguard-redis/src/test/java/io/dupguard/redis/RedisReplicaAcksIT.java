@@ -30,6 +30,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code replicaAcks} on the Sentinel-managed master and its two replicas ({@link SentinelRedis}):
@@ -38,6 +41,9 @@ import org.junit.jupiter.api.TestInstance;
  * StoreUnavailableException} and leave nothing behind, so another caller gets the key or lock at
  * once. Every replica pause is ended in a finally block.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the Sentinel lane, holding the Cluster lane's lock too: see Lanes
+@ResourceLock(Lanes.SENTINEL)
+@ResourceLock(Lanes.CLUSTER)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisReplicaAcksIT {
     private static final Duration LEASE = Duration.ofSeconds(30);

@@ -22,6 +22,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code replicaAcks} on a Redis Cluster whose three masters have a replica each (7300-7305 of
@@ -32,6 +35,8 @@ import org.junit.jupiter.api.TestInstance;
  * running the work and a lock is refused, and both leave the key free for the next caller. Every
  * pause is ended in a finally block.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the replica Cluster lane: see Lanes
+@ResourceLock(Lanes.REPLICA_CLUSTER)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisReplicaClusterAcksIT {
     private static final Duration LEASE = Duration.ofSeconds(30);

@@ -2,8 +2,13 @@ package io.dupguard.redis;
 
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** {@link RedisSentinelTokensAndThrottleIT} with every issue, consume and window acknowledged by both replicas. */
+@Execution(ExecutionMode.CONCURRENT) // in the Sentinel lane: see Lanes
+@ResourceLock(Lanes.SENTINEL)
 class RedisSentinelAckedTokensAndThrottleIT extends RedisSentinelTokensAndThrottleIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
 

@@ -9,12 +9,17 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The idempotency store contract on the Sentinel-managed master ({@link SentinelRedis}), found
  * through the Sentinels; {@link RedisSentinelAckedIdempotencyStoreIT} runs it with replica
  * acknowledgements. The outage cases pause a private master with one replica instead.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the Sentinel lane: see Lanes
+@ResourceLock(Lanes.SENTINEL)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisSentinelIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
     private final RedisClient client = SentinelRedis.client();

@@ -9,6 +9,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The lock contract on the Sentinel-managed master ({@link SentinelRedis}), each "machine" with its
@@ -16,6 +19,8 @@ import org.junit.jupiter.api.TestInstance;
  * outage cases pause a private master with one replica (a 4 s pause of the Sentinel master would
  * make the Sentinels fail over).
  */
+@Execution(ExecutionMode.CONCURRENT) // in the Sentinel lane: see Lanes
+@ResourceLock(Lanes.SENTINEL)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisSentinelLockProviderIT extends AbstractLockProviderContractTest {
     private final RedisClient[] clients = new RedisClient[5];

@@ -10,11 +10,16 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The lock contract on three independent Redis servers (127.0.0.1:7100–7102); each "machine" has
  * its own client and connections to all three.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the Redlock lane: see Lanes
+@ResourceLock(Lanes.REDLOCK)
 class RedlockProviderIT extends AbstractLockProviderContractTest {
     // The default (min(50 ms, lease / 10)) is right for a quiet network; this machine has two cores
     // shared with other builds, where a scheduling hiccup of 40 ms is not a node failure.

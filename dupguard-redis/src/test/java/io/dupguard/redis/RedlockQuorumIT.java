@@ -21,11 +21,16 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Redlock on three private redis-servers that the tests kill, pause and tamper with, so the shared
  * 7100–7102 nodes other tests use are never disturbed.
  */
+@Execution(ExecutionMode.CONCURRENT) // in the Redlock lane: see Lanes
+@ResourceLock(Lanes.REDLOCK)
 @ExpectedWarnings("Lettuce logs failed reconnects to the Redlock nodes the test stops")
 class RedlockQuorumIT {
     private static final LockKeys KEYS = new LockKeys(RedlockProvider.DEFAULT_KEY_PREFIX);

@@ -1,12 +1,15 @@
 package io.dupguard.test;
 
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -23,8 +26,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * (printed if they fail) and for its {@code @Nested} classes. Only for warnings the test expects;
  * anything else stays on the console.
  *
- * <p>Tests of one JVM must run one at a time (JUnit's default): the capture swaps {@code
- * System.err}.
+ * <p>Tests that run at the same time (JUnit's parallel mode) each keep what is written while they
+ * run, their neighbours' warnings included: a background thread's line cannot be told apart.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
@@ -38,23 +41,58 @@ public @interface ExpectedWarnings {
      */
     String value();
 
-    /** The extension behind the annotation: one capture per class and per test, nested. */
+    /**
+     * The extension behind the annotation: one capture per class and per test, nested. While any
+     * capture is open, {@code System.err} is one shared stream that writes each line to every open
+     * capture with no open capture inside it (a test's, not its class's, while the test runs); tests
+     * that run at the same time (JUnit's parallel mode) each keep everything written meanwhile, and
+     * {@code System.err} is the console again once the last capture closes.
+     */
     final class HoldBack implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
         private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(HoldBack.class);
+        /** Guards {@link #open}, {@link #console} and every capture's buffer and child count. */
+        private static final Object LOCK = new Object();
+        /** The open captures, in the order they opened. */
+        private static final List<Held> open = new ArrayList<>();
+        /** {@code System.err} before the first open capture; null while none is open. */
+        private static PrintStream console;
 
-        /** What was held back, the stream it replaced, and the console a failure is printed on. */
-        private static final class Held extends PrintStream {
-            final ByteArrayOutputStream buffer;
-            final PrintStream replaced;
-            final PrintStream console;
+        /** One capture: what was held back for its test or class, and its enclosing capture. */
+        private static final class Held {
+            final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+            final Held parent;
+            int openChildren;
 
-            private Held(ByteArrayOutputStream buffer, PrintStream replaced) {
-                super(buffer, true, Charset.defaultCharset());
-                this.buffer = buffer;
-                this.replaced = replaced;
-                this.console = replaced instanceof Held outer ? outer.console : replaced;
+            Held(Held parent) {
+                this.parent = parent;
             }
         }
+
+        /** What {@code System.err} writes to while a capture is open. */
+        private static final OutputStream ROUTER = new OutputStream() {
+            @Override
+            public void write(int b) {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                synchronized (LOCK) {
+                    boolean held = false;
+                    for (Held h : open) {
+                        if (h.openChildren == 0) {
+                            h.buffer.write(b, off, len);
+                            held = true;
+                        }
+                    }
+                    if (!held && console != null) {
+                        console.write(b, off, len);
+                    }
+                }
+            }
+        };
+
+        private static final PrintStream ROUTED = new PrintStream(ROUTER, true, Charset.defaultCharset());
 
         @Override
         public void beforeAll(ExtensionContext context) {
@@ -77,9 +115,21 @@ public @interface ExpectedWarnings {
         }
 
         private static void hold(ExtensionContext context) {
-            Held held = new Held(new ByteArrayOutputStream(), System.err);
+            Held parent = context.getParent()
+                    .map(p -> p.getStore(NAMESPACE).get(Held.class, Held.class))
+                    .orElse(null);
+            Held held = new Held(parent);
             context.getStore(NAMESPACE).put(Held.class, held);
-            System.setErr(held);
+            synchronized (LOCK) {
+                if (open.isEmpty()) {
+                    console = System.err;
+                    System.setErr(ROUTED);
+                }
+                if (parent != null && open.contains(parent)) {
+                    parent.openChildren++;
+                }
+                open.add(held);
+            }
         }
 
         private static void release(ExtensionContext context) {
@@ -87,14 +137,28 @@ public @interface ExpectedWarnings {
             if (held == null) {
                 return;
             }
-            held.flush();
-            System.setErr(held.replaced);
-            if (context.getExecutionException().isPresent()) {
-                PrintStream console = held.console;
-                console.println("---- " + context.getDisplayName() + " failed; its expected warnings follow ----");
-                console.print(held.buffer.toString(Charset.defaultCharset()));
-                console.println("---- end of the warnings of " + context.getDisplayName() + " ----");
-                console.flush();
+            PrintStream out;
+            byte[] kept;
+            synchronized (LOCK) {
+                ROUTED.flush();
+                open.remove(held);
+                if (held.parent != null && open.contains(held.parent)) {
+                    held.parent.openChildren--;
+                }
+                out = console;
+                if (open.isEmpty()) {
+                    System.setErr(console);
+                    console = null;
+                }
+                kept = held.buffer.toByteArray();
+            }
+            if (context.getExecutionException().isPresent() && out != null) {
+                synchronized (LOCK) {
+                    out.println("---- " + context.getDisplayName() + " failed; its expected warnings follow ----");
+                    out.write(kept, 0, kept.length);
+                    out.println("---- end of the warnings of " + context.getDisplayName() + " ----");
+                    out.flush();
+                }
             }
         }
     }

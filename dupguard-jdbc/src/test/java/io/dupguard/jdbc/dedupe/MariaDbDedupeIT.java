@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.dupguard.jdbc.SecondLane;
+import io.dupguard.jdbc.Lanes;
 import io.dupguard.jdbc.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -14,8 +14,8 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
-@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
-@ResourceLock(SecondLane.LOCK)
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MariaDbDedupeIT extends DedupeContract {
     @Override
     SqlDialect dialect() {

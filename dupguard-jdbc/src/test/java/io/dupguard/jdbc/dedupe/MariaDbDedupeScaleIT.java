@@ -1,6 +1,6 @@
 package io.dupguard.jdbc.dedupe;
 
-import io.dupguard.jdbc.SecondLane;
+import io.dupguard.jdbc.Lanes;
 import io.dupguard.jdbc.SqlDialect;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -8,8 +8,8 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
-@Execution(ExecutionMode.CONCURRENT) // in the second lane: see SecondLane
-@ResourceLock(SecondLane.LOCK)
+@Execution(ExecutionMode.CONCURRENT) // in the MariaDB lane: see Lanes
+@ResourceLock(Lanes.MARIADB)
 class MariaDbDedupeScaleIT extends DedupeScaleContract {
     @Override
     SqlDialect dialect() {
