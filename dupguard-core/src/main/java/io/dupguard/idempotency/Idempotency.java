@@ -9,7 +9,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a piece of work at most once per {@link IdempotencyKey} (guarantees K1–K9).
@@ -56,6 +61,7 @@ public final class Idempotency {
     /** The most entries one batch may hold ({@link #claimBatch}, {@link #executeBatch}). */
     public static final int MAX_BATCH_SIZE = 1000;
 
+    private static final Logger LOG = LoggerFactory.getLogger(Idempotency.class);
     private static final long MIN_POLL_NANOS = Duration.ofMillis(1).toNanos();
     private static final long MAX_POLL_NANOS = Duration.ofMillis(50).toNanos();
 
@@ -65,6 +71,22 @@ public final class Idempotency {
     private final LocalResultCache<IdempotencyKey, CachedResult> cache;
 
     private record CachedResult(Fingerprint fingerprint, byte[] payload) {}
+
+    /**
+     * A completion sent without waiting ({@link IdempotencyConfig#awaitCompletion()} false), whose
+     * answer the same thread's next call takes; {@code validUntilNanos} is when its lease ends.
+     */
+    private record Pending(
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            String owner,
+            byte[] payload,
+            CompletableFuture<Void> answer,
+            long validUntilNanos,
+            Watchdog.Renewal renewal) {}
+
+    /** This thread's completion still to be answered; empty unless completions are not awaited. */
+    private final ThreadLocal<Pending> pending = new ThreadLocal<>();
 
     private Idempotency(IdempotencyStore store, IdempotencyConfig config) {
         this.store = Objects.requireNonNull(store, "store");
@@ -150,6 +172,9 @@ public final class Idempotency {
         // maxWait is at most 100 years (InFlightPolicy), so this cannot overflow.
         long deadline =
                 config.clock().millis() + config.inFlightPolicy().maxWait().toMillis();
+        // The previous call's completion, if it was not awaited: its answer comes back with this
+        // claim. Taken once the claim is answered; a claim that throws otherwise leaves it pending.
+        Pending earlier = pending.get();
         while (true) {
             long claimSent = System.nanoTime();
             Claim claim;
@@ -161,7 +186,22 @@ public final class Idempotency {
                 // compares the owner, so it is harmless if the claim never happened, and on one
                 // pipelined connection it runs after the claim even if it times out too.
                 releaseQuietly(key, owner, unknownOutcome);
+                settleWith(earlier, unknownOutcome);
                 throw unknownOutcome;
+            }
+            if (earlier != null) {
+                Pending answered = earlier;
+                earlier = null;
+                pending.remove();
+                try {
+                    settle(answered);
+                } catch (RuntimeException earlierFailed) {
+                    // the earlier work's result is not stored: this call's work must not run
+                    if (claim instanceof Claim.Claimed) {
+                        releaseQuietly(key, owner, earlierFailed);
+                    }
+                    throw earlierFailed;
+                }
             }
             if (claim instanceof Claim.Claimed claimed) {
                 if (claimed.takeover()) {
@@ -186,6 +226,24 @@ public final class Idempotency {
                 throw new RequestInFlightException(key, "");
             }
             awaitChange(key, deadline);
+        }
+    }
+
+    /**
+     * Takes the store's answer to this thread's last completion that was not awaited ({@link
+     * IdempotencyConfig.Builder#awaitCompletion awaitCompletion(false)}); does nothing if there is
+     * none. Call it where the caller must know its results are stored before it goes on without a
+     * next call: before a listener acknowledges its messages, before a thread is returned to a pool
+     * for other work.
+     *
+     * @throws LeaseLostException the completion was refused: another caller took its key over
+     * @throws io.dupguard.StoreUnavailableException the store did not answer, and the completion sent
+     *     again within its lease was not stored either
+     */
+    public void awaitCompletions() {
+        Pending last = takePending();
+        if (last != null) {
+            settle(last);
         }
     }
 
@@ -240,6 +298,7 @@ public final class Idempotency {
      */
     public <T> BatchClaim<T> claimBatch(List<BatchEntry> entries, Class<T> type) {
         checkBatch(entries);
+        awaitCompletions();
         Objects.requireNonNull(type, "type");
         config.codec().checkSupported(type);
         return new BatchClaim<>(store, config, type, entries, newOwner());
@@ -338,6 +397,35 @@ public final class Idempotency {
             releaseQuietly(key, owner, unencodable);
             throw unencodable;
         }
+        if (!config.awaitCompletion()) {
+            Pending sent = new Pending(
+                    key,
+                    fingerprint,
+                    owner,
+                    payload,
+                    completeAsync(key, fingerprint, owner, payload),
+                    leaseValidUntil(renewal, claimSent),
+                    renewal);
+            if (!sent.answer().isDone()) {
+                pending.set(sent); // this thread's next call takes the answer
+                sent.answer().whenComplete((ok, failed) -> {
+                    if (failed != null) {
+                        LOG.warn(
+                                "completion of {} not stored ({}); this thread's next call on the executor sends it"
+                                        + " again while its lease holds, else the key stays in flight until then",
+                                key,
+                                failed.toString());
+                    }
+                });
+                return first(key, fingerprint, payload, value, start);
+            }
+            try { // a store that does not pipeline has answered already
+                settle(sent);
+            } catch (ClaimLostException e) {
+                return null;
+            }
+            return first(key, fingerprint, payload, value, start);
+        }
         try {
             // A completion that meets a blip (a killed connection, a failover) is retried while the
             // lease holds: giving up would leave the claim to expire and the work to run again.
@@ -353,11 +441,82 @@ public final class Idempotency {
             }
             throw e;
         }
+        return first(key, fingerprint, payload, value, start);
+    }
+
+    private <T> Outcome<T> first(IdempotencyKey key, Fingerprint fingerprint, byte[] payload, T value, long start) {
         if (cache != null) {
             cache.put(key, new CachedResult(fingerprint, payload), cacheExpiry());
         }
         listener.onFirst(key, System.nanoTime() - start);
         return Outcome.first(value);
+    }
+
+    private CompletableFuture<Void> completeAsync(
+            IdempotencyKey key, Fingerprint fingerprint, String owner, byte[] payload) {
+        try {
+            return store.completeAsync(key, fingerprint, owner, RecordStatus.COMPLETED, payload, config.retention())
+                    .toCompletableFuture();
+        } catch (RuntimeException notSent) {
+            return CompletableFuture.failedFuture(notSent);
+        }
+    }
+
+    private Pending takePending() {
+        Pending last = pending.get();
+        if (last != null) {
+            pending.remove();
+        }
+        return last;
+    }
+
+    /**
+     * Takes the store's answer to a completion that was not awaited. One the store could not answer
+     * is sent again while its lease holds, as an awaited completion is.
+     */
+    private void settle(Pending p) {
+        Throwable failed;
+        try {
+            p.answer().join();
+            return;
+        } catch (CompletionException | CancellationException e) {
+            failed = e.getCause() != null ? e.getCause() : e;
+        }
+        try {
+            if (failed instanceof StoreUnavailableException) {
+                Watchdog.retryWithinLease(
+                        p.validUntilNanos(),
+                        config.inFlightLease(),
+                        () -> store.complete(
+                                p.key(),
+                                p.fingerprint(),
+                                p.owner(),
+                                RecordStatus.COMPLETED,
+                                p.payload(),
+                                config.retention()));
+                return;
+            }
+            throw sneaky(failed);
+        } catch (LeaseLostException lost) {
+            if (p.renewal() == null || !p.renewal().lost()) {
+                listener.onLeaseLost(p.key()); // once per call: the watchdog may have reported it already
+            }
+            throw lost;
+        }
+    }
+
+    /** {@link #settle} when a claim of this call failed: the earlier failure first, this one suppressed. */
+    private void settleWith(Pending earlier, RuntimeException claimFailure) {
+        if (earlier == null) {
+            return;
+        }
+        pending.remove();
+        try {
+            settle(earlier);
+        } catch (RuntimeException earlierFailed) {
+            earlierFailed.addSuppressed(claimFailure);
+            throw earlierFailed;
+        }
     }
 
     /**

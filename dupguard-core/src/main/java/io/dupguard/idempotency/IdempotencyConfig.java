@@ -41,6 +41,7 @@ public final class IdempotencyConfig {
     private final FailurePolicy failurePolicy;
     private final ResultCodec codec;
     private final boolean renewLease;
+    private final boolean awaitCompletion;
     private final int localCacheSize;
     private final Duration localCacheTtl;
     private final IdempotencyListener listener;
@@ -53,6 +54,7 @@ public final class IdempotencyConfig {
         this.failurePolicy = b.failurePolicy;
         this.codec = b.codec;
         this.renewLease = b.renewLease;
+        this.awaitCompletion = b.awaitCompletion;
         this.localCacheSize = b.localCacheSize;
         this.localCacheTtl = b.localCacheTtl;
         this.listener = b.listener;
@@ -92,6 +94,7 @@ public final class IdempotencyConfig {
         b.failurePolicy = base.failurePolicy;
         b.codec = base.codec;
         b.renewLease = base.renewLease;
+        b.awaitCompletion = base.awaitCompletion;
         b.localCacheSize = base.localCacheSize;
         b.localCacheTtl = base.localCacheTtl;
         b.listener = base.listener;
@@ -154,6 +157,16 @@ public final class IdempotencyConfig {
     }
 
     /**
+     * Whether {@link Idempotency#execute} waits for the store to record the result before it returns;
+     * see {@link Builder#awaitCompletion}.
+     *
+     * @return true (the default) if a first call returns once its result is stored
+     */
+    public boolean awaitCompletion() {
+        return awaitCompletion;
+    }
+
+    /**
      * Completed results kept in local memory (0 = off); see {@link Builder#localCacheSize}.
      *
      * @return the local cache size; 0 when off
@@ -197,6 +210,7 @@ public final class IdempotencyConfig {
         private FailurePolicy failurePolicy = FailurePolicy.releaseOnFailure();
         private ResultCodec codec = ResultCodec.basic();
         private boolean renewLease = true;
+        private boolean awaitCompletion = true;
         private int localCacheSize = DEFAULT_LOCAL_CACHE_SIZE;
         private Duration localCacheTtl = DEFAULT_LOCAL_CACHE_TTL;
         private IdempotencyListener listener = IdempotencyListener.NONE;
@@ -281,6 +295,33 @@ public final class IdempotencyConfig {
          */
         public Builder renewLease(boolean renew) {
             this.renewLease = renew;
+            return this;
+        }
+
+        /**
+         * Whether a first call waits for the store to record its result before {@link
+         * Idempotency#execute} returns (default true). With false, the completion is sent and {@code
+         * execute} returns at once; the store's answer is taken by the <b>same thread's</b> next call
+         * on the same executor, which sends its claim first, so on a store that pipelines (Redis) the
+         * completion and the next claim share one round trip: a record listener's one command per
+         * message. {@link Idempotency#awaitCompletions()} takes the answer without a next call (before
+         * a listener acknowledges its messages, say).
+         *
+         * <p>What is given up: the caller of the first call is not told that its result could not be
+         * stored. The next call is: a completion refused because another caller took the key over
+         * throws {@link io.dupguard.LeaseLostException} from it, and a completion the store could not
+         * answer is sent again while its lease holds, then throws {@link
+         * io.dupguard.StoreUnavailableException}; in both cases before the next call's work runs, its
+         * claim released. A completion that fails with no next call leaves the key in flight until its
+         * lease ends (logged); its work then runs again on a retry, as after a crash between the work
+         * and the completion. Failures stored for replay ({@link FailurePolicy}) and releases are
+         * always awaited.
+         *
+         * @param await false to return before the store has recorded the result
+         * @return this builder
+         */
+        public Builder awaitCompletion(boolean await) {
+            this.awaitCompletion = await;
             return this;
         }
 

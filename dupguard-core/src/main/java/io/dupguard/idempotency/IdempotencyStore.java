@@ -7,6 +7,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Where idempotency records live. A backend implements this; applications use {@link Idempotency}.
@@ -89,6 +91,41 @@ public interface IdempotencyStore {
             byte[] payload,
             Duration retention) {
         complete(key, owner, status, payload, retention);
+    }
+
+    /**
+     * {@link #complete(IdempotencyKey, Fingerprint, String, RecordStatus, byte[], Duration)} sent
+     * without waiting for the store's answer, for {@link IdempotencyConfig.Builder#awaitCompletion
+     * awaitCompletion(false)}: a command the caller sends next on the same connection (the next
+     * claim) travels behind it, so the two answers come back in one round trip. The stage completes
+     * when the store has answered: normally once the record is stored, exceptionally with what
+     * {@code complete} would have thrown ({@link LeaseLostException}, {@link
+     * io.dupguard.StoreUnavailableException}).
+     *
+     * <p>The default runs {@code complete} and returns a completed stage: correct for every store,
+     * with no round trip saved. Stores that pipeline commands override it (Redis).
+     *
+     * @param key the key; not null
+     * @param fingerprint the fingerprint the key was claimed with; not null
+     * @param owner the owner id the key was claimed with; not null
+     * @param status {@link RecordStatus#COMPLETED} or {@link RecordStatus#FAILED}
+     * @param payload the encoded result or failure; not null
+     * @param retention how long the record is kept, counted from now; positive
+     * @return the store's answer, to come; never null
+     */
+    default CompletionStage<Void> completeAsync(
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            String owner,
+            RecordStatus status,
+            byte[] payload,
+            Duration retention) {
+        try {
+            complete(key, fingerprint, owner, status, payload, retention);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /**

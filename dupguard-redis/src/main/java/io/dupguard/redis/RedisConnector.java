@@ -384,6 +384,48 @@ final class RedisConnector implements AutoCloseable {
     }
 
     /**
+     * Sends {@code script} on the shared connection and returns without waiting: a command this
+     * thread sends next on the connection runs after it, and its answer comes back behind this one's.
+     * The stage completes with the script's answer, or exceptionally with a {@link
+     * StoreUnavailableException} (the cause Lettuce's: a timeout after the connection's command
+     * timeout, a refused or dropped connection). A NOSCRIPT answer sends it again as {@code EVAL}.
+     */
+    <T> java.util.concurrent.CompletableFuture<T> evalAsync(
+            RedisScript script, ScriptOutputType type, String[] keys, byte[]... args) {
+        java.util.concurrent.CompletableFuture<T> answer = new java.util.concurrent.CompletableFuture<>();
+        RedisClusterAsyncCommands<String, byte[]> async;
+        RedisFuture<T> sent;
+        try {
+            async = open().async();
+            sent = async.evalsha(script.sha1(), type, keys, args);
+        } catch (RedisException e) {
+            answer.completeExceptionally(
+                    new StoreUnavailableException(STORE, script.name() + " failed: " + e.getMessage(), e));
+            return answer;
+        }
+        sent.whenComplete((value, failed) -> {
+            if (failed == null) {
+                answer.complete(value);
+            } else if (failed instanceof RedisNoScriptException) {
+                async.<T>eval(script.source(), type, keys, args).whenComplete((again, failedAgain) -> {
+                    if (failedAgain == null) {
+                        answer.complete(again);
+                    } else {
+                        answer.completeExceptionally(unavailable(script, failedAgain));
+                    }
+                });
+            } else {
+                answer.completeExceptionally(unavailable(script, failed));
+            }
+        });
+        return answer;
+    }
+
+    private static StoreUnavailableException unavailable(RedisScript script, Throwable cause) {
+        return new StoreUnavailableException(STORE, script.name() + " failed: " + cause.getMessage(), cause);
+    }
+
+    /**
      * Sends one command per element of {@code ops} on the shared connection without waiting, then
      * waits for every answer: a batch pipelined into one round trip of latency (on Redis Cluster,
      * Lettuce sends each command to its slot's node, the nodes answering in parallel). A script

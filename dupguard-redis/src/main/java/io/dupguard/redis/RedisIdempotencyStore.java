@@ -30,6 +30,8 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -288,6 +290,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             RecordStatus status,
             byte[] payload,
             Duration retention) {
+        if (!ownerWrite(
+                IdempotencyScripts.COMPLETE,
+                key,
+                completionArgs(key, fingerprint, owner, status, payload, retention))) {
+            throw leaseLost(key);
+        }
+    }
+
+    private static byte[][] completionArgs(
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            String owner,
+            RecordStatus status,
+            byte[] payload,
+            Duration retention) {
         Objects.requireNonNull(key, "key");
         checkOwner(owner);
         Objects.requireNonNull(status, "status");
@@ -299,13 +316,46 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         byte[] ttl = utf8(Long.toString(retentionMillis));
         // A null payload is sent as no argument at all, so it reads back as null, not as empty.
         byte[] fp = utf8(fingerprint == null ? "?" : fingerprint.hex());
-        byte[][] args = payload == null
+        return payload == null
                 ? new byte[][] {utf8(owner), state, ttl, fp}
                 : new byte[][] {utf8(owner), state, ttl, fp, payload};
-        if (!ownerWrite(IdempotencyScripts.COMPLETE, key, args)) {
-            throw new LeaseLostException(
-                    key.toString(), "claim on " + key + " ran out and was taken over by another caller");
+    }
+
+    private static LeaseLostException leaseLost(IdempotencyKey key) {
+        return new LeaseLostException(
+                key.toString(), "claim on " + key + " ran out and was taken over by another caller");
+    }
+
+    /**
+     * The completion sent without waiting: the caller's next command on the shared connection (its
+     * next claim) travels behind it, one round trip for both. With {@code replicaAcks} the
+     * completion is awaited as {@link #complete} does: its {@code WAIT} must run on its own connection.
+     */
+    @Override
+    public CompletionStage<Void> completeAsync(
+            IdempotencyKey key,
+            Fingerprint fingerprint,
+            String owner,
+            RecordStatus status,
+            byte[] payload,
+            Duration retention) {
+        if (acks != null) {
+            return IdempotencyStore.super.completeAsync(key, fingerprint, owner, status, payload, retention);
         }
+        byte[][] args;
+        try {
+            args = completionArgs(key, fingerprint, owner, status, payload, retention);
+        } catch (RuntimeException refused) {
+            return CompletableFuture.failedFuture(refused);
+        }
+        return redis.<Long>evalAsync(
+                        IdempotencyScripts.COMPLETE, ScriptOutputType.INTEGER, new String[] {redisKey(key)}, args)
+                .thenApply(done -> {
+                    if (!isOne(done)) {
+                        throw leaseLost(key);
+                    }
+                    return null;
+                });
     }
 
     /**

@@ -27,12 +27,16 @@ final class RedisRows implements AutoCloseable {
     static final String REDIS_BATCH = "dupguard batch, Redis store";
     static final String SI_REDIS = "Spring Integration RedisMetadataStore";
     static final String PER_RECORD_REDIS = "dupguard per record, Redis store";
+    static final String PER_RECORD_REDIS_AWAITED = "dupguard per record, Redis store, completion awaited";
     static final String SI_REDIS_PER_RECORD = "Spring Integration RedisMetadataStore, commit per record";
     static final Duration RETENTION = Duration.ofMinutes(10);
 
     private final RedisClient client;
     private final RedisIdempotencyStore store;
     private final Idempotency idempotency;
+    /** The per-record row's: the completion travels ahead of the next record's claim. */
+    private final Idempotency pipelined;
+
     private final AtomicLong runs = new AtomicLong(System.nanoTime());
     /** Spring Integration's store: Spring Data Redis on Lettuce, one shared native connection. */
     private final LettuceConnectionFactory springRedis;
@@ -48,6 +52,12 @@ final class RedisRows implements AutoCloseable {
         this.store = RedisIdempotencyStore.builder(client).build();
         this.idempotency = Idempotency.of(
                 store, IdempotencyConfig.custom().retention(RETENTION).build());
+        this.pipelined = Idempotency.of(
+                store,
+                IdempotencyConfig.custom()
+                        .retention(RETENTION)
+                        .awaitCompletion(false)
+                        .build());
     }
 
     /**
@@ -57,15 +67,25 @@ final class RedisRows implements AutoCloseable {
      */
     List<ConsumerRow> rows(Database db) {
         AtomicReference<String> perRecordScope = new AtomicReference<>();
+        AtomicReference<String> awaitedScope = new AtomicReference<>();
         AtomicReference<String> batchScope = new AtomicReference<>();
         return List.of(
                 new ConsumerRow(
                         PER_RECORD_REDIS,
-                        "per record Idempotency.execute on RedisIdempotencyStore: SET NX claim, the record's INSERT"
-                                + " + COMMIT in " + db.label + ", completion script",
+                        "per record Idempotency.execute with awaitCompletion(false) on RedisIdempotencyStore: the"
+                                + " previous record's completion script and this record's SET NX claim in one round"
+                                + " trip, the record's INSERT + COMMIT in " + db.label
+                                + "; awaitCompletions() at the end of the poll",
                         true,
-                        poll -> perRecord(db, perRecordScope.get(), poll),
+                        poll -> perRecord(pipelined, db, perRecordScope.get(), poll),
                         () -> perRecordScope.set(nextScope())),
+                new ConsumerRow(
+                        PER_RECORD_REDIS_AWAITED,
+                        "per record Idempotency.execute on RedisIdempotencyStore (defaults): SET NX claim, the"
+                                + " record's INSERT + COMMIT in " + db.label + ", completion script awaited",
+                        true,
+                        poll -> perRecord(idempotency, db, awaitedScope.get(), poll),
+                        () -> awaitedScope.set(nextScope())),
                 new ConsumerRow(
                         REDIS_BATCH,
                         "per poll Idempotency.executeBatch on RedisIdempotencyStore: pipelined SET NX claims, one "
@@ -170,7 +190,9 @@ final class RedisRows implements AutoCloseable {
         }
     }
 
-    private void perRecord(Database db, String scope, List<ConsumerRecord<String, String>> poll) throws Exception {
+    private static void perRecord(
+            Idempotency idempotency, Database db, String scope, List<ConsumerRecord<String, String>> poll)
+            throws Exception {
         try (Connection c = db.consumers.getConnection()) {
             for (ConsumerRecord<String, String> r : poll) {
                 idempotency.execute(SqlRows.key(scope, r), SqlRows.fingerprint(r), Void.class, () -> {
@@ -178,6 +200,7 @@ final class RedisRows implements AutoCloseable {
                     return null;
                 });
             }
+            idempotency.awaitCompletions(); // before the poll's offsets are committed
         }
     }
 
