@@ -233,8 +233,9 @@ public final class Idempotency {
      * Takes the store's answer to this thread's last completion that was not awaited ({@link
      * IdempotencyConfig.Builder#awaitCompletion awaitCompletion(false)}); does nothing if there is
      * none. Call it where the caller must know its results are stored before it goes on without a
-     * next call: before a listener acknowledges its messages, before a thread is returned to a pool
-     * for other work.
+     * next call: before a thread is returned to a pool for other work, at shutdown. A listener need
+     * not call it before acknowledging: a completion that is not stored leaves its key in flight for
+     * a lease whether the message was acknowledged or not.
      *
      * @throws LeaseLostException the completion was refused: another caller took its key over
      * @throws io.dupguard.StoreUnavailableException the store did not answer, and the completion sent
@@ -406,8 +407,8 @@ public final class Idempotency {
                     completeAsync(key, fingerprint, owner, payload),
                     leaseValidUntil(renewal, claimSent),
                     renewal);
-            if (!sent.answer().isDone()) {
-                pending.set(sent); // this thread's next call takes the answer
+            if (!(sent.answer() instanceof AnsweredCompletion)) {
+                pending.set(sent); // this thread's next call takes the answer, however soon it came
                 sent.answer().whenComplete((ok, failed) -> {
                     if (failed != null) {
                         LOG.warn(
@@ -458,7 +459,7 @@ public final class Idempotency {
             return store.completeAsync(key, fingerprint, owner, RecordStatus.COMPLETED, payload, config.retention())
                     .toCompletableFuture();
         } catch (RuntimeException notSent) {
-            return CompletableFuture.failedFuture(notSent);
+            return AnsweredCompletion.of(notSent);
         }
     }
 

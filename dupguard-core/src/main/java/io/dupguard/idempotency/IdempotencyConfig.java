@@ -304,8 +304,7 @@ public final class IdempotencyConfig {
          * execute} returns at once; the store's answer is taken by the <b>same thread's</b> next call
          * on the same executor, which sends its claim first, so on a store that pipelines (Redis) the
          * completion and the next claim share one round trip: a record listener's one command per
-         * message. {@link Idempotency#awaitCompletions()} takes the answer without a next call (before
-         * a listener acknowledges its messages, say).
+         * message. {@link Idempotency#awaitCompletions()} takes the answer without a next call.
          *
          * <p>What is given up: the caller of the first call is not told that its result could not be
          * stored. The next call is: a completion refused because another caller took the key over

@@ -7,7 +7,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -122,9 +121,9 @@ public interface IdempotencyStore {
             Duration retention) {
         try {
             complete(key, fingerprint, owner, status, payload, retention);
-            return CompletableFuture.completedFuture(null);
+            return AnsweredCompletion.of(null);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            return AnsweredCompletion.of(e);
         }
     }
 

@@ -30,7 +30,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -342,12 +341,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         if (acks != null) {
             return IdempotencyStore.super.completeAsync(key, fingerprint, owner, status, payload, retention);
         }
-        byte[][] args;
-        try {
-            args = completionArgs(key, fingerprint, owner, status, payload, retention);
-        } catch (RuntimeException refused) {
-            return CompletableFuture.failedFuture(refused);
-        }
+        byte[][] args = completionArgs(key, fingerprint, owner, status, payload, retention);
         return redis.<Long>evalAsync(
                         IdempotencyScripts.COMPLETE, ScriptOutputType.INTEGER, new String[] {redisKey(key)}, args)
                 .thenApply(done -> {

@@ -75,7 +75,8 @@ final class RedisRows implements AutoCloseable {
                         "per record Idempotency.execute with awaitCompletion(false) on RedisIdempotencyStore: the"
                                 + " previous record's completion script and this record's SET NX claim in one round"
                                 + " trip, the record's INSERT + COMMIT in " + db.label
-                                + "; awaitCompletions() at the end of the poll",
+                                + " (dupguard.kafka.await-completion=false); a poll's last completion answered with"
+                                + " the next poll's first claim",
                         true,
                         poll -> perRecord(pipelined, db, perRecordScope.get(), poll),
                         () -> perRecordScope.set(nextScope())),
@@ -200,7 +201,6 @@ final class RedisRows implements AutoCloseable {
                     return null;
                 });
             }
-            idempotency.awaitCompletions(); // before the poll's offsets are committed
         }
     }
 

@@ -384,6 +384,12 @@ public class DupguardProperties {
          * processed-messages table, one statement per message) or records (the idempotency table).
          */
         private ListenerLayout layout = ListenerLayout.PROCESSED;
+        /**
+         * Whether a delivery waits for its completion to be stored before the listener returns
+         * (store mode). False: the completion travels ahead of the next delivery's claim on the
+         * consumer's thread, one round trip for both on Redis.
+         */
+        private boolean awaitCompletion = true;
 
         /**
          * The shared defaults.
@@ -484,6 +490,27 @@ public class DupguardProperties {
          */
         public void setDefaultFactory(boolean defaultFactory) {
             this.defaultFactory = defaultFactory;
+        }
+
+        /**
+         * {@code dupguard.amqp.await-completion} or {@code dupguard.kafka.await-completion}: whether a
+         * delivery waits for its completion to be stored before the listener returns.
+         *
+         * @return the value; default {@code true}
+         */
+        public boolean isAwaitCompletion() {
+            return awaitCompletion;
+        }
+
+        /**
+         * Sets {@code dupguard.amqp.await-completion} or {@code dupguard.kafka.await-completion}. False
+         * sends a delivery's completion without waiting; the next delivery on the consumer's thread
+         * takes its answer before its handler runs ({@code IdempotencyConfig.Builder.awaitCompletion}).
+         *
+         * @param awaitCompletion the new value
+         */
+        public void setAwaitCompletion(boolean awaitCompletion) {
+            this.awaitCompletion = awaitCompletion;
         }
 
         /**

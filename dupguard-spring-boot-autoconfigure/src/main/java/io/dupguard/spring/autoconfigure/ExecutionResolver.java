@@ -126,6 +126,7 @@ interface ExecutionResolver {
                 p.getInFlightWait(),
                 () -> b.inFlightPolicy(io.dupguard.idempotency.InFlightPolicy.waitUpTo(p.getInFlightWait())));
         DupguardAutoConfiguration.scope(prefix + ".scope", p.getScope());
+        b.awaitCompletion(p.isAwaitCompletion());
         return choose(
                 resolvers,
                 integration,

@@ -252,6 +252,47 @@ final class KafkaCells implements BeforeAllCallback, AfterAllCallback {
         };
     }
 
+    /**
+     * An advice before the dedup that counts each record's deliveries by its message id ({@code
+     * keyless} runs for a record without one) and, for an id in {@code crashOnce} (removed then),
+     * throws once the listener returned: the listener's work is done, the offset commit is lost, and
+     * the error handler seeks back so the record comes again, as after a consumer that died.
+     */
+    static org.aopalliance.intercept.MethodInterceptor dyingBeforeItsOffsetCommit(
+            Map<String, AtomicInteger> deliveries, Set<String> crashOnce, Runnable keyless) {
+        return invocation -> {
+            Object[] args = invocation.getArguments();
+            if (!invocation.getMethod().getName().equals("onMessage")
+                    || !(args[0] instanceof org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> r)) {
+                return invocation.proceed();
+            }
+            String id = KafkaItBroker.messageId(r);
+            if (id == null) {
+                keyless.run();
+                return invocation.proceed();
+            }
+            deliveries.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+            Object out = invocation.proceed();
+            if (crashOnce.remove(id)) {
+                throw new IllegalStateException("consumer died before its offset commit");
+            }
+            return out;
+        };
+    }
+
+    /** {@link #factory} with batch acknowledgement (Boot's default) and two consumers of one group. */
+    static ConcurrentKafkaListenerContainerFactory<Object, Object> twoConsumers(
+            ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
+            ConsumerFactory<Object, Object> consumers,
+            boolean batch,
+            CommonErrorHandler handler,
+            org.aopalliance.aop.Advice... advice) {
+        ConcurrentKafkaListenerContainerFactory<Object, Object> f =
+                factory(configurer, consumers, batch, handler, ContainerProperties.AckMode.BATCH, advice);
+        f.setConcurrency(2);
+        return f;
+    }
+
     /** A container factory as Boot configures it, with {@code handler} (null: the container's own, Spring Kafka's default) and {@code advice}. */
     static ConcurrentKafkaListenerContainerFactory<Object, Object> factory(
             ConcurrentKafkaListenerContainerFactoryConfigurer configurer,

@@ -28,7 +28,6 @@ import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
-import org.springframework.kafka.listener.ContainerProperties.AckMode;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -88,30 +87,9 @@ class KafkaDedupIT {
                 ConsumerFactory<Object, Object> consumers,
                 IdempotentKafkaInterceptor dedup,
                 DefaultErrorHandler errorHandler) {
-            MethodInterceptor crashing = invocation -> {
-                Object[] args = invocation.getArguments();
-                if (!invocation.getMethod().getName().equals("onMessage")
-                        || !(args[0] instanceof ConsumerRecord<?, ?> r)) {
-                    return invocation.proceed();
-                }
-                String id = id(r);
-                if (id == null) {
-                    KEYLESS.incrementAndGet();
-                    return invocation.proceed();
-                }
-                DELIVERIES.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
-                Object out = invocation.proceed();
-                if (CRASH_ONCE.remove(id)) {
-                    // The listener's work and its record committed; the offset commit is lost: the
-                    // error handler seeks back and the record comes again, as after a consumer that died.
-                    throw new IllegalStateException("consumer died before its offset commit");
-                }
-                return out;
-            };
-            ConcurrentKafkaListenerContainerFactory<Object, Object> f =
-                    KafkaCells.factory(configurer, consumers, false, errorHandler, AckMode.BATCH, crashing, dedup);
-            f.setConcurrency(2); // two consumers of one group
-            return f;
+            MethodInterceptor crashing =
+                    KafkaCells.dyingBeforeItsOffsetCommit(DELIVERIES, CRASH_ONCE, KEYLESS::incrementAndGet);
+            return KafkaCells.twoConsumers(configurer, consumers, false, errorHandler, crashing, dedup);
         }
 
         @Bean
@@ -120,10 +98,7 @@ class KafkaDedupIT {
                 ConsumerFactory<Object, Object> consumers,
                 IdempotentKafkaInterceptor dedup,
                 DefaultErrorHandler errorHandler) {
-            ConcurrentKafkaListenerContainerFactory<Object, Object> f =
-                    KafkaCells.factory(configurer, consumers, true, errorHandler, AckMode.BATCH, dedup);
-            f.setConcurrency(2);
-            return f;
+            return KafkaCells.twoConsumers(configurer, consumers, true, errorHandler, dedup);
         }
     }
 
