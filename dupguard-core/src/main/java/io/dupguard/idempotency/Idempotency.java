@@ -12,6 +12,9 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +66,7 @@ public final class Idempotency {
 
     private static final Logger LOG = LoggerFactory.getLogger(Idempotency.class);
     private static final long MIN_POLL_NANOS = Duration.ofMillis(1).toNanos();
+    private static final long ANSWER_GRACE_NANOS = Duration.ofSeconds(1).toNanos();
     private static final long MAX_POLL_NANOS = Duration.ofMillis(50).toNanos();
 
     private final IdempotencyStore store;
@@ -193,14 +197,25 @@ public final class Idempotency {
                 Pending answered = earlier;
                 earlier = null;
                 pending.remove();
+                boolean sentAgain;
                 try {
-                    settle(answered);
-                } catch (RuntimeException earlierFailed) {
+                    sentAgain = settle(answered);
+                } catch (Throwable earlierFailed) {
                     // the earlier work's result is not stored: this call's work must not run
                     if (claim instanceof Claim.Claimed) {
                         releaseQuietly(key, owner, earlierFailed);
                     }
-                    throw earlierFailed;
+                    throw sneaky(earlierFailed);
+                }
+                if (sentAgain && claim instanceof Claim.Claimed) {
+                    // the retry may have used much of this claim's lease, which nothing renewed
+                    releaseQuietly(key, owner, null);
+                    continue;
+                }
+                if (answered.key().equals(key)
+                        && claim instanceof Claim.Existing found
+                        && found.record().status() == RecordStatus.IN_PROGRESS) {
+                    continue; // the claim overtook its own key's completion (a NOSCRIPT resend, a Cluster move)
                 }
             }
             if (claim instanceof Claim.Claimed claimed) {
@@ -398,7 +413,7 @@ public final class Idempotency {
             releaseQuietly(key, owner, unencodable);
             throw unencodable;
         }
-        if (!config.awaitCompletion()) {
+        if (!config.awaitCompletion() && pending.get() == null) { // a nested call's answer is pending: await
             Pending sent = new Pending(
                     key,
                     fingerprint,
@@ -475,13 +490,23 @@ public final class Idempotency {
      * Takes the store's answer to a completion that was not awaited. One the store could not answer
      * is sent again while its lease holds, as an awaited completion is.
      */
-    private void settle(Pending p) {
+    private boolean settle(Pending p) {
         Throwable failed;
         try {
-            p.answer().join();
-            return;
-        } catch (CompletionException | CancellationException e) {
+            // bounded by the lease (at least a second): a store whose client has no command timeout
+            // must not hold the next call forever
+            long wait = Math.max(p.validUntilNanos() - System.nanoTime(), 0) + ANSWER_GRACE_NANOS;
+            p.answer().get(wait, TimeUnit.NANOSECONDS);
+            return false;
+        } catch (ExecutionException | CompletionException | CancellationException e) {
             failed = e.getCause() != null ? e.getCause() : e;
+        } catch (TimeoutException e) {
+            failed = new StoreUnavailableException(
+                    "idempotency", "completion of " + p.key() + " not answered within its lease", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failed = new StoreUnavailableException(
+                    "idempotency", "interrupted while waiting for the completion of " + p.key(), e);
         }
         try {
             if (failed instanceof StoreUnavailableException) {
@@ -495,14 +520,18 @@ public final class Idempotency {
                                 RecordStatus.COMPLETED,
                                 p.payload(),
                                 config.retention()));
-                return;
+                return true;
             }
             throw sneaky(failed);
-        } catch (LeaseLostException lost) {
-            if (p.renewal() == null || !p.renewal().lost()) {
+        } catch (Throwable notStored) {
+            if (cache != null) {
+                cache.remove(p.key()); // cached when sent: not what the store holds
+            }
+            if (notStored instanceof LeaseLostException
+                    && (p.renewal() == null || !p.renewal().lost())) {
                 listener.onLeaseLost(p.key()); // once per call: the watchdog may have reported it already
             }
-            throw lost;
+            throw sneaky(notStored);
         }
     }
 
@@ -514,9 +543,9 @@ public final class Idempotency {
         pending.remove();
         try {
             settle(earlier);
-        } catch (RuntimeException earlierFailed) {
+        } catch (Throwable earlierFailed) {
             earlierFailed.addSuppressed(claimFailure);
-            throw earlierFailed;
+            throw sneaky(earlierFailed);
         }
     }
 
@@ -562,11 +591,13 @@ public final class Idempotency {
                 : claimSent + config.inFlightLease().toNanos();
     }
 
-    private void releaseQuietly(IdempotencyKey key, String owner, RuntimeException failure) {
+    private void releaseQuietly(IdempotencyKey key, String owner, Throwable failure) {
         try {
             store.release(key, owner);
         } catch (RuntimeException storeFailure) {
-            failure.addSuppressed(storeFailure);
+            if (failure != null) {
+                failure.addSuppressed(storeFailure);
+            }
         }
     }
 

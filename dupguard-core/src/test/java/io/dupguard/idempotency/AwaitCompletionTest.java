@@ -155,6 +155,52 @@ class AwaitCompletionTest {
     }
 
     @Test
+    void aCallInsideAnotherKeepsItsAnswerPendingAndTheOuterOneIsAwaited() {
+        Answering store = new Answering(memory);
+        Idempotency idempotency = notAwaiting(store);
+
+        Outcome<Integer> outer =
+                idempotency.execute(IdempotencyKey.of("orders", "a"), Fingerprint.none(), Integer.class, () -> {
+                    assertThat(run(idempotency, "b")).isEqualTo(Outcome.first(1));
+                    return runs.incrementAndGet();
+                });
+
+        assertThat(outer).isEqualTo(Outcome.first(2));
+        assertThat(status("a"))
+                .as("awaited: the inner call's answer was pending")
+                .isEqualTo(RecordStatus.COMPLETED);
+        assertThat(status("b")).isEqualTo(RecordStatus.IN_PROGRESS);
+        store.answer();
+        idempotency.awaitCompletions();
+        assertThat(status("b")).isEqualTo(RecordStatus.COMPLETED);
+    }
+
+    @Test
+    void aRefusedCompletionLeavesNothingInTheLocalCache() {
+        Answering store = new Answering(memory);
+        Idempotency idempotency = Idempotency.of(
+                store,
+                IdempotencyConfig.custom()
+                        .awaitCompletion(false)
+                        .renewLease(false)
+                        .inFlightLease(LEASE)
+                        .localCacheSize(16)
+                        .build());
+        IdempotencyKey a = IdempotencyKey.of("orders", "a");
+
+        assertThat(run(idempotency, "a")).isEqualTo(Outcome.first(1));
+        now.addAndGet(LEASE.toMillis() + 1);
+        assertThat(memory.claim(a, Fingerprint.none(), "another-caller", LEASE)).isEqualTo(Claim.TAKEOVER);
+        store.answer();
+        assertThatThrownBy(idempotency::awaitCompletions).isInstanceOf(LeaseLostException.class);
+
+        assertThatThrownBy(() -> run(idempotency, "a"))
+                .as("not replayed from the cache: the store holds another caller's claim")
+                .isInstanceOf(RequestInFlightException.class);
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
     void eachThreadTakesItsOwnAnswers() throws Exception {
         Answering store = new Answering(memory);
         Idempotency idempotency = notAwaiting(store);

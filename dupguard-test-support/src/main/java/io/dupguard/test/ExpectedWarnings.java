@@ -77,7 +77,8 @@ public @interface ExpectedWarnings {
 
             @Override
             public void write(byte[] b, int off, int len) {
-                synchronized (LOCK) {
+                PrintStream out = null;
+                synchronized (LOCK) { // held for in-memory writes only, never for the console's
                     boolean held = false;
                     for (Held h : open) {
                         if (h.openChildren == 0) {
@@ -85,9 +86,12 @@ public @interface ExpectedWarnings {
                             held = true;
                         }
                     }
-                    if (!held && console != null) {
-                        console.write(b, off, len);
+                    if (!held) {
+                        out = console;
                     }
+                }
+                if (out != null) {
+                    out.write(b, off, len);
                 }
             }
         };
@@ -139,8 +143,7 @@ public @interface ExpectedWarnings {
             }
             PrintStream out;
             byte[] kept;
-            synchronized (LOCK) {
-                ROUTED.flush();
+            synchronized (LOCK) { // ROUTED writes through at once (no buffer): nothing to flush
                 open.remove(held);
                 if (held.parent != null && open.contains(held.parent)) {
                     held.parent.openChildren--;
@@ -153,7 +156,7 @@ public @interface ExpectedWarnings {
                 kept = held.buffer.toByteArray();
             }
             if (context.getExecutionException().isPresent() && out != null) {
-                synchronized (LOCK) {
+                synchronized (out) { // the console's own lock: one block, not interleaved line by line
                     out.println("---- " + context.getDisplayName() + " failed; its expected warnings follow ----");
                     out.write(kept, 0, kept.length);
                     out.println("---- end of the warnings of " + context.getDisplayName() + " ----");
