@@ -250,7 +250,12 @@ public final class RabbitProbe extends MessageProbe<RabbitProbe> {
                             if (key.equals(id) && taken.offer(d.getEnvelope().getDeliveryTag())) {
                                 return;
                             }
-                            mine.basicNack(d.getEnvelope().getDeliveryTag(), false, true);
+                            try {
+                                mine.basicNack(d.getEnvelope().getDeliveryTag(), false, true);
+                            } catch (IOException | com.rabbitmq.client.AlreadyClosedException closing) {
+                                // cancelled or closing: an unacknowledged message goes back to the queue
+                                // anyway, and a callback that throws would make the client close the channel
+                            }
                         },
                         consumerTag -> {});
                 publish(s, ch, key, true, b);
