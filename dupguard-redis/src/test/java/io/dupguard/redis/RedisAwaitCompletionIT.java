@@ -13,6 +13,7 @@ import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.InFlightPolicy;
 import io.dupguard.idempotency.Outcome;
 import io.dupguard.idempotency.RecordStatus;
+import io.dupguard.test.ExpectedWarnings;
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,6 +109,52 @@ class RedisAwaitCompletionIT {
             pool.shutdownNow();
             stores.forEach(RedisIdempotencyStore::close);
             clients.forEach(RedisClient::shutdown);
+        }
+    }
+
+    /**
+     * A short pause of the server (longer than the client's 300 ms command timeout) swallows the
+     * answer of a completion sent during it: the next call sends the completion again within its
+     * lease, then runs its own work. Each key's work runs once, and both records end completed.
+     */
+    @Test
+    @ExpectedWarnings("the completion whose answer timed out is logged before it is sent again")
+    void aCompletionWhoseAnswerAShortPauseSwallowedIsSentAgainAndEachKeyRunsOnce() throws Exception {
+        try (ThrowawayRedis server = new ThrowawayRedis(List.of())) {
+            RedisClient client = RedisFixtures.impatientClient(server.url());
+            RedisClient admin = RedisClient.create(RedisFixtures.uri(server.url()));
+            try (RedisIdempotencyStore store = RedisIdempotencyStore.create(client);
+                    var pauser = admin.connect()) {
+                Idempotency idempotency = Idempotency.of(store, notAwaiting().build());
+                IdempotencyKey a = IdempotencyKey.of(scope, "paused-a");
+                IdempotencyKey b = IdempotencyKey.of(scope, "paused-b");
+                AtomicInteger runsA = new AtomicInteger();
+                AtomicInteger runsB = new AtomicInteger();
+
+                assertThat(idempotency.execute(a, Fingerprint.none(), Integer.class, () -> {
+                            pauser.sync().clientPause(800); // the completion goes out during the pause
+                            return runsA.incrementAndGet();
+                        }))
+                        .isEqualTo(Outcome.first(1));
+                await().atMost(Duration.ofSeconds(10))
+                        .ignoreExceptions()
+                        .until(() -> "PONG".equals(pauser.sync().ping())
+                                && store.find(a).isPresent());
+
+                assertThat(idempotency.execute(b, Fingerprint.none(), Integer.class, runsB::incrementAndGet))
+                        .isEqualTo(Outcome.first(1));
+                idempotency.awaitCompletions();
+
+                assertThat(store.find(a).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+                assertThat(store.find(b).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+                assertThat(idempotency.execute(a, Fingerprint.none(), Integer.class, runsA::incrementAndGet))
+                        .isEqualTo(Outcome.replayed(1));
+                assertThat(runsA).hasValue(1);
+                assertThat(runsB).hasValue(1);
+            } finally {
+                client.shutdown();
+                admin.shutdown();
+            }
         }
     }
 

@@ -135,7 +135,10 @@ public interface IdempotentExecution {
             @Override
             public String describe() {
                 return "store mode: the record completes in the idempotency store after the work returns,"
-                        + " outside any database transaction of the application";
+                        + " outside any database transaction of the application"
+                        + (idempotency.config().awaitCompletion()
+                                ? ""
+                                : "; completions are not awaited: each is answered with the thread's next claim");
             }
 
             @Override

@@ -51,6 +51,30 @@ class RecordModeAutoConfigurationTest {
     }
 
     @Test
+    void aListenerInStoreModeThatDoesNotAwaitCompletionsSaysSoAndTheOtherDoesNot(CapturedOutput output) {
+        runner.withPropertyValues(
+                        "dupguard.store=memory",
+                        "dupguard.kafka.mode=store",
+                        "dupguard.kafka.await-completion=false",
+                        "dupguard.amqp.mode=store")
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    String kafka = output.getOut()
+                            .lines()
+                            .filter(l -> l.contains("the Kafka listener dedup runs in store mode"))
+                            .findFirst()
+                            .orElseThrow();
+                    String amqp = output.getOut()
+                            .lines()
+                            .filter(l -> l.contains("the AMQP listener dedup runs in store mode"))
+                            .findFirst()
+                            .orElseThrow();
+                    assertThat(kafka).contains("completions are not awaited");
+                    assertThat(amqp).doesNotContain("not awaited");
+                });
+    }
+
+    @Test
     void withoutATransactionManagerTheFilterFallsBackToStoreModeWithAWarningNamingTheWindow(CapturedOutput output) {
         runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
                 .withPropertyValues(h2())
