@@ -86,6 +86,16 @@ public final class JdbcProcessedMessages {
     /** Where the keyset purge (MySQL, H2) goes on: the last key it read, or null to start over. */
     private final AtomicReference<IdempotencyKey> purgeCursor = new AtomicReference<>();
 
+    /**
+     * The order in which a PostgreSQL poll takes its keys' rows: by scope, then id, each in code
+     * point order (the byte order of their UTF-8, as {@code COLLATE "C"} sorts), so that every
+     * consumer, whatever the order of its poll, locks shared keys in the same order.
+     */
+    static final java.util.Comparator<IdempotencyKey> LOCK_ORDER = (a, b) -> {
+        int byScope = codePointOrder(a.scope(), b.scope());
+        return byScope != 0 ? byScope : codePointOrder(a.key(), b.key());
+    };
+
     private JdbcProcessedMessages(Builder b) {
         this.access = b.access();
         this.fingerprints = b.fingerprints;
@@ -259,9 +269,7 @@ public final class JdbcProcessedMessages {
     }
 
     private Long compact(Fingerprint fp) {
-        return !fingerprints || fp.isNone()
-                ? null
-                : Long.parseUnsignedLong(fp.hex().substring(0, 16), 16);
+        return !fingerprints || fp.isNone() ? null : Long.parseUnsignedLong(fp.hex(), 0, 16, 16);
     }
 
     /** The stored fingerprint as a record carries it: the request's own when they match. */
@@ -353,6 +361,16 @@ public final class JdbcProcessedMessages {
             this.expiredFirst = expired + " ORDER BY scope, msg_id" + limit;
             this.expiredAfter =
                     expired + " AND (scope > ? OR (scope = ? AND msg_id > ?)) ORDER BY scope, msg_id" + limit;
+            String expiry = dialect.nowPlusMillisParam();
+            this.pgClaim = pgUpsert(
+                    " SELECT u.scope, u.msg_id, u.fp, e.at FROM (SELECT " + expiry + " AS at) e,"
+                            + " unnest(?::text[], ?::text[], ?::bigint[]) AS u(scope, msg_id, fp)",
+                    "r.scope, r.msg_id");
+            this.pgClaimScoped = pgUpsert(
+                    " SELECT ?, u.msg_id, u.fp, e.at FROM (SELECT " + expiry + " AS at) e,"
+                            + " unnest(?::text[], ?::bigint[]) AS u(msg_id, fp)",
+                    "r.msg_id");
+            this.pgClaimOne = pgUpsert(" VALUES (?, ?, ?, " + expiry + ")", "r.scope, r.msg_id");
         }
 
         /**
@@ -363,34 +381,37 @@ public final class JdbcProcessedMessages {
          * return has a live row with the request's fingerprint (or none), locked until the
          * transaction ends: a duplicate, with nothing read back. The table is reached only through
          * its primary key (the arbiter), so the plan is safe to keep for the connection's life.
-         * Rows are taken in key order, so two polls that meet on keys lock them in the same order.
+         * The caller binds the keys in {@code LOCK_ORDER}: the insert takes them in the order of
+         * the arrays, so two polls that meet on keys lock them in the same order.
          */
-        String pgClaim() {
-            return pgUpsert(" SELECT u.scope, u.msg_id, u.fp, " + dialect.nowPlusMillisParam()
-                    + " FROM unnest(?::text[], ?::text[], ?::bigint[]) AS u(scope, msg_id, fp)"
-                    + " ORDER BY u.scope COLLATE \"C\", u.msg_id COLLATE \"C\"");
-        }
-
-        /** PostgreSQL: {@link #pgClaim()} for one key, bound as scope, id, fingerprint, retention. */
-        String pgClaimOne() {
-            return pgUpsert(" VALUES (?, ?, ?, " + dialect.nowPlusMillisParam() + ")");
-        }
+        final String pgClaim;
 
         /**
-         * The upsert of {@link #pgClaim()} and {@link #pgClaimOne()}. Both columns are set from one
+         * {@link #pgClaim} for a poll whose keys share one scope (a listener's), bound once: the
+         * scope, the retention, the ids and the fingerprints. It returns the id, the fingerprint and
+         * the inserted flag.
+         */
+        final String pgClaimScoped;
+
+        /** PostgreSQL: {@link #pgClaim} for one key, bound as scope, id, fingerprint, retention. */
+        final String pgClaimOne;
+
+        /**
+         * The upsert of {@link #pgClaim}, {@link #pgClaimScoped} and {@link #pgClaimOne}, returning
+         * {@code returned} then the fingerprint and the inserted flag. Both columns are set from one
          * reading of the clock (a row sub-select), so a row that expires while the statement runs
          * is either kept whole or taken over whole; the {@code WHERE} reads the clock earlier, and a
          * row it found live with another fingerprint that has expired by the {@code SET} is taken
          * over, as it should be.
          */
-        private String pgUpsert(String rows) {
+        private String pgUpsert(String rows, String returned) {
             String expired = "r.expires_at <= " + dialect.now();
             return "INSERT INTO " + table + " AS r (scope, msg_id, fingerprint, expires_at)" + rows
                     + " ON CONFLICT (scope, msg_id) DO UPDATE SET (fingerprint, expires_at) = (SELECT CASE WHEN"
                     + " x.expired THEN excluded.fingerprint ELSE r.fingerprint END, CASE WHEN x.expired THEN"
                     + " excluded.expires_at ELSE r.expires_at END FROM (SELECT " + expired + " AS expired) x) WHERE "
                     + expired + " OR r.fingerprint <> excluded.fingerprint"
-                    + " RETURNING r.scope, r.msg_id, r.fingerprint, CASE WHEN r.xmax = 0 THEN 1 ELSE 0 END";
+                    + " RETURNING " + returned + ", r.fingerprint, CASE WHEN r.xmax = 0 THEN 1 ELSE 0 END";
         }
 
         /**
@@ -398,7 +419,7 @@ public final class JdbcProcessedMessages {
          * row's {@code LAST_INSERT_ID()} is 2 where it inserted the row, 3 where it took an expired
          * row over (the request's fingerprint and a new expiry) and 1 where the key had a live row
          * (the update leaves it as it was but locks it, so the row returned is the newest committed
-         * version). The first assignment reads the old expiry; the next two read the marker it set.
+         * version). The caller binds the rows in {@code LOCK_ORDER}, the order InnoDB locks them in. The first assignment reads the old expiry; the next two read the marker it set.
          * No {@code INSERT IGNORE}: every error but the duplicate key still fails.
          */
         String mariaDbClaim(int n) {
@@ -646,59 +667,92 @@ public final class JdbcProcessedMessages {
                 byte[] donePayload,
                 Claim[] claims)
                 throws SQLException {
-            Map<IdempotencyKey, Integer> position = positions(entries);
-            Long[] fps = new Long[entries.size()];
-            for (int i = 0; i < fps.length; i++) {
-                fps[i] = compact(entries.get(i).fingerprint());
+            int n = entries.size();
+            Integer[] order = new Integer[n];
+            Long[] compact = new Long[n];
+            String scope = entries.get(0).key().scope();
+            for (int i = 0; i < n; i++) {
+                order[i] = i;
+                compact[i] = compact(entries.get(i).fingerprint());
+                if (scope != null && !scope.equals(entries.get(i).key().scope())) {
+                    scope = null;
+                }
             }
-            try (PreparedStatement ps = c.prepareStatement(s.pgClaim())) {
-                ps.setLong(1, retentionMillis);
-                ps.setArray(
-                        2, texts(c, entries.stream().map(e -> e.key().scope()).toList()));
-                ps.setArray(3, texts(c, entries.stream().map(e -> e.key().key()).toList()));
-                ps.setArray(4, c.createArrayOf("bigint", fps));
+            Arrays.sort(
+                    order,
+                    (a, b) -> LOCK_ORDER.compare(
+                            entries.get(a).key(), entries.get(b).key()));
+            String[] scopes = scope == null ? new String[n] : null;
+            String[] ids = new String[n];
+            Long[] fps = new Long[n];
+            Map<String, Integer> byId = scope == null ? null : new HashMap<>(n * 2);
+            for (int j = 0; j < n; j++) {
+                BatchEntry e = entries.get(order[j]);
+                if (scopes != null) {
+                    scopes[j] = e.key().scope();
+                } else {
+                    byId.put(e.key().key(), order[j]);
+                }
+                ids[j] = e.key().key();
+                fps[j] = compact[order[j]];
+            }
+            Map<IdempotencyKey, Integer> position = scope == null ? positions(entries) : null;
+            try (PreparedStatement ps = c.prepareStatement(scope == null ? s.pgClaim : s.pgClaimScoped)) {
+                int p = 1;
+                if (scope != null) {
+                    ps.setString(p++, scope);
+                }
+                ps.setLong(p++, retentionMillis);
+                if (scopes != null) {
+                    ps.setArray(p++, c.createArrayOf("text", scopes));
+                }
+                ps.setArray(p++, c.createArrayOf("text", ids));
+                ps.setArray(p, c.createArrayOf("bigint", fps));
+                int answer = scope == null ? 3 : 2;
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        IdempotencyKey key = IdempotencyKey.of(rs.getString(1), JdbcText.read(rs, 2, s.dialect));
-                        Integer i = position.get(key);
+                        Integer i = scope == null
+                                ? position.get(IdempotencyKey.of(rs.getString(1), JdbcText.read(rs, 2, s.dialect)))
+                                : byId.get(JdbcText.read(rs, 1, s.dialect));
                         if (i != null) {
-                            claims[i] = upserted(rs, entries.get(i), fps[i], donePayload);
+                            claims[i] = upserted(rs, answer, entries.get(i), compact[i], donePayload);
                         }
                     }
                 }
             }
-            for (int i = 0; i < claims.length; i++) {
+            for (int i = 0; i < n; i++) {
                 if (claims[i] == null) {
-                    claims[i] = duplicate(entries.get(i), fps[i], donePayload);
+                    claims[i] = duplicate(entries.get(i), compact[i], donePayload);
                 }
             }
         }
 
-        /** PostgreSQL: one key's claim in one statement, {@link Statements#pgClaimOne()}. */
+        /** PostgreSQL: one key's claim in one statement, {@link Statements#pgClaimOne}. */
         private Claim claimPostgresOne(
                 Connection c, Statements s, BatchEntry entry, long retentionMillis, byte[] donePayload)
                 throws SQLException {
             Long fp = compact(entry.fingerprint());
-            try (PreparedStatement ps = c.prepareStatement(s.pgClaimOne())) {
+            try (PreparedStatement ps = c.prepareStatement(s.pgClaimOne)) {
                 bindKey(ps, 1, entry.key(), s);
                 bindFingerprint(ps, 3, fp);
                 ps.setLong(4, retentionMillis);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? upserted(rs, entry, fp, donePayload) : duplicate(entry, fp, donePayload);
+                    return rs.next() ? upserted(rs, 3, entry, fp, donePayload) : duplicate(entry, fp, donePayload);
                 }
             }
         }
 
         /**
-         * A row the PostgreSQL upsert returned (columns 3 and 4: its fingerprint now, 1 if
+         * A row the PostgreSQL upsert returned (from column {@code at}: its fingerprint now, 1 if
          * inserted): inserted ⇒ fresh; rewritten with the request's fingerprint ⇒ an expired row
          * taken over; any other fingerprint ⇒ a live row kept as it was, the key reused with
          * another payload.
          */
-        private Claim upserted(ResultSet rs, BatchEntry entry, Long requestFp, byte[] donePayload) throws SQLException {
-            long fp = rs.getLong(3);
+        private Claim upserted(ResultSet rs, int at, BatchEntry entry, Long requestFp, byte[] donePayload)
+                throws SQLException {
+            long fp = rs.getLong(at);
             Long stored = rs.wasNull() ? null : fp;
-            if (rs.getInt(4) == 1) {
+            if (rs.getInt(at + 1) == 1) {
                 return Claim.FRESH;
             }
             if (Objects.equals(stored, requestFp)) {
@@ -759,9 +813,11 @@ public final class JdbcProcessedMessages {
                 Claim[] claims)
                 throws SQLException {
             Map<IdempotencyKey, Integer> position = positions(entries);
+            List<BatchEntry> sorted = new ArrayList<>(entries);
+            sorted.sort((a, b) -> LOCK_ORDER.compare(a.key(), b.key()));
             try (PreparedStatement ps = c.prepareStatement(s.mariaDbClaim(entries.size()))) {
                 int p = 1;
-                for (BatchEntry e : entries) {
+                for (BatchEntry e : sorted) {
                     bindKey(ps, p, e.key(), s);
                     bindFingerprint(ps, p + 2, compact(e.fingerprint()));
                     ps.setLong(p + 3, retentionMillis);
@@ -801,6 +857,26 @@ public final class JdbcProcessedMessages {
     private static IllegalStateException storesNoFailures(IdempotencyKey key) {
         return new IllegalStateException(
                 "a processed-messages table stores no failures (" + key + "): its executor releases on failure");
+    }
+
+    /** Compares UTF-16 strings in code point order: a surrogate sorts above U+E000–U+FFFF. */
+    static int codePointOrder(String a, String b) {
+        int n = Math.min(a.length(), b.length());
+        for (int i = 0; i < n; i++) {
+            char x = a.charAt(i);
+            char y = b.charAt(i);
+            if (x != y) {
+                return fixUp(x) - fixUp(y);
+            }
+        }
+        return a.length() - b.length();
+    }
+
+    private static int fixUp(char c) {
+        if (c < 0xD800) {
+            return c;
+        }
+        return c >= 0xE000 ? c - 0x800 : c + 0x2000;
     }
 
     private static Map<IdempotencyKey, Integer> positions(List<BatchEntry> entries) {
