@@ -1,10 +1,14 @@
 package io.dupguard.spring.kafka;
 
+import io.dupguard.idempotency.IdempotencyKey;
+import io.dupguard.idempotency.IdempotencyStore;
+import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.spring.autoconfigure.DupguardAutoConfiguration;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,10 +18,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.awaitility.Awaitility;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
@@ -72,6 +80,12 @@ import org.springframework.util.backoff.FixedBackOff;
  * batch: {@code invokeBatchOnMessage → ackBatch}) and, with the default {@code AckMode.BATCH}, commit
  * the offsets of the poll once all its records are through ({@code processCommits → commitIfNecessary}).
  * An {@code afterCommit} halt therefore leaves the effect committed and its offset not.
+ *
+ * <p>{@code --crash.mode=redis-store} (for {@link KafkaRedisCrashIT}) runs {@link
+ * RedisStoreListeners} instead, in store mode on the Redis store with {@code
+ * dupguard.kafka.await-completion=false}; their points ({@link #REDIS_STORE_POINTS}) are described
+ * there. An advice between the delivery log and the dedup halts once the dedup's call has returned
+ * ({@link CrashSwitch#onReturn}).
  */
 @Configuration(proxyBeanMethods = false)
 // only what the consumer needs: a child starts seconds sooner than with every auto-configuration
@@ -82,13 +96,17 @@ import org.springframework.util.backoff.FixedBackOff;
     JdbcTemplateAutoConfiguration.class,
     TransactionAutoConfiguration.class,
     KafkaAutoConfiguration.class,
+    DataRedisAutoConfiguration.class,
     DupguardAutoConfiguration.class
 })
-@Import(KafkaCrashApp.Listeners.class)
+@Import({KafkaCrashApp.Listeners.class, KafkaCrashApp.RedisStoreListeners.class})
 public class KafkaCrashApp {
     /** The crash points, in the order {@link KafkaCrashIT} crashes them. */
     static final List<String> POINTS =
             List.of("record-before-commit", "record-after-commit", "batch-mid", "batch-after-commit");
+    /** The crash points of {@code --crash.mode=redis-store}, in the order {@link KafkaRedisCrashIT} crashes them. */
+    static final List<String> REDIS_STORE_POINTS =
+            List.of("record-before-complete", "record-sent", "record-answer-taken");
 
     static final String HEADER = KafkaItBroker.MESSAGE_ID;
     static final int HALT_STATUS = 137;
@@ -125,8 +143,10 @@ public class KafkaCrashApp {
             ConsumerFactory<Object, Object> consumers,
             IdempotentKafkaInterceptor dedup,
             DataSource dataSource,
+            ObjectProvider<IdempotencyStore> store,
             @Value("${crash.deliveries}") String deliveries,
-            @Value("${crash.auto-startup:true}") boolean autoStartup) {
+            @Value("${crash.auto-startup:true}") boolean autoStartup,
+            @Value("${dupguard.kafka.scope:kafka}") String scope) {
         ConcurrentKafkaListenerContainerFactory<Object, Object> f = new ConcurrentKafkaListenerContainerFactory<>();
         configurer.configure(f, consumers);
         f.setAutoStartup(autoStartup);
@@ -147,8 +167,9 @@ public class KafkaCrashApp {
             }
             return invocation.proceed();
         };
-        // outermost first: the delivery log sees what the dedup then leaves out
-        f.getContainerProperties().setAdviceChain(deliveryLog, dedup);
+        // outermost first: the delivery log sees what the dedup then leaves out; the return switch sees
+        // the dedup's call return
+        f.getContainerProperties().setAdviceChain(deliveryLog, CrashSwitch.onReturn(store, scope), dedup);
         return f;
     }
 
@@ -163,6 +184,7 @@ public class KafkaCrashApp {
         private static final int AFTER = Integer.getInteger("crash.after", 1);
         private static final Map<String, AtomicInteger> RECORDS = new ConcurrentHashMap<>();
         private static final CountDownLatch REACHED = new CountDownLatch(ARMED.size());
+        private static final ThreadLocal<String> ON_RETURN = new ThreadLocal<>();
 
         private CrashSwitch() {}
 
@@ -195,6 +217,43 @@ public class KafkaCrashApp {
             Runtime.getRuntime().halt(HALT_STATUS);
         }
 
+        /**
+         * Reaches {@code point} once the dedup's call on this thread has returned: the advice {@link
+         * #onReturn} between the delivery log and the dedup halts there.
+         */
+        static void reachOnReturn(String point) {
+            ON_RETURN.set(point);
+        }
+
+        /**
+         * The advice around the dedup that reaches the point {@link #reachOnReturn} set once the dedup's
+         * call returns — in store mode with {@code await-completion=false} its completion sent and its
+         * answer not taken — after the store has run that completion: a read of the record, sent behind
+         * the completion on the store's one connection, finds it completed. Without that wait the halt
+         * could come before Lettuce's event loop thread has written the completion to the socket
+         * ({@code Channel.writeAndFlush} from another thread queues the write as a task of the
+         * channel's event loop), and the completion would be lost with the JVM.
+         */
+        static MethodInterceptor onReturn(ObjectProvider<IdempotencyStore> store, String scope) {
+            return invocation -> {
+                Object out = invocation.proceed();
+                String point = ON_RETURN.get();
+                if (point != null && invocation.getArguments()[0] instanceof ConsumerRecord<?, ?> r) {
+                    ON_RETURN.remove();
+                    IdempotencyKey key = IdempotencyKey.of(scope, id(r));
+                    Awaitility.await("the store ran the completion of " + key)
+                            .atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(5))
+                            .until(() -> store.getObject()
+                                    .find(key)
+                                    .map(rec -> rec.status() == RecordStatus.COMPLETED)
+                                    .orElse(false));
+                    reach(point);
+                }
+                return out;
+            };
+        }
+
         /** Reaches {@code point} once the current transaction has committed. */
         static void reachAfterCommit(String point) {
             if (!TransactionSynchronizationManager.isSynchronizationActive()) {
@@ -209,15 +268,30 @@ public class KafkaCrashApp {
         }
     }
 
-    /** One container per point: its topic and its consumer group are {@code <crash.prefix>.<point>}. */
-    static class Listeners {
-        private final JdbcTemplate jdbc;
-        private final String insert;
-        private final long pid = ProcessHandle.current().pid();
+    /** The listeners' effect: one row per record ({@code message_id, pid}) in the effects table. */
+    abstract static class Effects {
+        final JdbcTemplate jdbc;
+        final String insert;
+        final long pid = ProcessHandle.current().pid();
 
-        Listeners(JdbcTemplate jdbc, @Value("${crash.effects}") String effects) {
+        Effects(JdbcTemplate jdbc, String effects) {
             this.jdbc = jdbc;
             this.insert = "insert into " + effects + " (message_id, pid) values (?, ?)";
+        }
+
+        void write(ConsumerRecord<String, String> r) {
+            jdbc.update(insert, id(r), pid);
+        }
+    }
+
+    /**
+     * The transactional mode's listeners (the default {@code crash.mode}); one container per point: its
+     * topic and its consumer group are {@code <crash.prefix>.<point>}.
+     */
+    @ConditionalOnProperty(name = "crash.mode", havingValue = "transactional", matchIfMissing = true)
+    static class Listeners extends Effects {
+        Listeners(JdbcTemplate jdbc, @Value("${crash.effects}") String effects) {
+            super(jdbc, effects);
         }
 
         @KafkaListener(id = "${crash.prefix}.record-before-commit", topics = "${crash.prefix}.record-before-commit")
@@ -247,7 +321,7 @@ public class KafkaCrashApp {
         private void writeEach(String point, List<ConsumerRecord<String, String>> records) {
             System.err.println(point + ": " + records.size() + " record(s)");
             for (ConsumerRecord<String, String> r : records) {
-                jdbc.update(insert, id(r), pid);
+                write(r);
                 if (CrashSwitch.reached(point, 1)) {
                     CrashSwitch.reach(point);
                 }
@@ -262,6 +336,49 @@ public class KafkaCrashApp {
             if (CrashSwitch.reached(point, records.size())) {
                 CrashSwitch.reachAfterCommit(point);
             }
+        }
+    }
+
+    /**
+     * {@code --crash.mode=redis-store}: record listeners deduplicated in store mode, on the Redis store
+     * with {@code dupguard.kafka.await-completion=false}; one container per point, as {@link
+     * Listeners}. Each run writes its effect row, autocommitted (store mode has no transaction).
+     */
+    @ConditionalOnProperty(name = "crash.mode", havingValue = "redis-store")
+    static class RedisStoreListeners extends Effects {
+        RedisStoreListeners(JdbcTemplate jdbc, @Value("${crash.effects}") String effects) {
+            super(jdbc, effects);
+        }
+
+        /** Halts in the N-th run, after its effect: the dedup's completion is not sent. */
+        @KafkaListener(id = "${crash.prefix}.record-before-complete", topics = "${crash.prefix}.record-before-complete")
+        public void recordBeforeComplete(ConsumerRecord<String, String> record) {
+            write(record);
+            if (CrashSwitch.reached("record-before-complete", 1)) {
+                CrashSwitch.reach("record-before-complete");
+            }
+        }
+
+        /** Halts once the N-th run's call has returned, its completion sent and its answer not taken. */
+        @KafkaListener(id = "${crash.prefix}.record-sent", topics = "${crash.prefix}.record-sent")
+        public void recordSent(ConsumerRecord<String, String> record) {
+            write(record);
+            if (CrashSwitch.reached("record-sent", 1)) {
+                CrashSwitch.reachOnReturn("record-sent");
+            }
+        }
+
+        /**
+         * Halts in the N-th run before its effect: the answer to the completion before it has been
+         * taken (by this run's claim, or by the claim of a duplicate in between), and this run's claim
+         * holds its key in progress.
+         */
+        @KafkaListener(id = "${crash.prefix}.record-answer-taken", topics = "${crash.prefix}.record-answer-taken")
+        public void recordAnswerTaken(ConsumerRecord<String, String> record) {
+            if (CrashSwitch.reached("record-answer-taken", 1)) {
+                CrashSwitch.reach("record-answer-taken");
+            }
+            write(record);
         }
     }
 }
