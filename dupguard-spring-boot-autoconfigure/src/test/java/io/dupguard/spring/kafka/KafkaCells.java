@@ -75,6 +75,18 @@ final class KafkaCells implements BeforeAllCallback, AfterAllCallback {
         KafkaItBroker.register(r, group + "-" + suffix, idem, pool);
     }
 
+    /**
+     * The Kafka dedup in store mode on the local Redis ({@code dupguard.redis.url}), its completions
+     * not awaited ({@code dupguard.kafka.await-completion=false}), keys in {@code scope}.
+     */
+    static void redisStoreWithoutAwait(DynamicPropertyRegistry r, String scope) {
+        r.add("dupguard.store", () -> "redis");
+        r.add("spring.data.redis.url", () -> System.getProperty("dupguard.redis.url", "redis://127.0.0.1:6379"));
+        r.add("dupguard.kafka.mode", () -> "store");
+        r.add("dupguard.kafka.await-completion", () -> "false");
+        r.add("dupguard.kafka.scope", () -> scope);
+    }
+
     /** Creates the effect table in the IT's database. */
     @Override
     public void beforeAll(ExtensionContext context) {
@@ -95,7 +107,12 @@ final class KafkaCells implements BeforeAllCallback, AfterAllCallback {
 
     /** Sends {@code value} to partition 0 of {@code topic}, {@code id} in the message-id header (none if null). */
     static void send(KafkaTemplate<String, String> kafka, String topic, String id, String value) {
-        send(kafka, new ProducerRecord<>(topic, 0, null, value), id);
+        sendTo(kafka, topic, 0, id, value);
+    }
+
+    /** Sends {@code value} to {@code partition} of {@code topic}, {@code id} in the message-id header (none if null). */
+    static void sendTo(KafkaTemplate<String, String> kafka, String topic, int partition, String id, String value) {
+        send(kafka, new ProducerRecord<>(topic, partition, null, value), id);
     }
 
     /** Sends {@code value} keyed by {@code id} (spread over the partitions), {@code id} in the message-id header too. */

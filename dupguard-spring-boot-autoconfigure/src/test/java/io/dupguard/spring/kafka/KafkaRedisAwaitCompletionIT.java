@@ -53,11 +53,7 @@ class KafkaRedisAwaitCompletionIT {
     static void properties(DynamicPropertyRegistry r) {
         CELLS.register(r, "it", 4, RECORDS);
         r.add("it.kafka.records", () -> RECORDS);
-        r.add("dupguard.store", () -> "redis");
-        r.add("spring.data.redis.url", () -> System.getProperty("dupguard.redis.url", "redis://127.0.0.1:6379"));
-        r.add("dupguard.kafka.mode", () -> "store");
-        r.add("dupguard.kafka.await-completion", () -> "false");
-        r.add("dupguard.kafka.scope", () -> SCOPE);
+        KafkaCells.redisStoreWithoutAwait(r, SCOPE);
         r.add("dupguard.kafka.in-flight-wait", () -> "300ms");
     }
 
