@@ -1,6 +1,7 @@
 package io.dupguard.spring.amqp;
 
 import com.rabbitmq.client.Channel;
+import io.dupguard.DupguardException;
 import io.dupguard.InvalidIdentifierException;
 import io.dupguard.idempotency.Fingerprint;
 import io.dupguard.idempotency.Idempotency;
@@ -172,6 +173,8 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
         } catch (PayloadMismatchException e) {
             throw new AmqpRejectAndDontRequeueException(
                     "message " + idempotencyKey + " was already processed with a different body", e);
+        } catch (DupguardException e) {
+            throw failed("dedup of " + idempotencyKey + " failed: " + e.getMessage(), e, message);
         }
     }
 
@@ -209,14 +212,23 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
                             new AmqpRejectAndDontRequeueException("batch message key refused: " + e.getMessage(), e));
                 }
             }
-            DeliveryBatch.Stop<Message> stop = deliveries.run(
-                    execution,
-                    fresh -> {
-                        args[1] = fresh;
-                        DeliveryBatch.proceed(invocation);
-                        return null;
-                    },
-                    (e, fresh) -> null);
+            DeliveryBatch.Stop<Message> stop;
+            try {
+                stop = deliveries.run(
+                        execution,
+                        fresh -> {
+                            args[1] = fresh;
+                            DeliveryBatch.proceed(invocation);
+                            return null;
+                        },
+                        (e, fresh) -> null);
+            } catch (DupguardException e) {
+                args[1] = batch;
+                throw failed(
+                        "dedup of a batch of " + messages.size() + " messages failed: " + e.getMessage(),
+                        e,
+                        messages.toArray(new Message[0]));
+            }
             if (stop == null) {
                 break;
             }
@@ -295,6 +307,18 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
      */
     static ListenerExecutionFailedException requeued(String why, Throwable cause, Message... messages) {
         return new ListenerExecutionFailedException(why, new ImmediateRequeueAmqpException(why, cause), messages);
+    }
+
+    /**
+     * A failure of the dedup itself — the store unreachable, a completion refused or not stored, a
+     * stored failure replayed — as the container's own listener failures are: a {@link
+     * ListenerExecutionFailedException}, which the container settles as its rejection policy says
+     * (requeue by default; listener retry retries it) and goes on from. Thrown bare from an advice,
+     * it would end the consumer's loop: the container restarts the consumer, and an auto-delete
+     * queue whose only consumer that was is deleted with the requeued message.
+     */
+    static ListenerExecutionFailedException failed(String why, DupguardException cause, Message... messages) {
+        return new ListenerExecutionFailedException(why, cause, messages);
     }
 
     private static Fingerprint body(Message m) {

@@ -30,6 +30,8 @@ import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFacto
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.ListenerContainerConsumerFailedEvent;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainerFactoryConfigurer;
@@ -37,6 +39,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -50,8 +53,9 @@ import org.springframework.test.context.DynamicPropertySource;
  * {@code RejectAndDontRequeueRecoverer} does) it is retried, then dead-lettered. A message's
  * completion is answered with its consumer thread's next claim: the setting reaches the AMQP
  * listener: a completion refused after the listener returned fails the thread's next delivery
- * before its listener runs, not its own, and that delivery is requeued (its consumer restarted: the
- * {@code LeaseLostException} leaves the advice chain bare) and then takes effect once. Re-sent
+ * before its listener runs, not its own, and that delivery is requeued as a listener failure (the
+ * consumer goes on: no restart, so its auto-delete queue and the message stay) and then takes
+ * effect once. Re-sent
  * copies over three consumers take effect once each (effect rows in PostgreSQL) and end completed
  * in Redis; a delivery whose listener fails is redelivered and takes effect once; a consumer that
  * dies after the listener returned, before its ack, does not run the redelivered message again; a
@@ -95,6 +99,8 @@ class RabbitRedisAwaitCompletionIT {
     static final Map<String, AtomicInteger> FAILURES = new ConcurrentHashMap<>();
     /** Ids the listener always fails for (before its effect). */
     static final Set<String> ALWAYS_FAIL = ConcurrentHashMap.newKeySet();
+    /** Consumers of the probe queue's container that failed (and were restarted). */
+    static final AtomicInteger PROBE_CONSUMER_FAILURES = new AtomicInteger();
     /** Ids whose claim another caller takes over while the listener runs. */
     static final Set<String> TAKEN_OVER = ConcurrentHashMap.newKeySet();
 
@@ -108,13 +114,21 @@ class RabbitRedisAwaitCompletionIT {
         }
 
         /**
-         * Not auto-delete: its one consumer restarts after an exception thrown from the advice chain
-         * (a bare {@code LeaseLostException} from the dedup), and RabbitMQ would delete an auto-delete
-         * queue, with the requeued message, when its last consumer goes. Deleted after the class.
+         * Auto-delete, with one consumer: were that consumer restarted (a failure of the dedup thrown
+         * bare from the advice chain), RabbitMQ would delete the queue, with the requeued message.
          */
         @Bean
         Queue probeQueue() {
-            return new Queue(PROBE, false, false, false);
+            return new Queue(PROBE, false, false, true);
+        }
+
+        /** Counts the consumers of the probe queue's container that failed and were restarted. */
+        @EventListener
+        void consumerFailed(ListenerContainerConsumerFailedEvent event) {
+            if (event.getSource() instanceof AbstractMessageListenerContainer c
+                    && List.of(c.getQueueNames()).contains(PROBE)) {
+                PROBE_CONSUMER_FAILURES.incrementAndGet();
+            }
         }
 
         @Bean
@@ -337,7 +351,8 @@ class RabbitRedisAwaitCompletionIT {
         publish(probeQueue, next, "credit 2");
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> effects(next) == 1);
         assertThat(outcomes(next)).hasSize(2);
-        assertThat(outcomes(next).get(0)).startsWith("LeaseLostException");
+        assertThat(outcomes(next).get(0)).contains("LeaseLostException");
+        assertThat(PROBE_CONSUMER_FAILURES).as("probe consumers restarted").hasValue(0);
         assertThat(outcomes(next).get(1)).isEqualTo("ok");
         assertThat(count(CALLS, next)).as("listener calls of " + next).isEqualTo(1);
         awaitCompleted(next);
