@@ -1,6 +1,7 @@
 package io.dupguard.lab.env;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
@@ -96,13 +97,25 @@ public final class LabRedisSentinel implements AutoCloseable {
     /**
      * {@code SENTINEL FAILOVER}: an operator-requested failover with the master up — the Sentinels
      * promote the replica with the best replication offset at once (no write pause, no catch-up)
-     * and turn the old master into a replica of it. Waits until the Sentinels
-     * name the new master and it answers as one.
+     * and turn the old master into a replica of it. Asks again while the Sentinel answers {@code
+     * NOGOODSLAVE} (as an operator would): on a loaded machine its last view of the replicas can be
+     * a moment too old to promote one. Waits until the Sentinels name the new master and it answers
+     * as one.
      */
     public void failover() throws IOException {
         int old = masterPort();
         try (StatefulRedisSentinelConnection<String, String> s = client.connectSentinel(node(sentinelPorts.get(0)))) {
-            s.sync().failover(MASTER);
+            await("a Sentinel that accepts SENTINEL FAILOVER of " + old, () -> {
+                try {
+                    s.sync().failover(MASTER);
+                    return true;
+                } catch (RedisCommandExecutionException e) {
+                    if (String.valueOf(e.getMessage()).startsWith("NOGOODSLAVE")) {
+                        return false;
+                    }
+                    throw e;
+                }
+            });
         }
         awaitNewMaster(old);
     }
