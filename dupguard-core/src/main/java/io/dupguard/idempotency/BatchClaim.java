@@ -2,6 +2,7 @@ package io.dupguard.idempotency;
 
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
+import io.dupguard.internal.KeyOrder;
 import io.dupguard.internal.Watchdog;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,9 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param <T> the result type
  */
 public final class BatchClaim<T> implements AutoCloseable {
-    private static final Comparator<BatchEntry> STORE_ORDER = Comparator.comparing(
-                    (BatchEntry e) -> e.key().scope())
-            .thenComparing(e -> e.key().key());
+    private static final Comparator<BatchEntry> STORE_ORDER = (a, b) -> KeyOrder.KEYS.compare(a.key(), b.key());
 
     private final IdempotencyStore store;
     private final IdempotencyConfig config;

@@ -10,6 +10,7 @@ import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.IdempotencyRecord;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.internal.Checks;
+import io.dupguard.internal.KeyOrder;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -85,16 +86,6 @@ public final class JdbcProcessedMessages {
     private volatile Statements sql;
     /** Where the keyset purge (MySQL, H2) goes on: the last key it read, or null to start over. */
     private final AtomicReference<IdempotencyKey> purgeCursor = new AtomicReference<>();
-
-    /**
-     * The order in which a PostgreSQL poll takes its keys' rows: by scope, then id, each in code
-     * point order (the byte order of their UTF-8, as {@code COLLATE "C"} sorts), so that every
-     * consumer, whatever the order of its poll, locks shared keys in the same order.
-     */
-    static final java.util.Comparator<IdempotencyKey> LOCK_ORDER = (a, b) -> {
-        int byScope = codePointOrder(a.scope(), b.scope());
-        return byScope != 0 ? byScope : codePointOrder(a.key(), b.key());
-    };
 
     private JdbcProcessedMessages(Builder b) {
         this.access = b.access();
@@ -381,7 +372,7 @@ public final class JdbcProcessedMessages {
          * return has a live row with the request's fingerprint (or none), locked until the
          * transaction ends: a duplicate, with nothing read back. The table is reached only through
          * its primary key (the arbiter), so the plan is safe to keep for the connection's life.
-         * The caller binds the keys in {@code LOCK_ORDER}: the insert takes them in the order of
+         * The caller binds the keys in {@code KeyOrder.KEYS}: the insert takes them in the order of
          * the arrays, so two polls that meet on keys lock them in the same order.
          */
         final String pgClaim;
@@ -419,7 +410,8 @@ public final class JdbcProcessedMessages {
          * row's {@code LAST_INSERT_ID()} is 2 where it inserted the row, 3 where it took an expired
          * row over (the request's fingerprint and a new expiry) and 1 where the key had a live row
          * (the update leaves it as it was but locks it, so the row returned is the newest committed
-         * version). The caller binds the rows in {@code LOCK_ORDER}, the order InnoDB locks them in. The first assignment reads the old expiry; the next two read the marker it set.
+         * version). The first assignment reads the old expiry; the next two read the marker it
+         * set. The caller binds the rows in {@code KeyOrder.KEYS}, the order InnoDB locks them in.
          * No {@code INSERT IGNORE}: every error but the duplicate key still fails.
          */
         String mariaDbClaim(int n) {
@@ -680,7 +672,7 @@ public final class JdbcProcessedMessages {
             }
             Arrays.sort(
                     order,
-                    (a, b) -> LOCK_ORDER.compare(
+                    (a, b) -> KeyOrder.KEYS.compare(
                             entries.get(a).key(), entries.get(b).key()));
             String[] scopes = scope == null ? new String[n] : null;
             String[] ids = new String[n];
@@ -814,7 +806,7 @@ public final class JdbcProcessedMessages {
                 throws SQLException {
             Map<IdempotencyKey, Integer> position = positions(entries);
             List<BatchEntry> sorted = new ArrayList<>(entries);
-            sorted.sort((a, b) -> LOCK_ORDER.compare(a.key(), b.key()));
+            sorted.sort((a, b) -> KeyOrder.KEYS.compare(a.key(), b.key()));
             try (PreparedStatement ps = c.prepareStatement(s.mariaDbClaim(entries.size()))) {
                 int p = 1;
                 for (BatchEntry e : sorted) {
@@ -857,26 +849,6 @@ public final class JdbcProcessedMessages {
     private static IllegalStateException storesNoFailures(IdempotencyKey key) {
         return new IllegalStateException(
                 "a processed-messages table stores no failures (" + key + "): its executor releases on failure");
-    }
-
-    /** Compares UTF-16 strings in code point order: a surrogate sorts above U+E000–U+FFFF. */
-    static int codePointOrder(String a, String b) {
-        int n = Math.min(a.length(), b.length());
-        for (int i = 0; i < n; i++) {
-            char x = a.charAt(i);
-            char y = b.charAt(i);
-            if (x != y) {
-                return fixUp(x) - fixUp(y);
-            }
-        }
-        return a.length() - b.length();
-    }
-
-    private static int fixUp(char c) {
-        if (c < 0xD800) {
-            return c;
-        }
-        return c >= 0xE000 ? c - 0x800 : c + 0x2000;
     }
 
     private static Map<IdempotencyKey, Integer> positions(List<BatchEntry> entries) {

@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,7 +37,6 @@ import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.annotation.Transactional;
-import org.springframework.util.backoff.FixedBackOff;
 
 /**
  * The Kafka batch listener's failure matrix on the real (in-process KRaft) broker: a {@code
@@ -98,9 +96,7 @@ class KafkaBatchMatrixIT {
         /** A dead-letter recoverer: the starter marks the dedup's refusals not retryable on it. */
         @Bean
         DefaultErrorHandler deadLetters(KafkaTemplate<Object, Object> template) {
-            return new DefaultErrorHandler(
-                    new DeadLetterPublishingRecoverer(template, (r, e) -> new TopicPartition(DLT, -1)),
-                    new FixedBackOff(100, 2));
+            return KafkaCells.deadLetters(template, DLT, 100, 2);
         }
 
         @Bean

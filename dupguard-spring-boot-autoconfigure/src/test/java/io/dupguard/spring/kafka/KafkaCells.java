@@ -297,6 +297,19 @@ final class KafkaCells implements BeforeAllCallback, AfterAllCallback {
         };
     }
 
+    /**
+     * Spring Kafka's {@link org.springframework.kafka.listener.DefaultErrorHandler} with a {@link
+     * org.springframework.kafka.listener.DeadLetterPublishingRecoverer} publishing to partition-less
+     * {@code topic}, after {@code retries} retries {@code intervalMillis} apart.
+     */
+    static org.springframework.kafka.listener.DefaultErrorHandler deadLetters(
+            KafkaTemplate<Object, Object> template, String topic, long intervalMillis, long retries) {
+        return new org.springframework.kafka.listener.DefaultErrorHandler(
+                new org.springframework.kafka.listener.DeadLetterPublishingRecoverer(
+                        template, (r, e) -> new org.apache.kafka.common.TopicPartition(topic, -1)),
+                new org.springframework.util.backoff.FixedBackOff(intervalMillis, retries));
+    }
+
     /** {@link #factory} with batch acknowledgement (Boot's default) and two consumers of one group. */
     static ConcurrentKafkaListenerContainerFactory<Object, Object> twoConsumers(
             ConcurrentKafkaListenerContainerFactoryConfigurer configurer,

@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,7 +35,6 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.util.backoff.FixedBackOff;
 
 /**
  * {@code dupguard.kafka.await-completion=false} in store mode on Redis, on the real (in-process
@@ -91,9 +89,7 @@ class KafkaRedisAwaitCompletionBatchIT {
         /** Two retries, then the dead-letter topic. */
         @Bean
         DefaultErrorHandler deadLetters(KafkaTemplate<Object, Object> template) {
-            return new DefaultErrorHandler(
-                    new DeadLetterPublishingRecoverer(template, (r, e) -> new TopicPartition(DEAD, -1)),
-                    new FixedBackOff(20, 2));
+            return KafkaCells.deadLetters(template, DEAD, 20, 2);
         }
 
         /** Batches on two consumers, the container's own error handler. */

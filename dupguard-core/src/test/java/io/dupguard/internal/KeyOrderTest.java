@@ -1,4 +1,4 @@
-package io.dupguard.jdbc;
+package io.dupguard.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,11 +9,11 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The order in which a poll takes its keys' rows is the byte order of their UTF-8 — what {@code
- * COLLATE "C"} sorts by on PostgreSQL and a binary column on MariaDB — so every consumer locks
- * shared keys in one order, whichever Java strings (surrogate pairs included) they hold.
+ * The order in which a batch takes its keys is the byte order of their UTF-8 — what {@code COLLATE
+ * "C"} sorts by on PostgreSQL and a binary column on MariaDB — so every caller locks shared keys in
+ * one order, whichever Java strings (surrogate pairs included) they hold.
  */
-class ProcessedLockOrderTest {
+class KeyOrderTest {
     private static final char[] ALPHABET = {
         'a', 'z', '~', '\u00e9', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffee', '\ufffd', '\ud83d', '\ude00',
         '\ud800', '\udc00', '\udbff', '\udfff'
@@ -25,7 +25,7 @@ class ProcessedLockOrderTest {
         for (int i = 0; i < 20_000; i++) {
             String a = text(random);
             String b = text(random);
-            assertThat(Integer.signum(JdbcProcessedMessages.codePointOrder(a, b)))
+            assertThat(Integer.signum(KeyOrder.compare(a, b)))
                     .as("%s vs %s", a, b)
                     .isEqualTo(Integer.signum(Arrays.compareUnsigned(utf8(a), utf8(b))));
         }
@@ -36,9 +36,9 @@ class ProcessedLockOrderTest {
         IdempotencyKey a = IdempotencyKey.of("a", "\uffee");
         IdempotencyKey b = IdempotencyKey.of("a", "\ud83d\ude00");
         IdempotencyKey c = IdempotencyKey.of("b", "a");
-        assertThat(JdbcProcessedMessages.LOCK_ORDER.compare(a, b)).isNegative();
-        assertThat(JdbcProcessedMessages.LOCK_ORDER.compare(b, c)).isNegative();
-        assertThat(JdbcProcessedMessages.LOCK_ORDER.compare(c, c)).isZero();
+        assertThat(KeyOrder.KEYS.compare(a, b)).isNegative();
+        assertThat(KeyOrder.KEYS.compare(b, c)).isNegative();
+        assertThat(KeyOrder.KEYS.compare(c, c)).isZero();
     }
 
     /** A string of well-formed pairs and BMP characters around the surrogate range. */
