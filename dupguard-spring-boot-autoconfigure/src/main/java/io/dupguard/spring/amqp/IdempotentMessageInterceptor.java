@@ -65,7 +65,10 @@ import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
  * others are acknowledged one by one and the exception for it goes to the container, whose reject
  * then covers only it. Without the channel in the advised call the container
  * settles the whole batch (rejected or requeued). If the listener throws, every key of the call is
- * released and the container's policy acts on the whole batch.
+ * released and the container's policy acts on the whole batch; so it does when the dedup itself fails
+ * (the store unreachable, for the batch's claim or while a message waits for its key in flight
+ * elsewhere), which reaches the container as a listener failure ({@link
+ * ListenerExecutionFailedException}).
  *
  * <p>A listener method returning a {@code CompletableFuture}, {@code Mono} or any other future or
  * publisher is not supported: its key would be recorded when the method returns, before the
@@ -245,6 +248,19 @@ public class IdempotentMessageInterceptor implements MethodInterceptor {
                         : f.reason();
                 LOG.warn("batch message rejected alone: {}", lastRefusal.getMessage());
                 rejected.add(f.delivery());
+            } else if (stop instanceof DeliveryBatch.Failed<Message> f) {
+                // A message whose key was in flight elsewhere runs alone, after the rest: its dedup
+                // failed (the store unreachable while it waited) or its listener threw. Either goes
+                // to the container for the whole batch, as a listener failure it settles and goes on
+                // from; thrown bare, it would end the consumer's loop.
+                args[1] = batch;
+                if (f.cause() instanceof DupguardException e) {
+                    throw failed(
+                            "dedup of batch message " + key.apply(f.delivery()) + " failed: " + e.getMessage(),
+                            e,
+                            messages.toArray(new Message[0]));
+                }
+                throw f.cause(); // the listener's, as the container's adapter wrapped it
             } else {
                 throw new IllegalStateException("unexpected batch outcome " + stop);
             }

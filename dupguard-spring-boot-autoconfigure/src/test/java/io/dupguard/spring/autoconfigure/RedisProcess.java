@@ -1,5 +1,9 @@
 package io.dupguard.spring.autoconfigure;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -8,14 +12,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.awaitility.Awaitility;
 
 /**
  * A throwaway redis-server (or Sentinel) process on a free loopback port, started by a test and
- * killed by it; its log is in its own directory. A missing binary fails the test.
+ * killed by it; its log is in its own directory. A missing binary fails the test. Public for the
+ * listener ITs of other packages, which pause their own server to cut the store off.
  */
-final class RedisProcess implements AutoCloseable {
-    final int port;
+public final class RedisProcess implements AutoCloseable {
+    /** The port it listens on, on 127.0.0.1. */
+    public final int port;
+
     final Path dir;
     private final Process process;
     private final Path log;
@@ -66,8 +74,15 @@ final class RedisProcess implements AutoCloseable {
         return r;
     }
 
-    /** A plain master: no persistence, loopback only. */
-    static RedisProcess server(Path dir, List<String> extra) throws IOException {
+    /**
+     * A plain master: no persistence, loopback only.
+     *
+     * @param dir where its log goes
+     * @param extra more {@code redis-server} arguments
+     * @return the running server; close it
+     * @throws IOException if it cannot be started
+     */
+    public static RedisProcess server(Path dir, List<String> extra) throws IOException {
         int port = freePort();
         List<String> args = new ArrayList<>(
                 List.of("--port", String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"));
@@ -77,6 +92,53 @@ final class RedisProcess implements AutoCloseable {
 
     String logText() throws IOException {
         return Files.exists(log) ? Files.readString(log) : "";
+    }
+
+    /** {@code redis://127.0.0.1:<port>}. */
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /**
+     * Pauses every client of this server for {@code duration} ({@code CLIENT PAUSE … ALL}), a real
+     * stall: commands queue on the server, clients with a shorter command timeout give up, and the
+     * queued commands run, in order, when the pause ends by itself ({@code CLIENT UNPAUSE} would
+     * wait behind it).
+     *
+     * @param duration how long
+     */
+    public void pause(Duration duration) {
+        String reply = admin(c -> c.clientPause(duration.toMillis()));
+        if (!"OK".equals(reply)) {
+            throw new IllegalStateException("CLIENT PAUSE on port " + port + " answered " + reply);
+        }
+    }
+
+    /**
+     * How many times this server has run {@code name} ({@code INFO commandstats}).
+     *
+     * @param name a command as commandstats names it, lower case: {@code get}, {@code evalsha}
+     * @return its calls, 0 if it never ran
+     */
+    public long calls(String name) {
+        String prefix = "cmdstat_" + name + ":calls=";
+        for (String line : admin(c -> c.info("commandstats")).split("\r\n")) {
+            if (line.startsWith(prefix)) {
+                int end = line.indexOf(',', prefix.length());
+                return Long.parseLong(line.substring(prefix.length(), end < 0 ? line.length() : end));
+            }
+        }
+        return 0;
+    }
+
+    /** One command on a connection of its own, so that no paused connection of a test is reused. */
+    private <T> T admin(Function<RedisCommands<String, String>, T> command) {
+        RedisClient client = RedisClient.create(RedisURI.create(url()));
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+            return command.apply(c.sync());
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
     }
 
     @Override
