@@ -23,6 +23,11 @@ final class Browser implements AutoCloseable {
         driver.findElement(By.id("username")).sendKeys(user);
         driver.findElement(By.id("password")).sendKeys(password);
         driver.findElement(By.cssSelector("button[type=submit]")).click();
+        // The click may return before the form's POST is answered; a page opened now would abort it
+        // and land on the login page again (seen on a loaded machine). Logged in = off the login page.
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(15))
+                .until(() -> !driver.getCurrentUrl().contains("/login"));
     }
 
     void open(String path) {
@@ -31,9 +36,17 @@ final class Browser implements AutoCloseable {
 
     /** The text of the first element matching {@code css}, once the page shows one (a form post may still be loading). */
     String text(String css) {
-        org.awaitility.Awaitility.await()
-                .atMost(java.time.Duration.ofSeconds(15))
-                .until(() -> !driver.findElements(By.cssSelector(css)).isEmpty());
+        try {
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(15))
+                    .until(() -> !driver.findElements(By.cssSelector(css)).isEmpty());
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            String page = driver.findElement(By.tagName("body")).getText();
+            throw new AssertionError(
+                    "no " + css + " within 15 s on " + driver.getCurrentUrl() + ", which shows: "
+                            + page.substring(0, Math.min(page.length(), 500)),
+                    e);
+        }
         return driver.findElement(By.cssSelector(css)).getText();
     }
 
