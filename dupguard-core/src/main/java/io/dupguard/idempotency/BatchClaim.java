@@ -3,12 +3,12 @@ package io.dupguard.idempotency;
 import io.dupguard.LeaseLostException;
 import io.dupguard.StoreUnavailableException;
 import io.dupguard.internal.KeyOrder;
+import io.dupguard.internal.Maps;
 import io.dupguard.internal.Watchdog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,9 +35,9 @@ public final class BatchClaim<T> implements AutoCloseable {
     private final String owner;
     private final long claimSent;
     private final List<BatchResult<T>> results;
-    private final Map<IdempotencyKey, Integer> index = new HashMap<>();
+    private final Map<IdempotencyKey, Integer> index;
     /** Claimed and neither completed nor released, with the fingerprint claimed. */
-    private final Map<IdempotencyKey, BatchEntry> held = new ConcurrentHashMap<>();
+    private final Map<IdempotencyKey, BatchEntry> held;
 
     private final Set<IdempotencyKey> lost = ConcurrentHashMap.newKeySet();
     private final Watchdog.Renewal renewal;
@@ -48,6 +48,8 @@ public final class BatchClaim<T> implements AutoCloseable {
         this.config = config;
         this.type = type;
         this.owner = owner;
+        this.index = Maps.hashMap(entries.size());
+        this.held = new ConcurrentHashMap<>(entries.size()); // sized in entries, not table slots
         List<BatchResult<T>> found = new ArrayList<>(entries.size());
         List<BatchEntry> distinct = new ArrayList<>(entries.size());
         for (int i = 0; i < entries.size(); i++) {

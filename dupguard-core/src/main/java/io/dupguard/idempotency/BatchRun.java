@@ -1,7 +1,7 @@
 package io.dupguard.idempotency;
 
+import io.dupguard.internal.Maps;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -11,15 +11,16 @@ import java.util.Map;
  */
 final class BatchRun<T> implements BatchWork.Progress<T> {
     private final BatchClaim<T> batch;
-    private final Map<IdempotencyKey, BatchResult<T>> reported = new LinkedHashMap<>();
+    private final Map<IdempotencyKey, BatchResult<T>> reported;
 
-    private BatchRun(BatchClaim<T> batch) {
+    private BatchRun(BatchClaim<T> batch, int claimed) {
         this.batch = batch;
+        this.reported = Maps.linkedHashMap(claimed);
     }
 
     static <T, E extends Exception> void run(BatchClaim<T> batch, List<BatchEntry> claimed, BatchWork<T, E> work)
             throws E {
-        BatchRun<T> run = new BatchRun<>(batch);
+        BatchRun<T> run = new BatchRun<>(batch, claimed.size());
         long start = System.nanoTime();
         try {
             work.run(List.copyOf(claimed), run);
@@ -68,7 +69,7 @@ final class BatchRun<T> implements BatchWork.Progress<T> {
         IdempotencyConfig config = batch.config();
         List<BatchCompletion> completions = new ArrayList<>();
         List<IdempotencyKey> release = new ArrayList<>();
-        Map<IdempotencyKey, BatchResult<T>> settled = new LinkedHashMap<>();
+        Map<IdempotencyKey, BatchResult<T>> settled = Maps.linkedHashMap(claimed.size());
         for (BatchEntry e : claimed) {
             BatchResult<T> r = reported.get(e.key());
             if (r instanceof BatchResult.First<T> first) {

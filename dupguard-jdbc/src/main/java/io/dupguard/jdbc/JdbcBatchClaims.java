@@ -5,6 +5,7 @@ import io.dupguard.idempotency.BatchEntry;
 import io.dupguard.idempotency.Claim;
 import io.dupguard.idempotency.IdempotencyKey;
 import io.dupguard.idempotency.RecordStatus;
+import io.dupguard.internal.Maps;
 import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
@@ -167,7 +168,7 @@ final class JdbcBatchClaims {
 
     /** The keys of a batch must be distinct: one statement cannot claim a row twice. */
     static void checkDistinct(List<BatchEntry> entries) {
-        Set<IdempotencyKey> seen = new HashSet<>();
+        Set<IdempotencyKey> seen = Maps.hashSet(entries.size());
         for (BatchEntry e : entries) {
             if (!seen.add(e.key())) {
                 throw new IllegalArgumentException("entries must have distinct keys; " + e.key() + " repeats");
@@ -265,7 +266,7 @@ final class JdbcBatchClaims {
     }
 
     private static Map<IdempotencyKey, Integer> positions(List<BatchEntry> entries) {
-        Map<IdempotencyKey, Integer> position = new HashMap<>();
+        Map<IdempotencyKey, Integer> position = Maps.hashMap(entries.size());
         for (int i = 0; i < entries.size(); i++) {
             position.put(entries.get(i).key(), i);
         }

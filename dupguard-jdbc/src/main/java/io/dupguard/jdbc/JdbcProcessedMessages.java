@@ -11,6 +11,7 @@ import io.dupguard.idempotency.IdempotencyRecord;
 import io.dupguard.idempotency.RecordStatus;
 import io.dupguard.internal.Checks;
 import io.dupguard.internal.KeyOrder;
+import io.dupguard.internal.Maps;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,7 +21,6 @@ import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -677,7 +677,7 @@ public final class JdbcProcessedMessages {
             String[] scopes = scope == null ? new String[n] : null;
             String[] ids = new String[n];
             Long[] fps = new Long[n];
-            Map<String, Integer> byId = scope == null ? null : new HashMap<>(n * 2);
+            Map<String, Integer> byId = scope == null ? null : Maps.hashMap(n);
             for (int j = 0; j < n; j++) {
                 BatchEntry e = entries.get(order[j]);
                 if (scopes != null) {
@@ -852,7 +852,7 @@ public final class JdbcProcessedMessages {
     }
 
     private static Map<IdempotencyKey, Integer> positions(List<BatchEntry> entries) {
-        Map<IdempotencyKey, Integer> position = new HashMap<>();
+        Map<IdempotencyKey, Integer> position = Maps.hashMap(entries.size());
         for (int i = 0; i < entries.size(); i++) {
             position.put(entries.get(i).key(), i);
         }
