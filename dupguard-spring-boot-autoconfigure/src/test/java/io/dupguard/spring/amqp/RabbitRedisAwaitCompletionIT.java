@@ -30,8 +30,6 @@ import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFacto
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
-import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
-import org.springframework.amqp.rabbit.listener.ListenerContainerConsumerFailedEvent;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainerFactoryConfigurer;
@@ -39,7 +37,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -69,7 +66,7 @@ class RabbitRedisAwaitCompletionIT {
     static final String EFFECTS = "it_amqp_redis_effects_" + SUFFIX;
     static final String SCOPE = "it-amqp-redis-" + SUFFIX;
     static final String THIEF = "it-thief-" + SUFFIX;
-    static final String PROBE = "it.dupguard.await.probe." + SUFFIX;
+    static final ConsumerProbe PROBE = new ConsumerProbe("it.dupguard.await.probe." + SUFFIX);
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
@@ -99,8 +96,6 @@ class RabbitRedisAwaitCompletionIT {
     static final Map<String, AtomicInteger> FAILURES = new ConcurrentHashMap<>();
     /** Ids the listener always fails for (before its effect). */
     static final Set<String> ALWAYS_FAIL = ConcurrentHashMap.newKeySet();
-    /** Consumers of the probe queue's container that failed (and were restarted). */
-    static final AtomicInteger PROBE_CONSUMER_FAILURES = new AtomicInteger();
     /** Ids whose claim another caller takes over while the listener runs. */
     static final Set<String> TAKEN_OVER = ConcurrentHashMap.newKeySet();
 
@@ -119,16 +114,12 @@ class RabbitRedisAwaitCompletionIT {
          */
         @Bean
         Queue probeQueue() {
-            return new Queue(PROBE, false, false, true);
+            return PROBE.queue();
         }
 
-        /** Counts the consumers of the probe queue's container that failed and were restarted. */
-        @EventListener
-        void consumerFailed(ListenerContainerConsumerFailedEvent event) {
-            if (event.getSource() instanceof AbstractMessageListenerContainer c
-                    && List.of(c.getQueueNames()).contains(PROBE)) {
-                PROBE_CONSUMER_FAILURES.incrementAndGet();
-            }
+        @Bean
+        ConsumerProbe consumerProbe() {
+            return PROBE;
         }
 
         @Bean
@@ -293,7 +284,7 @@ class RabbitRedisAwaitCompletionIT {
     @AfterAll
     static void drop() {
         EffectRows.drop(cleanup, EFFECTS);
-        cleanupAdmin.deleteQueue(PROBE);
+        cleanupAdmin.deleteQueue(PROBE.name);
     }
 
     private void publish(Queue queue, String id, String body) {
@@ -352,7 +343,7 @@ class RabbitRedisAwaitCompletionIT {
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> effects(next) == 1);
         assertThat(outcomes(next)).hasSize(2);
         assertThat(outcomes(next).get(0)).contains("LeaseLostException");
-        assertThat(PROBE_CONSUMER_FAILURES).as("probe consumers restarted").hasValue(0);
+        assertThat(PROBE.failures()).as("probe consumers restarted").isZero();
         assertThat(outcomes(next).get(1)).isEqualTo("ok");
         assertThat(count(CALLS, next)).as("listener calls of " + next).isEqualTo(1);
         awaitCompleted(next);

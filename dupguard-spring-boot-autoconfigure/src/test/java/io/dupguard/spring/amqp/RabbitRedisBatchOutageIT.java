@@ -42,7 +42,6 @@ import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFacto
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
-import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.ListenerContainerConsumerFailedEvent;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -51,7 +50,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -79,7 +77,7 @@ class RabbitRedisBatchOutageIT {
     static final String SUFFIX = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     static final String EFFECTS = "it_amqp_outage_effects_" + SUFFIX;
     static final String SCOPE = "it-amqp-outage-" + SUFFIX;
-    static final String PROBE = "it.dupguard.outage.probe." + SUFFIX;
+    static final ConsumerProbe PROBE = new ConsumerProbe("it.dupguard.outage.probe." + SUFFIX);
     /** The store's command timeout (spring.data.redis.timeout). */
     static final Duration TIMEOUT = Duration.ofMillis(400);
     /** How long the test stalls the store: several command timeouts. */
@@ -116,8 +114,6 @@ class RabbitRedisBatchOutageIT {
     static final Map<String, List<Delivery>> DELIVERIES = new ConcurrentHashMap<>();
     /** Listener calls per message id. */
     static final Map<String, AtomicInteger> CALLS = new ConcurrentHashMap<>();
-    /** Consumers of the probe queue's container that failed (and were restarted). */
-    static final AtomicInteger PROBE_CONSUMER_FAILURES = new AtomicInteger();
     /** Ids whose next listener call fails (before its effect). */
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
 
@@ -131,15 +127,12 @@ class RabbitRedisBatchOutageIT {
          */
         @Bean
         Queue probeQueue() {
-            return new Queue(PROBE, false, false, true);
+            return PROBE.queue();
         }
 
-        @EventListener
-        void consumerFailed(ListenerContainerConsumerFailedEvent event) {
-            if (event.getSource() instanceof AbstractMessageListenerContainer c
-                    && List.of(c.getQueueNames()).contains(PROBE)) {
-                PROBE_CONSUMER_FAILURES.incrementAndGet();
-            }
+        @Bean
+        ConsumerProbe consumerProbe() {
+            return PROBE;
         }
 
         /** Boot's settings (no retry: a listener failure requeues), one consumer, batches of up to 8. */
@@ -271,7 +264,7 @@ class RabbitRedisBatchOutageIT {
 
     /** Fails at once, not at the await's end, once the probe queue's consumer failed. */
     private static void noConsumerFailed(int before) {
-        assertThat(PROBE_CONSUMER_FAILURES.get())
+        assertThat(PROBE.failures())
                 .as("probe consumers that failed (an exception thrown bare from the dedup ended the consumer's loop)")
                 .isEqualTo(before);
     }
@@ -287,7 +280,7 @@ class RabbitRedisBatchOutageIT {
     /** The queue is there (not deleted and declared again: its messages took effect) and empty. */
     private void awaitDrained() {
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-            var info = admin.getQueueInfo(PROBE);
+            var info = admin.getQueueInfo(PROBE.name);
             assertThat(info).as("the auto-delete probe queue").isNotNull();
             return info.getMessageCount() == 0;
         });
@@ -335,9 +328,9 @@ class RabbitRedisBatchOutageIT {
     void aBatchWhoseClaimTheStoreCannotAnswerIsRequeuedAsAListenerFailureAndTakesEffectOnceWhenTheStoreIsBack() {
         assertThat(store).isInstanceOf(RedisIdempotencyStore.class);
         String p = "o-" + UUID.randomUUID() + "-";
-        int failuresBefore = PROBE_CONSUMER_FAILURES.get();
+        int failuresBefore = PROBE.failures();
         redis.pause(OUTAGE);
-        RabbitDeadLetters.publishNumbered(rabbit, PROBE, p, 8);
+        RabbitDeadLetters.publishNumbered(rabbit, PROBE.name, p, 8);
         // The batch's claim times out: the container gets a listener failure, requeues the batch and
         // goes on; once the outage ends by itself, the batch, redelivered to the same consumer, takes
         // effect. Were the consumer restarted instead, the queue would go with the batch.
@@ -362,12 +355,12 @@ class RabbitRedisBatchOutageIT {
     @Test
     void aStoreOutageWhileABatchMessageWaitsForItsKeyInFlightElsewhereRequeuesTheBatchAsAListenerFailure() {
         String p = "w-" + UUID.randomUUID() + "-";
-        int failuresBefore = PROBE_CONSUMER_FAILURES.get();
+        int failuresBefore = PROBE.failures();
         IdempotencyKey heldKey = IdempotencyKey.of(SCOPE, p + 3);
         BatchClaim<Void> held = holdElsewhere(heldKey, "credit 3");
         try {
             long finds = redis.calls("get");
-            RabbitDeadLetters.publishNumbered(rabbit, PROBE, p, 8);
+            RabbitDeadLetters.publishNumbered(rabbit, PROBE.name, p, 8);
             // the 7 others ran; message 3 waits alone for the key, reading its record (GET) until the wait ends
             awaitWithTheConsumer(failuresBefore, Duration.ofSeconds(10), () -> redis.calls("get") > finds);
             assertThat(effects(p)).isEqualTo(7);
@@ -407,12 +400,12 @@ class RabbitRedisBatchOutageIT {
     @Test
     void aListenerFailureOfABatchMessageRunAloneAfterItsKeyWasReleasedElsewhereRequeuesTheBatch() {
         String p = "l-" + UUID.randomUUID() + "-";
-        int failuresBefore = PROBE_CONSUMER_FAILURES.get();
+        int failuresBefore = PROBE.failures();
         BatchClaim<Void> held = holdElsewhere(IdempotencyKey.of(SCOPE, p + 3), "credit 3");
         try {
             FAIL_ONCE.add(p + 3);
             long finds = redis.calls("get");
-            RabbitDeadLetters.publishNumbered(rabbit, PROBE, p, 8);
+            RabbitDeadLetters.publishNumbered(rabbit, PROBE.name, p, 8);
             awaitWithTheConsumer(failuresBefore, Duration.ofSeconds(10), () -> redis.calls("get") > finds);
             held.close(); // the other consumer fails: message 3 runs alone, and its listener fails
             awaitWithTheConsumer(failuresBefore, Duration.ofSeconds(20), () -> effectsOf(p + 3) == 1);
