@@ -157,6 +157,26 @@ public final class ConsumerBench {
                     : Rounds.median(
                             r.stream().mapToDouble(Run::recordsPerSecond).toArray());
         }
+
+        /**
+         * {@code row} over {@code reference} at {@code batch}: the median of the rounds' ratios, each
+         * round's run of {@code row} over the run of {@code reference} in the same round (a few
+         * seconds apart), so a slow phase of the machine that spans a round weighs on both sides of
+         * its ratio instead of on one side of a ratio of medians. NaN where either row did not run.
+         */
+        double ratio(String row, String reference, int batch) {
+            List<Run> a = runs.getOrDefault(row, Map.of()).getOrDefault(batch, List.of());
+            List<Run> b = runs.getOrDefault(reference, Map.of()).getOrDefault(batch, List.of());
+            int n = Math.min(a.size(), b.size());
+            if (n == 0) {
+                return Double.NaN;
+            }
+            double[] ratios = new double[n];
+            for (int i = 0; i < n; i++) {
+                ratios[i] = a.get(i).recordsPerSecond() / b.get(i).recordsPerSecond();
+            }
+            return Rounds.median(ratios);
+        }
     }
 
     private ConsumerBench() {}

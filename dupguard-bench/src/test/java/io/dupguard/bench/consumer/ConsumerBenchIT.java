@@ -50,6 +50,28 @@ class ConsumerBenchIT {
     }
 
     @Test
+    void aRatioIsTheMedianOfTheRoundsRatiosNotARatioOfMedians() {
+        ConsumerBench.Results r = new ConsumerBench.Results();
+        // Row A and row B, three rounds each; the machine was twice as fast in round 2.
+        double[][] rounds = {{90, 100}, {200, 200}, {80, 100}};
+        ConsumerRow[] rows = {row("A"), row("B")};
+        for (double[] round : rounds) {
+            for (int i = 0; i < 2; i++) {
+                r.add(rows[i], 100, new ConsumerBench.Run(round[i], 0, null));
+            }
+        }
+        // Medians 90 and 100 would say 0.9; the rounds say 0.9, 1.0 and 0.8.
+        assertThat(r.ratio("A", "B", 100)).isEqualTo(0.9);
+        assertThat(r.ratio("B", "A", 100)).isEqualTo(100 / 90.0);
+        assertThat(r.ratio("A", "missing", 100)).isNaN();
+        assertThat(r.ratio("A", "B", 500)).isNaN();
+    }
+
+    private static ConsumerRow row(String name) {
+        return new ConsumerRow(name, name, true, records -> {}, () -> {});
+    }
+
+    @Test
     void everyRowRunsAndTakesEffectOncePerMessage(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("consumer.md");
         ConsumerBench.Options o = Cli.parse(
