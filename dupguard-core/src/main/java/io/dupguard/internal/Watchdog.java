@@ -33,8 +33,10 @@ import org.slf4j.LoggerFactory;
  *       or one attempt hangs that long) — from then on another caller may take over.
  * </ul>
  *
- * <p>Either way {@code onLost} runs exactly once (on a renewal thread) and {@link Renewal#lost()}
- * turns true.
+ * <p>Either way {@link Renewal#lost()} turns true and {@code onLost} runs exactly once, on a renewal
+ * thread, never on the thread that judges every lease: a callback that blocks or throws holds up
+ * only itself, and a lease that runs out while another holder's callback still runs is reported on
+ * time. A failure while one lease is judged is logged, and the others are still judged.
  *
  * <p><b>Cost.</b> Almost all work finishes long before its first renewal is due, so registering
  * must cost next to nothing: each thread owns a slot, registered once, and a call registers its
@@ -125,14 +127,23 @@ public final class Watchdog {
             for (Slot slot : slots) {
                 Renewal r = slot.get();
                 if (r != null) {
-                    consider(r, now);
+                    considerSafely(r, now);
                 } else if (slot.owner.get() == null) {
                     slots.remove(slot);
                 }
             }
             for (Renewal r : overflow) {
-                consider(r, now);
+                considerSafely(r, now);
             }
+        }
+    }
+
+    /** {@link #consider}, whose failure must not end the one thread that watches every lease. */
+    private void considerSafely(Renewal r, long now) {
+        try {
+            consider(r, now);
+        } catch (Throwable t) { // one lease's failure must not end the thread that judges them all
+            LOG.error("watchdog could not handle a lease; it goes on with the others", t);
         }
     }
 
@@ -141,7 +152,15 @@ public final class Watchdog {
             return;
         }
         if (now - r.validUntil >= 0) {
-            r.lose("no renewal succeeded within the lease"); // also when an attempt hangs
+            // Also when an attempt hangs. The callback runs on a renewal thread: the holder's code
+            // must not hold up this thread, which judges every lease in the JVM.
+            if (r.markLost("no renewal succeeded within the lease")) {
+                try {
+                    renewers.execute(r::notifyLost);
+                } catch (RuntimeException | OutOfMemoryError noThread) { // no thread to be had: tell here
+                    r.notifyLost();
+                }
+            }
             return;
         }
         if (now - r.due >= 0 && r.running.compareAndSet(false, true)) {
@@ -290,20 +309,35 @@ public final class Watchdog {
             }
         }
 
+        /** Marks the lease lost and runs the callback on this (a renewal) thread. */
         private void lose(String why) {
-            if (stopped || !lostOnce.compareAndSet(false, true)) {
-                return;
-            }
-            LOG.warn("lease lost: {}", why);
-            stop();
-            try {
-                onLost.run();
-            } catch (RuntimeException e) {
-                LOG.warn("lease-lost callback threw", e);
+            if (markLost(why)) {
+                notifyLost();
             }
         }
 
-        /** Whether the lease ended while registered: a renewal was refused or none succeeded in time. */
+        /** Whether this call ended the lease (stopped and not lost before); {@link #lost()} is true after. */
+        private boolean markLost(String why) {
+            if (stopped || !lostOnce.compareAndSet(false, true)) {
+                return false;
+            }
+            LOG.warn("lease lost: {}", why);
+            stop();
+            return true;
+        }
+
+        private void notifyLost() {
+            try {
+                onLost.run();
+            } catch (Throwable t) { // the holder's callback must not end a renewal thread
+                LOG.warn("lease-lost callback threw", t);
+            }
+        }
+
+        /**
+         * Whether the lease ended while registered: a renewal was refused or none succeeded in time.
+         * It turns true just before the lease-lost callback starts, which runs on a renewal thread.
+         */
         public boolean lost() {
             return lostOnce.get();
         }

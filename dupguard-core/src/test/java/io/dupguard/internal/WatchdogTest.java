@@ -91,11 +91,78 @@ class WatchdogTest {
                         lostCalls::incrementAndGet);
         try {
             await().atMost(Duration.ofSeconds(10)).until(r::lost);
+            // lost() turns true just before the callback runs on a renewal thread.
+            await().atMost(Duration.ofSeconds(10)).until(() -> lostCalls.get() > 0);
             assertThat(lostCalls).hasValue(1);
         } finally {
             release.countDown();
         }
         assertThat(r.lost()).isTrue(); // a late success does not revive a lost lease
+    }
+
+    /**
+     * A holder's lease-lost callback that blocks holds up only itself: another lease that runs out
+     * meanwhile is still reported on time, by the same watchdog.
+     */
+    @Test
+    void aCallbackThatBlocksDoesNotHoldUpAnotherLeasesLoss() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch firstTold = new CountDownLatch(1);
+        CountDownLatch secondTold = new CountDownLatch(1);
+        Watchdog.Renewal first = Watchdog.shared().start(LEASE, System.nanoTime(), hangUntil(release), () -> {
+            firstTold.countDown();
+            awaitQuietly(release); // a listener stuck on a slow sink
+        });
+        Watchdog.Renewal second = null;
+        try {
+            assertThat(firstTold.await(10, TimeUnit.SECONDS)).isTrue();
+            second = Watchdog.shared().start(LEASE, System.nanoTime(), hangUntil(release), secondTold::countDown);
+            assertThat(secondTold.await(10, TimeUnit.SECONDS))
+                    .as("the second lease's loss is reported while the first callback still blocks")
+                    .isTrue();
+            assertThat(second.lost()).isTrue();
+        } finally {
+            release.countDown();
+            first.stop();
+            if (second != null) {
+                second.stop();
+            }
+        }
+    }
+
+    /** A callback that throws an {@link Error} ends neither the watchdog nor its later reports. */
+    @Test
+    void aCallbackThatThrowsAnErrorDoesNotEndTheWatchdog() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch firstTold = new CountDownLatch(1);
+        CountDownLatch secondTold = new CountDownLatch(1);
+        try {
+            Watchdog.shared().start(LEASE, System.nanoTime(), hangUntil(release), () -> {
+                firstTold.countDown();
+                throw new AssertionError("a test's listener failing");
+            });
+            assertThat(firstTold.await(10, TimeUnit.SECONDS)).isTrue();
+            Watchdog.shared().start(LEASE, System.nanoTime(), hangUntil(release), secondTold::countDown);
+            assertThat(secondTold.await(10, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            release.countDown();
+        }
+    }
+
+    /** A renewal that hangs until {@code release}: only the watchdog's own clock can end its lease. */
+    private static java.util.function.BooleanSupplier hangUntil(CountDownLatch release) {
+        return () -> {
+            awaitQuietly(release);
+            return true;
+        };
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
