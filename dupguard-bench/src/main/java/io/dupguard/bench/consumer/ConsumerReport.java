@@ -31,22 +31,17 @@ final class ConsumerReport {
         StringBuilder md = new StringBuilder("# Consumer throughput with dedup\n\n");
         md.append(String.format(
                 Locale.ROOT,
-                "Written by `scripts/bench-consumer`. %d consumer threads, one per partition, each handling its"
-                        + " partition's Kafka `ConsumerRecord`s poll by poll as a batch listener would; the records"
-                        + " come from lists built before any timing (%,d per partition, %.0f %% of them re-sends of"
-                        + " a message among the partition's last %,d), not from a broker: on 2 shared cores an"
-                        + " embedded broker would be the bottleneck. Every message's handler writes one effect"
-                        + " row; each row runs in the listener's transaction (one per poll) unless said. A run:"
-                        + " %s warm-up, %s measured; a thread's rate is the records of the polls it ended in the"
-                        + " window (after the first) over the time between the first and the last end, or, for a"
-                        + " thread that ended fewer than two polls there, of every poll it ended since the run"
-                        + " began; %d rounds after an"
-                        + " unmeasured pass, row order reversed every other round; each cell is the median of the"
-                        + " rounds in records/s (every record of a poll counts, copies included); a ratio (to the"
-                        + " ceiling, to the hand-written table, in the targets) is the median of the rounds'"
-                        + " ratios, each of a round's run over the other row's run in the same round, at the same"
-                        + " poll size. After every run each message's effect was"
-                        + " checked to be there exactly once (the ceiling: once per record).\n\n",
+                "Written by `scripts/bench-consumer`. %d consumer threads, one per partition, handle their"
+                        + " partition's Kafka `ConsumerRecord`s poll by poll as a batch listener would, from lists"
+                        + " built before any timing (%,d per partition, %.0f %% of them re-sends of one of the"
+                        + " partition's last %,d messages; no broker: on 2 shared cores it would be the"
+                        + " bottleneck). Each message's handler writes one effect row, in the poll's transaction"
+                        + " unless said. A run: %s warm-up, %s measured (each thread's whole polls over their"
+                        + " time); %d rounds after an unmeasured pass, row order reversed every other round. A"
+                        + " cell is the median of the rounds in records/s (copies included); a ratio is the"
+                        + " median of the rounds' ratios, each over the other row's run in the same round. After"
+                        + " every run each message's effect was checked to be there exactly once (the ceiling:"
+                        + " once per record).\n\n",
                 o.threads(),
                 o.records,
                 o.dupRate * 100,
@@ -66,8 +61,15 @@ final class ConsumerReport {
                 .append(rounds(o.batchSizes, results))
                 .append('\n');
         md.append("## Rows\n\n");
+        // A row whose poll is the same on every database is described once.
+        Map<String, Map<String, List<String>>> byRow = new java.util.LinkedHashMap<>();
+        results.forEach((target, r) ->
+                r.descriptions.forEach((row, d) -> byRow.computeIfAbsent(row, k -> new java.util.LinkedHashMap<>())
+                        .computeIfAbsent(d, k -> new ArrayList<>())
+                        .add(target.label)));
         Markdown.Table legend = new Markdown.Table("lll", "database", "row", "one poll");
-        results.forEach((target, r) -> r.descriptions.forEach((row, d) -> legend.row(target.label, row, d)));
+        byRow.forEach(
+                (row, byDescription) -> byDescription.forEach((d, dbs) -> legend.row(String.join(", ", dbs), row, d)));
         md.append(legend).append("\n").append(ConsumerBench.NOTES_MARKER).append('\n');
         return md.toString();
     }
