@@ -263,7 +263,7 @@ public final class Watchdog {
             boolean ok;
             try {
                 ok = renew.getAsBoolean();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // an Error too: retried with the backoff, not every tick
                 onFailure(sent, e);
                 return;
             }
@@ -282,7 +282,7 @@ public final class Watchdog {
             }
         }
 
-        private void onFailure(long sent, RuntimeException e) {
+        private void onFailure(long sent, Throwable e) {
             if (stopped) {
                 return;
             }

@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The renewal cadence: failures are retried within the lease; only a refusal or the lease's end loses it. */
 class WatchdogTest {
@@ -52,24 +54,40 @@ class WatchdogTest {
         assertThat(lostCalls).hasValue(1);
     }
 
-    @Test
-    void failingEveryTimeLosesTheLeaseOnlyWhenItRunsOut() {
+    /**
+     * Every attempt fails — the store throws, or a driver throws an {@link Error} — so the attempts
+     * follow the backoff (at L/3, then after L/24 doubling, one last try before the end: a handful,
+     * where every 20 ms tick of the 600 ms left would be about 30) and the lease is lost once, when
+     * it runs out.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void failingEveryTimeLosesTheLeaseOnlyWhenItRunsOut(boolean error) {
         long start = System.nanoTime();
         AtomicInteger attempts = new AtomicInteger();
         AtomicLong lostAt = new AtomicLong();
+        AtomicInteger lostCalls = new AtomicInteger();
         Watchdog.Renewal r = Watchdog.shared()
                 .start(
                         LEASE,
                         start,
                         () -> {
                             attempts.incrementAndGet();
+                            if (error) {
+                                throw new AssertionError("a driver's bug");
+                            }
                             throw new IllegalStateException("store down");
                         },
-                        () -> lostAt.set(System.nanoTime()));
+                        () -> {
+                            lostAt.set(System.nanoTime());
+                            lostCalls.incrementAndGet();
+                        });
 
-        await().atMost(Duration.ofSeconds(10)).until(r::lost);
+        await().atMost(Duration.ofSeconds(10)).until(() -> lostCalls.get() > 0);
+        assertThat(r.lost()).isTrue();
         assertThat(lostAt.get() - start).isGreaterThanOrEqualTo(LEASE.toNanos());
-        assertThat(attempts.get()).isGreaterThanOrEqualTo(3); // the regular one and retries
+        assertThat(attempts.get()).isBetween(3, 12); // the regular one and retries
+        assertThat(lostCalls).hasValue(1);
     }
 
     @Test
