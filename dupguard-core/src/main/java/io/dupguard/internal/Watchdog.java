@@ -123,18 +123,25 @@ public final class Watchdog {
     private void loop() {
         while (true) {
             LockSupport.parkNanos(TICK_NANOS);
-            long now = System.nanoTime();
-            for (Slot slot : slots) {
-                Renewal r = slot.get();
-                if (r != null) {
-                    considerSafely(r, now);
-                } else if (slot.owner.get() == null) {
-                    slots.remove(slot);
-                }
+            try {
+                scan(System.nanoTime());
+            } catch (Throwable t) { // the log itself failed (considerSafely logs the rest): go on regardless
+                // nothing left to report it with; the next tick judges every lease again
             }
-            for (Renewal r : overflow) {
+        }
+    }
+
+    private void scan(long now) {
+        for (Slot slot : slots) {
+            Renewal r = slot.get();
+            if (r != null) {
                 considerSafely(r, now);
+            } else if (slot.owner.get() == null) {
+                slots.remove(slot);
             }
+        }
+        for (Renewal r : overflow) {
+            considerSafely(r, now);
         }
     }
 
@@ -263,7 +270,7 @@ public final class Watchdog {
             boolean ok;
             try {
                 ok = renew.getAsBoolean();
-            } catch (RuntimeException | Error e) { // an Error too: retried with the backoff, not every tick
+            } catch (Throwable e) { // an Error, or a checked exception thrown sneakily: retried with the backoff too
                 onFailure(sent, e);
                 return;
             }

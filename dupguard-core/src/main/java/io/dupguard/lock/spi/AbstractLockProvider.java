@@ -235,7 +235,13 @@ public abstract class AbstractLockProvider implements LockProvider {
                         String token = local.token;
                         local.renewal = Watchdog.shared()
                                 .start(lease, started, () -> extend(name, token, lease), () -> {
-                                    local.lostToken = token;
+                                    synchronized (local) {
+                                        // The callback runs on a renewal thread, possibly late: only
+                                        // the holding it was started for is marked lost.
+                                        if (token.equals(local.token)) {
+                                            local.lostToken = token;
+                                        }
+                                    }
                                     options.onLeaseLost().accept(view);
                                 });
                     }
