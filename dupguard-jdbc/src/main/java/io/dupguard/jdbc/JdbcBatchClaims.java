@@ -265,7 +265,8 @@ final class JdbcBatchClaims {
         }
     }
 
-    private static Map<IdempotencyKey, Integer> positions(List<BatchEntry> entries) {
+    /** Each entry's index in {@code entries}, by key (the keys are distinct). */
+    static Map<IdempotencyKey, Integer> positions(List<BatchEntry> entries) {
         Map<IdempotencyKey, Integer> position = Maps.hashMap(entries.size());
         for (int i = 0; i < entries.size(); i++) {
             position.put(entries.get(i).key(), i);

@@ -688,7 +688,7 @@ public final class JdbcProcessedMessages {
                 ids[j] = e.key().key();
                 fps[j] = compact[order[j]];
             }
-            Map<IdempotencyKey, Integer> position = scope == null ? positions(entries) : null;
+            Map<IdempotencyKey, Integer> position = scope == null ? JdbcBatchClaims.positions(entries) : null;
             try (PreparedStatement ps = c.prepareStatement(scope == null ? s.pgClaim : s.pgClaimScoped)) {
                 int p = 1;
                 if (scope != null) {
@@ -804,7 +804,7 @@ public final class JdbcProcessedMessages {
                 byte[] donePayload,
                 Claim[] claims)
                 throws SQLException {
-            Map<IdempotencyKey, Integer> position = positions(entries);
+            Map<IdempotencyKey, Integer> position = JdbcBatchClaims.positions(entries);
             List<BatchEntry> sorted = new ArrayList<>(entries);
             sorted.sort((a, b) -> KeyOrder.KEYS.compare(a.key(), b.key()));
             try (PreparedStatement ps = c.prepareStatement(s.mariaDbClaim(entries.size()))) {
@@ -849,14 +849,6 @@ public final class JdbcProcessedMessages {
     private static IllegalStateException storesNoFailures(IdempotencyKey key) {
         return new IllegalStateException(
                 "a processed-messages table stores no failures (" + key + "): its executor releases on failure");
-    }
-
-    private static Map<IdempotencyKey, Integer> positions(List<BatchEntry> entries) {
-        Map<IdempotencyKey, Integer> position = Maps.hashMap(entries.size());
-        for (int i = 0; i < entries.size(); i++) {
-            position.put(entries.get(i).key(), i);
-        }
-        return position;
     }
 
     private static Array texts(Connection c, List<String> values) throws SQLException {

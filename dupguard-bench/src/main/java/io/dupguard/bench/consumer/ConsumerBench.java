@@ -151,11 +151,8 @@ public final class ConsumerBench {
         }
 
         double median(String row, int batch) {
-            List<Run> r = runs.getOrDefault(row, Map.of()).getOrDefault(batch, List.of());
-            return r.isEmpty()
-                    ? Double.NaN
-                    : Rounds.median(
-                            r.stream().mapToDouble(Run::recordsPerSecond).toArray());
+            double[] r = rates(row, batch);
+            return r.length == 0 ? Double.NaN : Rounds.median(r);
         }
 
         /**
@@ -165,17 +162,13 @@ public final class ConsumerBench {
          * its ratio instead of on one side of a ratio of medians. NaN where either row did not run.
          */
         double ratio(String row, String reference, int batch) {
-            List<Run> a = runs.getOrDefault(row, Map.of()).getOrDefault(batch, List.of());
-            List<Run> b = runs.getOrDefault(reference, Map.of()).getOrDefault(batch, List.of());
-            int n = Math.min(a.size(), b.size());
-            if (n == 0) {
-                return Double.NaN;
-            }
-            double[] ratios = new double[n];
-            for (int i = 0; i < n; i++) {
-                ratios[i] = a.get(i).recordsPerSecond() / b.get(i).recordsPerSecond();
-            }
-            return Rounds.median(ratios);
+            return Rounds.medianRatio(rates(row, batch), rates(reference, batch));
+        }
+
+        private double[] rates(String row, int batch) {
+            return runs.getOrDefault(row, Map.of()).getOrDefault(batch, List.of()).stream()
+                    .mapToDouble(Run::recordsPerSecond)
+                    .toArray();
         }
     }
 

@@ -31,6 +31,24 @@ public final class Rounds {
         return Optional.of(new Median<>(m, closest));
     }
 
+    /**
+     * The median of the rounds' ratios {@code rows[i] / references[i]}, each round's value of a row
+     * over the value of its reference in the same round: a slow phase of the machine that spans a
+     * round weighs on both sides of its ratio, where a ratio of two medians takes it on one side.
+     * Rounds beyond the shorter array are left out; NaN when there is none.
+     */
+    public static double medianRatio(double[] rows, double[] references) {
+        int n = Math.min(rows.length, references.length);
+        if (n == 0) {
+            return Double.NaN;
+        }
+        double[] ratios = new double[n];
+        for (int i = 0; i < n; i++) {
+            ratios[i] = rows[i] / references[i];
+        }
+        return median(ratios);
+    }
+
     /** The median of plain numbers. */
     public static double median(double[] xs) {
         double[] s = xs.clone();
